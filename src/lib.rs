@@ -1,0 +1,10 @@
+//! pexe: read PNaCl programs (`.pexe`) and bring them back to life.
+//!
+//! The crate is a pipeline, one module per stage:
+//!
+//! ```text
+//! bytes ─ bitstream ─▶ events ─ decode ─▶ ir::Module ─ verify ─▶ Verified ─▶ back ends
+//! ```
+
+pub mod bitstream;
+pub mod limits;

@@ -1,0 +1,33 @@
+//! Every resource cap the decoder enforces, named once.
+//!
+//! Counts inside a pexe are untrusted: a record may claim a million types or a
+//! ten-gigabyte array. Each reader checks such counts against these caps (or
+//! against the bits still unread) before it allocates, so memory stays a small
+//! multiple of the input size whatever the input says.
+
+/// Deepest block nesting accepted (module > function > constants is 3 deep).
+pub const MAX_BLOCK_DEPTH: usize = 16;
+/// Operands in one abbreviation definition.
+pub const MAX_ABBREV_OPS: usize = 64;
+/// Abbreviations defined for one block (local plus BLOCKINFO ones).
+pub const MAX_ABBREVS_PER_BLOCK: usize = 1 << 12;
+/// Elements of an array whose element encoding takes zero bits (a literal or
+/// `fixed(0)`): such arrays cost nothing to claim, so they get a small cap.
+pub const MAX_ZERO_WIDTH_ARRAY: u64 = 1 << 10;
+/// Width of a fixed or VBR abbreviation operand, in bits.
+pub const MAX_ABBREV_WIDTH: u32 = 32;
+/// Width of an abbreviation index, in bits (the enter-block `B` value).
+pub const MAX_ABBREV_ID_WIDTH: u32 = 32;
+/// Entries in the types block.
+pub const MAX_TYPES: u64 = 1 << 20;
+/// Parameters of one function type.
+pub const MAX_PARAMS: usize = 1 << 12;
+/// Global variables in the globals block.
+pub const MAX_GLOBALS: u64 = 1 << 24;
+/// Basic blocks declared by one function.
+pub const MAX_BASIC_BLOCKS: u64 = 1 << 24;
+/// Bytes of one global variable's zero-fill initializer (the guest address
+/// space is 32-bit, so nothing larger can be laid out).
+pub const MAX_ZEROFILL: u64 = 1 << 32;
+/// Cases of one switch instruction.
+pub const MAX_SWITCH_CASES: u64 = 1 << 20;
