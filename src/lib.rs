@@ -7,4 +7,9 @@
 //! ```
 
 pub mod bitstream;
+pub mod decode;
+pub mod ir;
 pub mod limits;
+pub mod pos;
+
+pub use pos::BitPos;

@@ -32,7 +32,7 @@ mod cursor;
 mod error;
 pub mod header;
 mod parser;
-mod pos;
+
 mod writer;
 
 pub use abbrev::{Abbrev, AbbrevOp};
@@ -40,7 +40,7 @@ pub use cursor::BitCursor;
 pub use error::{Error, ErrorKind};
 pub use header::Header;
 pub use parser::{BlockInfo, BlockRange, Event, Parser, Step};
-pub use pos::BitPos;
+pub use crate::pos::BitPos;
 pub use writer::{BitWriter, WriteError, Writer};
 
 /// The fixed abbreviation indices.

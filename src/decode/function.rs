@@ -1,0 +1,1 @@
+//! Function-body decoding.

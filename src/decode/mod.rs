@@ -1,0 +1,163 @@
+//! Records to IR: turns bitstream events into a [`Module`] and [`Function`]s.
+//!
+//! The [`Decoder`] is a push state machine: feed it every [`Event`] of a file
+//! in order and it builds the module as records arrive, returning for each
+//! event a [`Decoded`] that says what that record defined. The disassembler
+//! uses those answers to print PNaClAsm beside each record; the verifier and
+//! back ends take each [`Function`] as its block closes
+//! ([`Decoded::FunctionEnd`]) and can drop it afterwards, so bodies never
+//! pile up in memory.
+//!
+//! Value ids are resolved here: relative operands become absolute
+//! [`ValueId`]s, signed relative phi operands likewise, forward references
+//! take the type their `FORWARDTYPEREF` record declared, and every
+//! instruction result gets its type. Decoding stops at the first error (the
+//! verifier, not the decoder, collects problems): anything the IR cannot
+//! represent or that makes later records meaningless is a [`DecodeError`]
+//! naming the bit position, the block and the function.
+//!
+//! ```
+//! # let bytes = pexe::bitstream::tests_support::minimal_pexe();
+//! let (module, functions) = pexe::decode::decode(&bytes).unwrap();
+//! assert_eq!(module.types.len(), 1);
+//! assert!(functions.is_empty());
+//! ```
+
+mod error;
+mod function;
+mod module;
+
+pub use error::DecodeError;
+
+use crate::bitstream::{Event, Parser};
+use crate::ir::{BlockId, FuncId, Function, GlobalId, InstId, Module, TypeId, ValType, ValueId};
+
+/// What one event meant, for printers that follow the decoder.
+#[derive(Debug)]
+pub enum Decoded {
+    /// Nothing the IR shows (abbreviation definitions, BLOCKINFO records,
+    /// block exits other than the ones below, the header).
+    Other,
+    /// Entered a block with this id (for a function block, see `FunctionBegin`).
+    EnterBlock(u32),
+    /// Left a block with this id (for a function block, see `FunctionEnd`).
+    ExitBlock(u32),
+    /// Module VERSION record.
+    Version(u64),
+    /// Types block count record: `count N;`.
+    TypeCount(u64),
+    /// A type entry was defined.
+    Type(TypeId),
+    /// A function address was declared (module FUNCTION record).
+    FunctionDecl(FuncId),
+    /// Globals block count record.
+    GlobalCount(u64),
+    /// A global variable record (VAR or CONSTANT) began this global.
+    Global(GlobalId),
+    /// COMPOUND record: the current global's next `n` initializers form a list.
+    Compound(u64),
+    /// The `index`th initializer of `global` was read.
+    Initializer { global: GlobalId, index: usize },
+    /// A module-level value symbol table entry named this function/global.
+    ModuleName(ValueId),
+    /// A function block began; its body is `Decoder::function()`.
+    FunctionBegin(FuncId),
+    /// DECLAREBLOCKS: `blocks N;`.
+    DeclareBlocks(u32),
+    /// Constants SETTYPE record: the following constants have this type.
+    ConstType(ValType),
+    /// The `index`th constant of the current function was defined.
+    Const(u32),
+    /// An instruction was appended to the current function.
+    Inst(InstId),
+    /// A forward type declaration (index into `Function::forward_types`).
+    ForwardType(usize),
+    /// A function-level symbol table entry named a value (index into
+    /// `Function::value_names`).
+    ValueName(usize),
+    /// A function-level symbol table entry named a block (index into
+    /// `Function::block_names`).
+    BlockName(usize),
+    /// The function block closed: the finished body.
+    FunctionEnd(Box<Function>),
+    /// The module block closed; `Decoder::finish` gives the module.
+    ModuleEnd,
+}
+
+/// The push decoder. See the module docs.
+pub struct Decoder {
+    pub(crate) state: module::ModuleState,
+}
+
+impl Default for Decoder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Decoder {
+    pub fn new() -> Self {
+        Decoder { state: module::ModuleState::new() }
+    }
+
+    /// Processes the next event of the file.
+    pub fn event(&mut self, event: &Event) -> Result<Decoded, DecodeError> {
+        self.state.event(event)
+    }
+
+    /// The module as decoded so far.
+    pub fn module(&self) -> &Module {
+        self.state.module()
+    }
+
+    /// The body being decoded, between `FunctionBegin` and `FunctionEnd`.
+    pub fn function(&self) -> Option<&Function> {
+        self.state.function()
+    }
+
+    /// The type of value `v` as the decoder knows it now (including values
+    /// only declared by a forward type reference so far).
+    pub fn value_type(&self, v: ValueId) -> Option<ValType> {
+        self.state.value_type(v)
+    }
+
+    /// The basic block the next instruction of the current body goes into.
+    pub fn current_block(&self) -> Option<BlockId> {
+        self.state.current_block()
+    }
+
+    /// The finished module; an error if the module block never closed.
+    pub fn finish(self) -> Result<Module, DecodeError> {
+        self.state.finish()
+    }
+}
+
+/// Decodes a whole pexe, calling `on_function` with each body as soon as it
+/// is complete (bodies are not kept).
+pub fn decode_with(
+    bytes: &[u8],
+    mut on_function: impl FnMut(&Module, Function) -> Result<(), DecodeError>,
+) -> Result<Module, DecodeError> {
+    let mut parser = Parser::new(bytes);
+    let mut decoder = Decoder::new();
+    loop {
+        let event = parser.next_event().map_err(DecodeError::from_bitstream)?;
+        if let Event::End = event {
+            break;
+        }
+        if let Decoded::FunctionEnd(f) = decoder.event(&event)? {
+            on_function(decoder.module(), *f)?;
+        }
+    }
+    decoder.finish()
+}
+
+/// Decodes a whole pexe, keeping every body.
+pub fn decode(bytes: &[u8]) -> Result<(Module, Vec<Function>), DecodeError> {
+    let mut functions = Vec::new();
+    let module = decode_with(bytes, |_, f| {
+        functions.push(f);
+        Ok(())
+    })?;
+    Ok((module, functions))
+}
