@@ -3,13 +3,20 @@
 //! The crate is a pipeline, one module per stage:
 //!
 //! ```text
-//! bytes ─ bitstream ─▶ events ─ decode ─▶ ir::Module ─ verify ─▶ Verified ─▶ back ends
+//! bytes ─ bitstream ─▶ events ─ decode ─▶ ir::Module + ir::Function ─ verify ─▶ diagnostics
+//!                         │                       │
+//!                         └─ stats                └─ dis (pnacl-bcdis listing)
+//! text ─ asm ─▶ bytes (the inverse of the records column of a listing)
 //! ```
 
+pub mod asm;
 pub mod bitstream;
 pub mod decode;
+pub mod dis;
 pub mod ir;
 pub mod limits;
 pub mod pos;
+pub mod stats;
+pub mod verify;
 
 pub use pos::BitPos;

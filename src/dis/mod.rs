@@ -1,0 +1,1 @@
+//! Disassembler (in progress).

@@ -1,0 +1,1 @@
+//! ABI verifier (in progress).
