@@ -1,1 +1,498 @@
-//! Function-body decoding.
+//! Function-body decoding: constants, instructions, the function's symbol table.
+
+use super::{DecodeError, Decoded};
+use crate::bitstream::{CONSTANTS_BLOCK_ID, FUNCTION_BLOCK_ID, VALUE_SYMTAB_BLOCK_ID};
+use crate::ir::{
+    BinOp, Block, BlockId, CastOp, CmpPred, ConstValue, Constant, ForwardType, FuncId, Function, Inst, InstId,
+    InstKind, Module, Scalar, SwitchCase, Type, ValType, ValueId,
+};
+use crate::limits::MAX_SWITCH_CASES;
+use crate::BitPos;
+use std::collections::HashMap;
+
+type Res<T> = Result<T, DecodeError>;
+
+/// Function block record codes.
+mod code {
+    pub const DECLAREBLOCKS: u32 = 1;
+    pub const BINOP: u32 = 2;
+    pub const CAST: u32 = 3;
+    pub const EXTRACTELT: u32 = 6;
+    pub const INSERTELT: u32 = 7;
+    pub const RET: u32 = 10;
+    pub const BR: u32 = 11;
+    pub const SWITCH: u32 = 12;
+    pub const UNREACHABLE: u32 = 15;
+    pub const PHI: u32 = 16;
+    pub const ALLOCA: u32 = 19;
+    pub const LOAD: u32 = 20;
+    pub const STORE: u32 = 24;
+    pub const CMP2: u32 = 28;
+    pub const VSELECT: u32 = 29;
+    pub const CALL: u32 = 34;
+    pub const FORWARDTYPEREF: u32 = 43;
+    pub const CALL_INDIRECT: u32 = 44;
+}
+
+/// Constants block record codes.
+mod cst {
+    pub const SETTYPE: u32 = 1;
+    pub const UNDEF: u32 = 3;
+    pub const INTEGER: u32 = 4;
+    pub const FLOAT: u32 = 6;
+}
+
+/// Decodes PNaCl's sign rotation: the low bit is the sign.
+pub(crate) fn sign_rotated(v: u64) -> i64 {
+    if v & 1 == 0 {
+        (v >> 1) as i64
+    } else if v == 1 {
+        i64::MIN
+    } else {
+        -((v >> 1) as i64)
+    }
+}
+
+/// Sign-extends the low `bits` bits of `v` (wrap-around like LLVM's APInt).
+fn sext(v: i64, bits: u32) -> i64 {
+    if bits >= 64 {
+        v
+    } else {
+        (v << (64 - bits)) >> (64 - bits)
+    }
+}
+
+pub(crate) struct FunctionState {
+    pub func: Function,
+    /// Types of parameters, constants and instruction results, by
+    /// `value id - first_local`.
+    local_types: Vec<ValType>,
+    /// Types declared by FORWARDTYPEREF for values not defined yet.
+    forward: HashMap<u32, ValType>,
+    /// Blocks declared by DECLAREBLOCKS (`None` before it).
+    declared: Option<u32>,
+    /// Block receiving instructions.
+    cur_block: u32,
+    /// Type set by the last constants SETTYPE record.
+    const_type: Option<ValType>,
+    /// Where the function block ends, to bound the declared block count.
+    end: BitPos,
+}
+
+/// What the module gives a body: types and function signatures.
+pub(crate) struct Env<'m> {
+    pub module: &'m Module,
+}
+
+impl<'m> Env<'m> {
+    fn value_type_id(&self, ty: u64, pos: BitPos) -> Res<ValType> {
+        match self.module.types.get(ty as usize) {
+            Some(Type::Value(v)) => Ok(*v),
+            Some(t) => Err(DecodeError::new(pos, format!("type @t{ty} ({t}) is not a value type"))),
+            None => Err(DecodeError::new(pos, format!("type @t{ty} is not defined"))),
+        }
+    }
+    /// A value type, or `None` for void.
+    fn ret_type_id(&self, ty: u64, pos: BitPos) -> Res<Option<ValType>> {
+        match self.module.types.get(ty as usize) {
+            Some(Type::Void) => Ok(None),
+            _ => self.value_type_id(ty, pos).map(Some),
+        }
+    }
+}
+
+impl FunctionState {
+    pub fn new(module: &Module, id: FuncId, pos: BitPos, end: BitPos) -> Self {
+        let params = module.function(id).sig.params.clone();
+        let first_local = module.num_global_values();
+        FunctionState {
+            local_types: params.clone(),
+            func: Function { id, first_local, params, pos, ..Function::default() },
+            forward: HashMap::new(),
+            declared: None,
+            cur_block: 0,
+            const_type: None,
+            end,
+        }
+    }
+
+    /// Next value id to be defined.
+    fn next_value(&self) -> u32 {
+        self.func.first_local + self.local_types.len() as u32
+    }
+
+    pub fn current_block(&self) -> Option<BlockId> {
+        self.declared.filter(|&n| self.cur_block < n).map(|_| BlockId(self.cur_block))
+    }
+
+    /// Type of `v` as known now.
+    pub fn value_type(&self, v: u32) -> Option<ValType> {
+        if v < self.func.first_local {
+            return Some(ValType::I32);
+        }
+        self.local_types
+            .get((v - self.func.first_local) as usize)
+            .copied()
+            .or_else(|| self.forward.get(&v).copied())
+    }
+
+    /// Resolves a relative operand to an absolute id and its type.
+    fn operand(&self, rel: u64, pos: BitPos) -> Res<(ValueId, ValType)> {
+        let next = self.next_value();
+        if rel > u32::MAX as u64 {
+            return Err(DecodeError::new(pos, format!("relative value index {rel} is out of range")));
+        }
+        let abs = next.wrapping_sub(rel as u32);
+        self.typed(abs, pos)
+    }
+
+    fn typed(&self, abs: u32, pos: BitPos) -> Res<(ValueId, ValType)> {
+        match self.value_type(abs) {
+            Some(t) => Ok((ValueId(abs), t)),
+            None => Err(DecodeError::new(
+                pos,
+                format!("operand refers to value id {abs}, which is not defined yet and has no forward type declaration"),
+            )),
+        }
+    }
+
+    fn block_id(&self, v: u64, pos: BitPos) -> Res<BlockId> {
+        u32::try_from(v).map(BlockId).map_err(|_| DecodeError::new(pos, format!("block index {v} is out of range")))
+    }
+
+    fn align(v: u64, pos: BitPos) -> Res<u32> {
+        match v {
+            0 => Ok(0),
+            1..=30 => Ok(1 << (v - 1)),
+            _ => Err(DecodeError::new(pos, format!("alignment exponent {v} is out of range"))),
+        }
+    }
+
+    /// A record of the function block itself.
+    pub fn record(&mut self, env: &Env, pos: BitPos, code: u32, ops: &[u64]) -> Res<Decoded> {
+        let bad = |what: &str| DecodeError::new(pos, format!("malformed {what} record: {ops:?}"));
+        let result_and = |this: &mut Self, kind: InstKind, ty: Option<ValType>| this.push(pos, kind, ty);
+        match code {
+            code::DECLAREBLOCKS => {
+                let [n] = *ops else { return Err(bad("declare blocks")) };
+                if self.declared.is_some() {
+                    return Err(DecodeError::new(pos, "blocks count declared twice"));
+                }
+                // Each block needs at least a terminator record (two bits or
+                // more), which bounds what the rest of the block can hold.
+                let room = self.end.0.saturating_sub(pos.0) / 2;
+                if n > room || n > crate::limits::MAX_BASIC_BLOCKS {
+                    return Err(DecodeError::new(pos, format!("{n} basic blocks cannot fit in this function block")));
+                }
+                let start = self.func.insts.len() as u32;
+                self.func.blocks = vec![Block { start, end: start }; n as usize];
+                self.declared = Some(n as u32);
+                Ok(Decoded::DeclareBlocks(n as u32))
+            }
+            code::FORWARDTYPEREF => {
+                let [v, ty] = *ops else { return Err(bad("forward type reference")) };
+                let ty = env.value_type_id(ty, pos)?;
+                let v = u32::try_from(v).map_err(|_| bad("forward type reference"))?;
+                if v < self.next_value() {
+                    // Declaring an already defined value is pointless but harmless
+                    // if the types agree.
+                    if self.value_type(v) != Some(ty) {
+                        return Err(DecodeError::new(pos, "forward type declaration of a defined value with another type"));
+                    }
+                } else if let Some(old) = self.forward.insert(v, ty) {
+                    if old != ty {
+                        return Err(DecodeError::new(pos, "conflicting forward type declarations"));
+                    }
+                }
+                self.func.forward_types.push(ForwardType { value: ValueId(v), ty, pos });
+                Ok(Decoded::ForwardType(self.func.forward_types.len() - 1))
+            }
+            code::BINOP => {
+                let (a, b, opc, flags) = match *ops {
+                    [a, b, o] => (a, b, o, 0),
+                    [a, b, o, f] => (a, b, o, f),
+                    _ => return Err(bad("binary operator")),
+                };
+                let (lhs, ty) = self.operand(a, pos)?;
+                let (rhs, _) = self.operand(b, pos)?;
+                let op = BinOp::from_code(opc).ok_or_else(|| DecodeError::new(pos, format!("unknown binary opcode {opc}")))?;
+                result_and(self, InstKind::Binop { op, lhs, rhs, flags }, Some(ty))
+            }
+            code::CAST => {
+                let [v, ty, opc] = *ops else { return Err(bad("cast")) };
+                let (value, _) = self.operand(v, pos)?;
+                let to = env.value_type_id(ty, pos)?;
+                let op = CastOp::from_code(opc).ok_or_else(|| DecodeError::new(pos, format!("unknown cast opcode {opc}")))?;
+                result_and(self, InstKind::Cast { op, value, to }, Some(to))
+            }
+            code::EXTRACTELT => {
+                let [v, i] = *ops else { return Err(bad("extractelement")) };
+                let (vector, vty) = self.operand(v, pos)?;
+                let (index, _) = self.operand(i, pos)?;
+                let ty = ValType::Scalar(vty.elem());
+                result_and(self, InstKind::ExtractElement { vector, index }, Some(ty))
+            }
+            code::INSERTELT => {
+                let [v, e, i] = *ops else { return Err(bad("insertelement")) };
+                let (vector, vty) = self.operand(v, pos)?;
+                let (element, _) = self.operand(e, pos)?;
+                let (index, _) = self.operand(i, pos)?;
+                result_and(self, InstKind::InsertElement { vector, element, index }, Some(vty))
+            }
+            code::RET => {
+                let value = match *ops {
+                    [] => None,
+                    [v] => Some(self.operand(v, pos)?.0),
+                    _ => return Err(bad("return")),
+                };
+                result_and(self, InstKind::Ret { value }, None)
+            }
+            code::BR => {
+                let kind = match *ops {
+                    [t] => InstKind::Br { target: self.block_id(t, pos)? },
+                    [t, f, c] => InstKind::CondBr {
+                        cond: self.operand(c, pos)?.0,
+                        if_true: self.block_id(t, pos)?,
+                        if_false: self.block_id(f, pos)?,
+                    },
+                    _ => return Err(bad("branch")),
+                };
+                result_and(self, kind, None)
+            }
+            code::SWITCH => self.switch(env, pos, ops),
+            code::UNREACHABLE => {
+                if !ops.is_empty() {
+                    return Err(bad("unreachable"));
+                }
+                result_and(self, InstKind::Unreachable, None)
+            }
+            code::PHI => {
+                if ops.len() < 3 || ops.len() % 2 == 0 {
+                    return Err(bad("phi"));
+                }
+                let ty = env.value_type_id(ops[0], pos)?;
+                let next = self.next_value() as i64;
+                let mut incoming = Vec::with_capacity(ops.len() / 2);
+                for pair in ops[1..].chunks_exact(2) {
+                    let abs = next - sign_rotated(pair[0]);
+                    let abs = u32::try_from(abs).map_err(|_| DecodeError::new(pos, format!("phi operand {abs} is out of range")))?;
+                    incoming.push((ValueId(abs), self.block_id(pair[1], pos)?));
+                }
+                result_and(self, InstKind::Phi { ty, incoming: incoming.into() }, Some(ty))
+            }
+            code::ALLOCA => {
+                let [s, a] = *ops else { return Err(bad("alloca")) };
+                let (size, _) = self.operand(s, pos)?;
+                let align = Self::align(a, pos)?;
+                result_and(self, InstKind::Alloca { size, align }, Some(ValType::I32))
+            }
+            code::LOAD => {
+                let [p, a, ty] = *ops else { return Err(bad("load")) };
+                let (ptr, _) = self.operand(p, pos)?;
+                let align = Self::align(a, pos)?;
+                let ty = env.value_type_id(ty, pos)?;
+                result_and(self, InstKind::Load { ptr, ty, align }, Some(ty))
+            }
+            code::STORE => {
+                let [p, v, a] = *ops else { return Err(bad("store")) };
+                let (ptr, _) = self.operand(p, pos)?;
+                let (value, _) = self.operand(v, pos)?;
+                let align = Self::align(a, pos)?;
+                result_and(self, InstKind::Store { ptr, value, align }, None)
+            }
+            code::CMP2 => {
+                let [a, b, p] = *ops else { return Err(bad("compare")) };
+                let (lhs, ty) = self.operand(a, pos)?;
+                let (rhs, _) = self.operand(b, pos)?;
+                let pred = CmpPred::from_code(p).ok_or_else(|| DecodeError::new(pos, format!("unknown compare predicate {p}")))?;
+                let result = match ty {
+                    ValType::Scalar(_) => ValType::I1,
+                    ValType::Vector { lanes, .. } => ValType::Vector { elem: Scalar::I1, lanes },
+                };
+                result_and(self, InstKind::Cmp { pred, lhs, rhs }, Some(result))
+            }
+            code::VSELECT => {
+                let [t, f, c] = *ops else { return Err(bad("select")) };
+                let (if_true, ty) = self.operand(t, pos)?;
+                let (if_false, _) = self.operand(f, pos)?;
+                let (cond, _) = self.operand(c, pos)?;
+                result_and(self, InstKind::Select { cond, if_true, if_false }, Some(ty))
+            }
+            code::CALL | code::CALL_INDIRECT => {
+                let indirect = code == code::CALL_INDIRECT;
+                let fixed = if indirect { 3 } else { 2 };
+                if ops.len() < fixed {
+                    return Err(bad("call"));
+                }
+                let cc_info = ops[0];
+                let (callee, _) = self.operand(ops[1], pos)?;
+                let ret = if indirect {
+                    env.ret_type_id(ops[2], pos)?
+                } else {
+                    let f = env.module.func_of(callee).ok_or_else(|| {
+                        DecodeError::new(pos, "direct call to a value that is not a function address")
+                    })?;
+                    env.module.function(f).sig.ret
+                };
+                let args = ops[fixed..]
+                    .iter()
+                    .map(|&a| self.operand(a, pos).map(|(v, _)| v))
+                    .collect::<Res<Box<[ValueId]>>>()?;
+                let tail = cc_info & 1 == 1;
+                let cc = u32::try_from(cc_info >> 1).map_err(|_| bad("call"))?;
+                let kind = if indirect {
+                    InstKind::CallIndirect { callee, args, ret, tail, cc }
+                } else {
+                    InstKind::Call { callee, args, ret, tail, cc }
+                };
+                result_and(self, kind, ret)
+            }
+            other => Err(DecodeError::new(pos, format!("unknown function record code {other}"))),
+        }
+    }
+
+    fn switch(&mut self, env: &Env, pos: BitPos, ops: &[u64]) -> Res<Decoded> {
+        let bad = || DecodeError::new(pos, "malformed switch record");
+        if ops.len() < 4 {
+            return Err(bad());
+        }
+        let ty = env.value_type_id(ops[0], pos)?;
+        let (cond, _) = self.operand(ops[1], pos)?;
+        let default = self.block_id(ops[2], pos)?;
+        let n = ops[3];
+        // Each case takes at least four values, which bounds the count.
+        if n > MAX_SWITCH_CASES || n > (ops.len() as u64 - 4) / 4 {
+            return Err(bad());
+        }
+        let bits = ty.elem().bits();
+        let mut cases = Vec::with_capacity(n as usize);
+        let mut at = 4;
+        for _ in 0..n {
+            let items = *ops.get(at).ok_or_else(bad)?;
+            at += 1;
+            let mut values = Vec::new();
+            for _ in 0..items {
+                let is_single = *ops.get(at).ok_or_else(bad)?;
+                let low = sext(sign_rotated(*ops.get(at + 1).ok_or_else(bad)?), bits);
+                if is_single != 1 {
+                    return Err(DecodeError::new(pos, "switch case ranges are not allowed in PNaCl"));
+                }
+                at += 2;
+                values.push(low);
+            }
+            let target = self.block_id(*ops.get(at).ok_or_else(bad)?, pos)?;
+            at += 1;
+            cases.extend(values.into_iter().map(|value| SwitchCase { value, target }));
+        }
+        if at != ops.len() {
+            return Err(bad());
+        }
+        self.push(pos, InstKind::Switch { ty, cond, default, cases: cases.into() }, None)
+    }
+
+    /// Appends an instruction to the current block.
+    fn push(&mut self, pos: BitPos, kind: InstKind, ty: Option<ValType>) -> Res<Decoded> {
+        let Some(n) = self.declared else {
+            return Err(DecodeError::new(pos, "instruction before the blocks count"));
+        };
+        if self.cur_block >= n {
+            return Err(DecodeError::new(pos, format!("instruction after the last of the {n} declared blocks")));
+        }
+        let id = InstId(self.func.insts.len() as u32);
+        let result = match ty {
+            Some(ty) => {
+                let v = self.next_value();
+                if let Some(declared) = self.forward.remove(&v) {
+                    if declared != ty {
+                        return Err(DecodeError::new(
+                            pos,
+                            format!("value declared as {declared} by a forward type declaration is defined as {ty}"),
+                        ));
+                    }
+                }
+                self.local_types.push(ty);
+                self.func.results.push(id);
+                Some((ValueId(v), ty))
+            }
+            None => None,
+        };
+        let terminates = kind.is_terminator();
+        self.func.insts.push(Inst { kind, result, pos });
+        let end = self.func.insts.len() as u32;
+        self.func.blocks[self.cur_block as usize].end = end;
+        if terminates {
+            self.cur_block += 1;
+            if let Some(b) = self.func.blocks.get_mut(self.cur_block as usize) {
+                *b = Block { start: end, end };
+            }
+        }
+        Ok(Decoded::Inst(id))
+    }
+
+    /// A record of the constants block inside this function.
+    pub fn constant(&mut self, env: &Env, pos: BitPos, code: u32, ops: &[u64]) -> Res<Decoded> {
+        let bad = |what: &str| DecodeError::new(pos, format!("malformed {what} record: {ops:?}"));
+        if !self.func.insts.is_empty() {
+            return Err(DecodeError::new(pos, "constants block after instructions"));
+        }
+        if code == cst::SETTYPE {
+            let [ty] = *ops else { return Err(bad("set type")) };
+            let ty = env.value_type_id(ty, pos)?;
+            self.const_type = Some(ty);
+            return Ok(Decoded::ConstType(ty));
+        }
+        let ty = self.const_type.ok_or_else(|| DecodeError::new(pos, "constant before any set type record"))?;
+        let value = match (code, ops) {
+            (cst::UNDEF, []) => ConstValue::Undef,
+            (cst::INTEGER, &[v]) => match ty {
+                ValType::Scalar(s) if s.is_int() => ConstValue::Int(sext(sign_rotated(v), s.bits())),
+                _ => return Err(DecodeError::new(pos, format!("integer constant of type {ty}"))),
+            },
+            (cst::FLOAT, &[v]) => match ty {
+                ValType::F32 if v <= u32::MAX as u64 => ConstValue::Float(v),
+                ValType::F64 => ConstValue::Float(v),
+                _ => return Err(DecodeError::new(pos, format!("floating point constant {v} of type {ty}"))),
+            },
+            (cst::UNDEF | cst::INTEGER | cst::FLOAT, _) => return Err(bad("constant")),
+            (other, _) => return Err(DecodeError::new(pos, format!("unknown constants record code {other}"))),
+        };
+        self.func.consts.push(Constant { ty, value, pos });
+        self.local_types.push(ty);
+        Ok(Decoded::Const(self.func.consts.len() as u32 - 1))
+    }
+
+    /// A record of the function's value symbol table.
+    pub fn symbol(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Res<Decoded> {
+        let name = |chars: &[u64]| -> Res<Vec<u8>> {
+            chars
+                .iter()
+                .map(|&c| u8::try_from(c).map_err(|_| DecodeError::new(pos, format!("name character {c} is not a byte"))))
+                .collect()
+        };
+        match (code, ops) {
+            (1, [v, chars @ ..]) => {
+                let v = u32::try_from(*v).map_err(|_| DecodeError::new(pos, "symbol value id out of range"))?;
+                self.func.value_names.push((ValueId(v), name(chars)?));
+                Ok(Decoded::ValueName(self.func.value_names.len() - 1))
+            }
+            (2, [b, chars @ ..]) => {
+                let b = u32::try_from(*b).map_err(|_| DecodeError::new(pos, "symbol block id out of range"))?;
+                self.func.block_names.push((BlockId(b), name(chars)?));
+                Ok(Decoded::BlockName(self.func.block_names.len() - 1))
+            }
+            (c, _) => Err(DecodeError::new(pos, format!("malformed value symbol table record (code {c})"))),
+        }
+    }
+
+    /// Which sub-blocks a function block may contain.
+    pub fn allows_block(id: u32) -> bool {
+        matches!(id, CONSTANTS_BLOCK_ID | VALUE_SYMTAB_BLOCK_ID)
+    }
+
+    /// The finished body.
+    pub fn finish(self) -> Function {
+        debug_assert!(FUNCTION_BLOCK_ID == 12);
+        self.func
+    }
+}
+

@@ -1,32 +1,458 @@
-//! Module-level decoding state (implementation in progress).
-use super::{Decoded, DecodeError};
-use crate::bitstream::Event;
-use crate::ir::{BlockId, Function, Module, ValType, ValueId};
+//! Module-level decoding: block structure, types, declarations, globals,
+//! the module symbol table, and handing records to the current body.
+
+use super::function::{Env, FunctionState};
+use super::{DecodeError, Decoded};
+use crate::bitstream::{
+    Event, BLOCKINFO_BLOCK_ID, CONSTANTS_BLOCK_ID, FUNCTION_BLOCK_ID, GLOBALVAR_BLOCK_ID, MODULE_BLOCK_ID,
+    TYPE_BLOCK_ID, VALUE_SYMTAB_BLOCK_ID,
+};
+use crate::ir::{
+    BlockId, FuncId, FuncType, Function, FunctionDecl, GlobalId, GlobalVar, Initializer, Linkage, Module, Scalar,
+    Type, TypeId, ValType, ValueId,
+};
+use crate::limits::{MAX_GLOBALS, MAX_PARAMS, MAX_TYPES, MAX_ZEROFILL};
+use crate::BitPos;
+
+type Res<T> = Result<T, DecodeError>;
+
+/// The globals block being read.
+#[derive(Default)]
+struct GlobalsState {
+    /// From the COUNT record.
+    expected: Option<u64>,
+    /// Initializers the current global still needs.
+    pending_inits: u64,
+    /// Whether the current global's next record may be COMPOUND.
+    may_compound: bool,
+}
 
 pub(crate) struct ModuleState {
     module: Module,
+    /// Open block ids, outermost first.
+    stack: Vec<u32>,
+    /// Types block COUNT record.
+    type_count: Option<u64>,
+    globals: GlobalsState,
+    /// Defined functions (in declaration order) still waiting for a body.
+    next_body: usize,
+    bodies: Vec<FuncId>,
+    body: Option<FunctionState>,
+    done: bool,
+    seen: Seen,
+}
+
+/// Which once-only module parts have been read.
+#[derive(Default)]
+struct Seen {
+    version: bool,
+    types: bool,
+    globals: bool,
 }
 
 impl ModuleState {
     pub fn new() -> Self {
-        ModuleState { module: Module::default() }
+        ModuleState {
+            module: Module::default(),
+            stack: Vec::new(),
+            type_count: None,
+            globals: GlobalsState::default(),
+            next_body: 0,
+            bodies: Vec::new(),
+            body: None,
+            done: false,
+            seen: Seen::default(),
+        }
     }
-    pub fn event(&mut self, _event: &Event) -> Result<Decoded, DecodeError> {
-        todo!()
-    }
+
     pub fn module(&self) -> &Module {
         &self.module
     }
+
     pub fn function(&self) -> Option<&Function> {
-        todo!()
+        self.body.as_ref().map(|b| &b.func)
     }
-    pub fn value_type(&self, _v: ValueId) -> Option<ValType> {
-        todo!()
+
+    pub fn value_type(&self, v: ValueId) -> Option<ValType> {
+        match &self.body {
+            Some(b) => b.value_type(v.0),
+            None => (v.0 < self.module.num_global_values()).then_some(ValType::I32),
+        }
     }
+
     pub fn current_block(&self) -> Option<BlockId> {
-        todo!()
+        self.body.as_ref().and_then(|b| b.current_block())
     }
+
     pub fn finish(self) -> Result<Module, DecodeError> {
-        todo!()
+        if !self.done {
+            return Err(DecodeError::new(BitPos(0), "the module block never closed"));
+        }
+        Ok(self.module)
     }
+
+    /// Adds the innermost block and the function being read to an error.
+    fn context(&self, e: DecodeError) -> DecodeError {
+        let e = match self.stack.last() {
+            Some(&b) => e.in_block(b),
+            None => e,
+        };
+        match &self.body {
+            Some(b) => {
+                let d = self.module.function(b.func.id);
+                e.in_function(b.func.id.0, d.name.as_ref().map(|n| String::from_utf8_lossy(n).into_owned()))
+            }
+            None => e,
+        }
+    }
+
+    pub fn event(&mut self, event: &Event) -> Res<Decoded> {
+        self.event_inner(event).map_err(|e| self.context(e))
+    }
+
+    fn event_inner(&mut self, event: &Event) -> Res<Decoded> {
+        match *event {
+            Event::Header(_) | Event::End => Ok(Decoded::Other),
+            Event::DefineAbbrev { .. } => Ok(Decoded::Other),
+            Event::EnterBlock { pos, block_id, end, .. } => self.enter(pos, block_id, end),
+            Event::ExitBlock { pos, block_id } => self.exit(pos, block_id),
+            Event::Record { pos, code, ops, .. } => self.record(pos, code, ops),
+        }
+    }
+
+    fn enter(&mut self, pos: BitPos, id: u32, end: BitPos) -> Res<Decoded> {
+        let parent = self.stack.last().copied();
+        let allowed = match parent {
+            None => id == MODULE_BLOCK_ID && !self.done,
+            Some(MODULE_BLOCK_ID) => match id {
+                BLOCKINFO_BLOCK_ID | VALUE_SYMTAB_BLOCK_ID | FUNCTION_BLOCK_ID => true,
+                TYPE_BLOCK_ID => !std::mem::replace(&mut self.seen.types, true),
+                GLOBALVAR_BLOCK_ID => !std::mem::replace(&mut self.seen.globals, true),
+                _ => false,
+            },
+            Some(FUNCTION_BLOCK_ID) => FunctionState::allows_block(id),
+            Some(_) => false,
+        };
+        if !allowed {
+            let what = match parent {
+                Some(p) => format!("{} block", crate::bitstream::block_name(p)),
+                None => "top level".into(),
+            };
+            return Err(DecodeError::new(pos, format!("unexpected {} block (id {id}) in {what}", crate::bitstream::block_name(id))));
+        }
+        self.stack.push(id);
+        if id == FUNCTION_BLOCK_ID {
+            if self.bodies.is_empty() && self.next_body == 0 {
+                self.bodies = self.module.defined_functions().collect();
+            }
+            let Some(&fid) = self.bodies.get(self.next_body) else {
+                return Err(DecodeError::new(pos, "function block without a defined function address to implement"));
+            };
+            self.next_body += 1;
+            self.body = Some(FunctionState::new(&self.module, fid, pos, end));
+            return Ok(Decoded::FunctionBegin(fid));
+        }
+        Ok(Decoded::EnterBlock(id))
+    }
+
+    fn exit(&mut self, pos: BitPos, id: u32) -> Res<Decoded> {
+        match id {
+            TYPE_BLOCK_ID => {
+                let n = self.module.types.len() as u64;
+                match self.type_count {
+                    Some(c) if c == n => {}
+                    Some(c) => return Err(DecodeError::new(pos, format!("types block declares {c} types but defines {n}"))),
+                    None if n == 0 => {}
+                    None => return Err(DecodeError::new(pos, "types block without a count record")),
+                }
+            }
+            GLOBALVAR_BLOCK_ID => self.finish_globals(pos)?,
+            FUNCTION_BLOCK_ID => {
+                let body = self.body.take().expect("function block open");
+                self.stack.pop();
+                return Ok(Decoded::FunctionEnd(Box::new(body.finish())));
+            }
+            MODULE_BLOCK_ID => {
+                self.stack.pop();
+                self.done = true;
+                if self.bodies.is_empty() && self.next_body == 0 {
+                    self.bodies = self.module.defined_functions().collect();
+                }
+                if self.next_body < self.bodies.len() {
+                    let f = self.bodies[self.next_body];
+                    return Err(DecodeError::new(
+                        pos,
+                        format!("function @f{} is declared as defined but has no function block", f.0),
+                    ));
+                }
+                return Ok(Decoded::ModuleEnd);
+            }
+            _ => {}
+        }
+        self.stack.pop();
+        Ok(Decoded::ExitBlock(id))
+    }
+
+    fn record(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Res<Decoded> {
+        let Some(&block) = self.stack.last() else {
+            return Err(DecodeError::new(pos, "record outside any block"));
+        };
+        match block {
+            BLOCKINFO_BLOCK_ID => Ok(Decoded::Other),
+            MODULE_BLOCK_ID => self.module_record(pos, code, ops),
+            TYPE_BLOCK_ID => self.type_record(pos, code, ops),
+            GLOBALVAR_BLOCK_ID => self.global_record(pos, code, ops),
+            VALUE_SYMTAB_BLOCK_ID if self.body.is_none() => self.module_symbol(pos, code, ops),
+            VALUE_SYMTAB_BLOCK_ID => self.body.as_mut().unwrap().symbol(pos, code, ops),
+            FUNCTION_BLOCK_ID | CONSTANTS_BLOCK_ID => {
+                let body = self.body.as_mut().expect("inside a function block");
+                let env = Env { module: &self.module };
+                if block == FUNCTION_BLOCK_ID {
+                    body.record(&env, pos, code, ops)
+                } else {
+                    body.constant(&env, pos, code, ops)
+                }
+            }
+            _ => unreachable!("only known blocks are entered"),
+        }
+    }
+
+    fn module_record(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Res<Decoded> {
+        match code {
+            1 => {
+                let [v] = *ops else { return Err(DecodeError::new(pos, "malformed version record")) };
+                if std::mem::replace(&mut self.seen.version, true) {
+                    return Err(DecodeError::new(pos, "version record appears twice"));
+                }
+                if v != 1 {
+                    return Err(DecodeError::new(pos, format!("unsupported module version {v} (only 1 is defined)")));
+                }
+                self.module.version = v;
+                Ok(Decoded::Version(v))
+            }
+            8 => {
+                let [ty, cc, is_proto, linkage] = *ops else {
+                    return Err(DecodeError::new(pos, format!("malformed function address record: {ops:?}")));
+                };
+                if self.seen.globals {
+                    return Err(DecodeError::new(pos, "function address after the globals block"));
+                }
+                let sig = match self.module.types.get(ty as usize) {
+                    Some(Type::Function(f)) => f.clone(),
+                    Some(t) => return Err(DecodeError::new(pos, format!("function address of type @t{ty} ({t}), not a function type"))),
+                    None => return Err(DecodeError::new(pos, format!("function address of undefined type @t{ty}"))),
+                };
+                if is_proto > 1 {
+                    return Err(DecodeError::new(pos, format!("invalid prototype flag {is_proto}")));
+                }
+                self.module.functions.push(FunctionDecl {
+                    ty: TypeId(ty as u32),
+                    sig,
+                    cc,
+                    is_proto: is_proto == 1,
+                    linkage: Linkage::from_code(linkage),
+                    name: None,
+                    pos,
+                });
+                Ok(Decoded::FunctionDecl(FuncId(self.module.functions.len() as u32 - 1)))
+            }
+            other => Err(DecodeError::new(pos, format!("unknown module record code {other}"))),
+        }
+    }
+
+    fn type_record(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Res<Decoded> {
+        let bad = || DecodeError::new(pos, format!("malformed type record (code {code}): {ops:?}"));
+        if code == 1 {
+            let [n] = *ops else { return Err(bad()) };
+            if self.type_count.is_some() {
+                return Err(DecodeError::new(pos, "types count appears twice"));
+            }
+            if n > MAX_TYPES {
+                return Err(DecodeError::new(pos, format!("{n} types are more than the limit of {MAX_TYPES}")));
+            }
+            self.type_count = Some(n);
+            return Ok(Decoded::TypeCount(n));
+        }
+        if self.type_count.is_some_and(|n| self.module.types.len() as u64 >= n) {
+            return Err(DecodeError::new(pos, "more types than the count record declared"));
+        }
+        let types = &self.module.types;
+        let value_type = |id: u64| -> Res<ValType> {
+            match types.get(id as usize) {
+                Some(Type::Value(v)) => Ok(*v),
+                Some(t) => Err(DecodeError::new(pos, format!("type @t{id} ({t}) cannot be used here"))),
+                None => Err(DecodeError::new(pos, format!("type @t{id} is used before it is defined"))),
+            }
+        };
+        let ty = match (code, ops) {
+            (2, []) => Type::Void,
+            (3, []) => Type::Value(ValType::F32),
+            (4, []) => Type::Value(ValType::F64),
+            (7, &[w]) => match Scalar::int(w) {
+                Some(s) => Type::Value(ValType::Scalar(s)),
+                None => return Err(DecodeError::new(pos, format!("integer type i{w} is not allowed (only i1, i8, i16, i32, i64)"))),
+            },
+            (12, &[lanes, elem]) => {
+                let elem = match value_type(elem)? {
+                    ValType::Scalar(s) => s,
+                    v => return Err(DecodeError::new(pos, format!("vector of {v}"))),
+                };
+                if !(1..=256).contains(&lanes) {
+                    return Err(DecodeError::new(pos, format!("vector of {lanes} elements")));
+                }
+                Type::Value(ValType::Vector { elem, lanes: lanes as u32 })
+            }
+            (21, [varargs, ret, params @ ..]) => {
+                if *varargs > 1 {
+                    return Err(bad());
+                }
+                if params.len() > MAX_PARAMS {
+                    return Err(DecodeError::new(pos, format!("{} parameters are more than the limit", params.len())));
+                }
+                let ret = match types.get(*ret as usize) {
+                    Some(Type::Void) => None,
+                    _ => Some(value_type(*ret)?),
+                };
+                let params = params.iter().map(|&p| value_type(p)).collect::<Res<Vec<_>>>()?;
+                Type::Function(FuncType { ret, params, varargs: *varargs == 1 })
+            }
+            (2..=4 | 7 | 12 | 21, _) => return Err(bad()),
+            (other, _) => return Err(DecodeError::new(pos, format!("unknown type record code {other}"))),
+        };
+        self.module.types.push(ty);
+        Ok(Decoded::Type(TypeId(self.module.types.len() as u32 - 1)))
+    }
+
+    fn global_record(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Res<Decoded> {
+        let bad = || DecodeError::new(pos, format!("malformed globals record (code {code}): {ops:?}"));
+        let g = &mut self.globals;
+        if code == 5 {
+            let [n] = *ops else { return Err(bad()) };
+            if g.expected.is_some() || !self.module.globals.is_empty() {
+                return Err(DecodeError::new(pos, "globals count must come first, once"));
+            }
+            if n > MAX_GLOBALS {
+                return Err(DecodeError::new(pos, format!("{n} globals are more than the limit of {MAX_GLOBALS}")));
+            }
+            g.expected = Some(n);
+            return Ok(Decoded::GlobalCount(n));
+        }
+        let expected = g.expected.ok_or_else(|| DecodeError::new(pos, "globals record before the count record"))?;
+        match code {
+            0 => {
+                let (align, is_const) = match *ops {
+                    [a] => (a, 0),
+                    [a, c] => (a, c),
+                    _ => return Err(bad()),
+                };
+                if g.pending_inits > 0 {
+                    return Err(DecodeError::new(pos, "global variable before the previous one's initializers"));
+                }
+                if self.module.globals.len() as u64 >= expected {
+                    return Err(DecodeError::new(pos, format!("more global variables than the {expected} declared")));
+                }
+                let align = match align {
+                    0 => 0,
+                    1..=30 => 1u32 << (align - 1),
+                    _ => return Err(DecodeError::new(pos, format!("alignment exponent {align} is out of range"))),
+                };
+                if is_const > 1 {
+                    return Err(bad());
+                }
+                g.pending_inits = 1;
+                g.may_compound = true;
+                self.module.globals.push(GlobalVar {
+                    align,
+                    is_const: is_const == 1,
+                    compound: false,
+                    init: Vec::new(),
+                    name: None,
+                    pos,
+                });
+                Ok(Decoded::Global(GlobalId(self.module.globals.len() as u32 - 1)))
+            }
+            1 => {
+                let [n] = *ops else { return Err(bad()) };
+                if !g.may_compound {
+                    return Err(DecodeError::new(pos, "compound initializer must directly follow its global variable"));
+                }
+                // Every initializer takes at least a record; the count is checked
+                // as they arrive, never allocated up front.
+                g.may_compound = false;
+                g.pending_inits = n;
+                let var = self.module.globals.last_mut().expect("a global is open");
+                var.compound = true;
+                Ok(Decoded::Compound(n))
+            }
+            2..=4 => {
+                if g.pending_inits == 0 {
+                    return Err(DecodeError::new(pos, "initializer without a global variable expecting one"));
+                }
+                let init = match (code, ops) {
+                    (2, &[n]) => {
+                        if n > MAX_ZEROFILL {
+                            return Err(DecodeError::new(pos, format!("zerofill of {n} bytes is larger than the 32-bit address space")));
+                        }
+                        Initializer::ZeroFill(n)
+                    }
+                    (3, bytes) => Initializer::Data(
+                        bytes
+                            .iter()
+                            .map(|&b| u8::try_from(b).map_err(|_| DecodeError::new(pos, format!("data value {b} is not a byte"))))
+                            .collect::<Res<Vec<u8>>>()?,
+                    ),
+                    (4, &[v]) => Initializer::Reloc { target: value_id(v, pos)?, addend: 0 },
+                    (4, &[v, x]) => {
+                        // The addend is written as a 32-bit two's complement value.
+                        let x = u32::try_from(x).map_err(|_| DecodeError::new(pos, format!("relocation addend {x} is out of range")))?;
+                        Initializer::Reloc { target: value_id(v, pos)?, addend: x as i32 as i64 }
+                    }
+                    _ => return Err(bad()),
+                };
+                g.pending_inits -= 1;
+                g.may_compound = false;
+                let global = GlobalId(self.module.globals.len() as u32 - 1);
+                let var = self.module.globals.last_mut().expect("a global is open");
+                var.init.push(init);
+                Ok(Decoded::Initializer { global, index: var.init.len() - 1 })
+            }
+            other => Err(DecodeError::new(pos, format!("unknown globals record code {other}"))),
+        }
+    }
+
+    fn finish_globals(&mut self, pos: BitPos) -> Res<()> {
+        let g = &self.globals;
+        if g.pending_inits > 0 {
+            return Err(DecodeError::new(pos, format!("the last global variable is missing {} initializers", g.pending_inits)));
+        }
+        let expected = g.expected.unwrap_or(0);
+        let n = self.module.globals.len() as u64;
+        if n != expected {
+            return Err(DecodeError::new(pos, format!("globals block declares {expected} globals but defines {n}")));
+        }
+        Ok(())
+    }
+
+    fn module_symbol(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Res<Decoded> {
+        let (1, [v, chars @ ..]) = (code, ops) else {
+            return Err(DecodeError::new(pos, format!("malformed module value symbol table record (code {code})")));
+        };
+        let name = chars
+            .iter()
+            .map(|&c| u8::try_from(c).map_err(|_| DecodeError::new(pos, format!("name character {c} is not a byte"))))
+            .collect::<Res<Vec<u8>>>()?;
+        let id = value_id(*v, pos)?;
+        if let Some(f) = self.module.func_of(id) {
+            self.module.functions[f.0 as usize].name = Some(name);
+        } else if let Some(g) = self.module.global_of(id) {
+            self.module.globals[g.0 as usize].name = Some(name);
+        } else {
+            return Err(DecodeError::new(pos, format!("symbol for value id {v}, which is not a function or global")));
+        }
+        Ok(Decoded::ModuleName(id))
+    }
+}
+
+fn value_id(v: u64, pos: BitPos) -> Res<ValueId> {
+    u32::try_from(v).map(ValueId).map_err(|_| DecodeError::new(pos, format!("value id {v} is out of range")))
 }
