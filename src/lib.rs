@@ -10,6 +10,7 @@
 //! ```
 
 pub mod asm;
+pub mod back;
 pub mod bitstream;
 pub mod decode;
 pub mod dis;

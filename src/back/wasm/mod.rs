@@ -1,0 +1,3 @@
+//! The WebAssembly back end (being written). See `docs/ARCHITECTURE.md`, "Runtime ABI".
+
+pub mod structure;
