@@ -5,7 +5,6 @@ use super::header::{self, Header, HeaderStatus};
 use super::{abbrev_ids, BitCursor, BitPos, Error, ErrorKind, BLOCKINFO_BLOCK_ID, MODULE_BLOCK_ID};
 use crate::limits::{MAX_ABBREVS_PER_BLOCK, MAX_BLOCK_DEPTH};
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// One thing read from the bitstream.
@@ -39,13 +38,25 @@ pub enum Step<'p> {
 /// Abbreviations registered through BLOCKINFO, by target block id.
 #[derive(Clone, Debug, Default)]
 pub struct BlockInfo {
-    abbrevs: HashMap<u32, Vec<Abbrev>>,
+    /// By target block id. A handful of entries: a linear search beats
+    /// hashing on the per-record path.
+    abbrevs: Vec<(u32, Vec<Abbrev>)>,
 }
 
 impl BlockInfo {
     /// Abbreviations BLOCKINFO gives blocks with `block_id`, in index order from 4.
     pub fn abbrevs(&self, block_id: u32) -> &[Abbrev] {
-        self.abbrevs.get(&block_id).map_or(&[], |v| v)
+        self.abbrevs.iter().find(|(id, _)| *id == block_id).map_or(&[], |(_, v)| v)
+    }
+
+    fn abbrevs_mut(&mut self, block_id: u32) -> &mut Vec<Abbrev> {
+        match self.abbrevs.iter().position(|(id, _)| *id == block_id) {
+            Some(i) => &mut self.abbrevs[i].1,
+            None => {
+                self.abbrevs.push((block_id, Vec::new()));
+                &mut self.abbrevs.last_mut().unwrap().1
+            }
+        }
     }
 }
 
@@ -379,7 +390,7 @@ impl Core {
                     let bid = self.setbid.ok_or_else(|| {
                         Error::new(pos, ErrorKind::BadBlockInfo("abbreviation before any SETBID".into()))
                     })?;
-                    let list = Arc::make_mut(&mut self.blockinfo).abbrevs.entry(bid).or_default();
+                    let list = Arc::make_mut(&mut self.blockinfo).abbrevs_mut(bid);
                     if list.len() >= MAX_ABBREVS_PER_BLOCK {
                         return Err(Error::new(pos, ErrorKind::BadAbbrev("too many abbreviations".into())));
                     }

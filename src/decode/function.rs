@@ -9,6 +9,28 @@ use crate::ir::{
 use crate::limits::MAX_SWITCH_CASES;
 use crate::BitPos;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Value ids are small dense integers: a multiplicative hash is enough and
+/// much cheaper than the default SipHash on the per-instruction path.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.0 = (v as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type IdMap<V> = HashMap<u32, V, BuildHasherDefault<IdHasher>>;
 
 type Res<T> = Result<T, DecodeError>;
 
@@ -68,7 +90,7 @@ pub(crate) struct FunctionState {
     /// `value id - first_local`.
     local_types: Vec<ValType>,
     /// Types declared by FORWARDTYPEREF for values not defined yet.
-    forward: HashMap<u32, ValType>,
+    forward: IdMap<ValType>,
     /// Blocks declared by DECLAREBLOCKS (`None` before it).
     declared: Option<u32>,
     /// Block receiving instructions.
@@ -108,7 +130,7 @@ impl FunctionState {
         FunctionState {
             local_types: params.clone(),
             func: Function { id, first_local, params, pos, ..Function::default() },
-            forward: HashMap::new(),
+            forward: IdMap::default(),
             declared: None,
             cur_block: 0,
             const_type: None,
@@ -402,7 +424,7 @@ impl FunctionState {
         let result = match ty {
             Some(ty) => {
                 let v = self.next_value();
-                if let Some(declared) = self.forward.remove(&v) {
+                if let Some(declared) = if self.forward.is_empty() { None } else { self.forward.remove(&v) } {
                     if declared != ty {
                         return Err(DecodeError::new(
                             pos,
