@@ -15,6 +15,74 @@
 //! The output says, for every edge leaving every block, how control gets to
 //! its target ([`Exit`]); the lowering emits the block's instructions, its
 //! phi copies on each exit edge, and the branches.
+//!
+//! # Algorithm
+//!
+//! The placement follows Ramsey, "Beyond Relooper" (ICFP 2022), over the
+//! reverse postorder (RPO) of the graph and its dominator tree (Lengauer and
+//! Tarjan's algorithm with path compression, so huge functions cost
+//! O(E log V) whatever their shape):
+//!
+//! - a *loop header* (target of an edge from a node it dominates) gets a
+//!   `loop` around its code and everything it dominates; the edges back to
+//!   it are `br`s to that `loop`;
+//! - a *merge node* (two or more forward in-edges, counting a switch's
+//!   duplicate edges separately) follows a `block` opened by its immediate
+//!   dominator; its forward in-edges are `br`s out of that `block`. Sibling
+//!   `block`s nest so that the later one in RPO is outside: forward edges
+//!   only go to later nodes, so every `br` is to an enclosing label;
+//! - any other node is inlined at its single incoming edge.
+//!
+//! A node that leaves loops and dominates further code (the code after a
+//! loop) goes after a `block` around the outermost `loop` it leaves instead
+//! of inside it, so consecutive loops do not nest.
+//!
+//! # Irreducible control flow
+//!
+//! Irreducibility shows as a *bad* edge: a retreating edge whose target does
+//! not dominate its source. The graph is then decomposed into nested
+//! strongly connected components (Tarjan), the way a loop-nesting forest is
+//! built: a component with one entry is a loop whose header is set aside
+//! before looking for cycles inside it; a component with several entries
+//! gets a dispatcher node that all edges to those entries (from outside and
+//! inside) are redirected to, and the dispatcher becomes its header. One
+//! pass handles nested irreducibility, with no node splitting. Only the
+//! parts of the graph holding bad edges are decomposed (see
+//! `make_reducible`), and a pass that would take more than a small multiple
+//! of the graph's size gives up for the fallback below.
+//!
+//! All dispatchers share one dispatch variable (variable 0): it is set on
+//! the edge into a dispatcher and read by that dispatcher at once, so a
+//! value never needs to outlive a hop. A dispatcher's exit can itself lead
+//! into an inner dispatcher (and then carries a `set_dispatch`).
+//!
+//! # Depth
+//!
+//! Consumers (and `Drop`) walk the tree recursively, so its depth is kept
+//! bounded whatever the CFG:
+//! - once inlined code nests deeper than [`MAX_INLINE_DEPTH`], nodes that
+//!   dominate further code go after `block`s at their dominator's depth
+//!   instead of inline (a chain of 100 000 blocks stays shallow);
+//! - when one node would open more than [`MAX_BLOCK_FANOUT`] `block`s
+//!   (a switch with thousands of merging cases), those targets are reached
+//!   through a dispatcher instead, which inlines them at its exits;
+//! - if the tree would still nest deeper than [`MAX_TREE_DEPTH`] (random
+//!   graphs, not compiled code), every edge goes through one dispatcher in
+//!   front of all blocks: a `loop` around a dispatch, a handful deep. This
+//!   also backs up the irreducibility pass when it gives up.
+//!
+//! # Shape of the output
+//!
+//! - Every block reachable from block 0 appears exactly once as a
+//!   [`Node::Basic`]; unreachable blocks do not appear.
+//! - A `Basic` or `Dispatch` node is always the last node of its body, and
+//!   every body ends with a `Basic`, `Dispatch` or `Loop` (never a `Block`),
+//!   so no body — `Inline` code and `loop` bodies included — runs off its
+//!   end: control leaves by `br` or by a block without successors.
+//! - Every `Br` names a `block` or `loop` that encloses the branch; each
+//!   label is defined once and is the target of at least one `Br`.
+
+use std::ops::Range;
 
 /// A label of a `block` or `loop` in the output, unique within one function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -34,7 +102,8 @@ pub enum Node {
     /// (`ret`, `unreachable`) has no exits. Nothing follows a `Basic` node's
     /// exits in the same body except what a `br` may reach.
     Basic { block: u32, exits: Vec<Exit> },
-    /// A synthetic dispatcher of an irreducible region: continues to
+    /// A synthetic dispatcher of an irreducible region (or in front of
+    /// many merge targets of one block; see the module docs): continues to
     /// `exits[k]` where `k` is the current value of dispatch variable `var`
     /// (an i32 local the lowering allocates; values `0..exits.len()`).
     Dispatch { var: u32, exits: Vec<Exit> },
@@ -48,7 +117,8 @@ pub struct Exit {
     /// phi copies were already done on the way into the dispatcher.
     pub target: u32,
     /// Before leaving, set dispatch variable `.0` to `.1` (when the edge
-    /// enters an irreducible region through its dispatcher).
+    /// goes through a dispatcher; exits of a `Dispatch` can carry one too,
+    /// for the next dispatcher).
     pub set_dispatch: Option<(u32, u32)>,
     pub how: ExitHow,
 }
@@ -77,7 +147,2067 @@ pub struct Structured {
 /// kept; every entry `< num_blocks`). Blocks unreachable from the entry are
 /// left out of the output. Runs in near-linear time in blocks + edges, with
 /// a bounded amount of work per irreducible region.
+///
+/// # Panics
+///
+/// If a successor is `>= num_blocks` (the verifier rejects such branches).
 pub fn structure<'a>(num_blocks: usize, succs: impl Fn(u32) -> &'a [u32]) -> Structured {
-    let _ = (num_blocks, succs);
-    todo!("being written")
+    structure_with(num_blocks, succs, Limits::DEFAULT)
+}
+
+/// The nesting caps (tests shrink them to reach the code paths that keep
+/// big graphs shallow with small ones).
+#[derive(Clone, Copy, Debug)]
+struct Limits {
+    tree_depth: u32,
+    block_fanout: usize,
+    inline_depth: u32,
+}
+
+impl Limits {
+    const DEFAULT: Limits =
+        Limits { tree_depth: MAX_TREE_DEPTH, block_fanout: MAX_BLOCK_FANOUT, inline_depth: MAX_INLINE_DEPTH };
+}
+
+fn structure_with<'a>(num_blocks: usize, succs: impl Fn(u32) -> &'a [u32], limits: Limits) -> Structured {
+    if num_blocks == 0 {
+        return Structured { body: Vec::new(), num_labels: 0, num_dispatch_vars: 0 };
+    }
+    let mut graph = Graph::new(num_blocks, succs);
+    let mut cfg = reducible_cfg(&mut graph);
+    let mut rounds = 0;
+    let mut flat = false;
+    loop {
+        let loops = LoopForest::new(&cfg);
+        let layout = Layout::new(&cfg, &loops, limits.inline_depth);
+        if layout.depth > limits.tree_depth && !flat {
+            // Pathological nesting (random graphs, not compiled code): one
+            // dispatcher in front of every block nests a handful deep.
+            graph = Graph::through_one_dispatcher(num_blocks, &graph, &cfg.order);
+            cfg = reducible_cfg(&mut graph);
+            flat = true;
+            continue;
+        }
+        let wide = if rounds < MAX_FANOUT_ROUNDS && !flat {
+            layout.wide_groups(&graph, &cfg, limits.block_fanout)
+        } else {
+            Vec::new()
+        };
+        if wide.is_empty() {
+            return layout.build(&graph, &cfg);
+        }
+        rounds += 1;
+        route_through_dispatchers(&mut graph, &cfg, &wide);
+        cfg = reducible_cfg(&mut graph);
+    }
+}
+
+/// Deepest nesting of bodies the structured tree may have. A layout nesting
+/// deeper sends every edge through one dispatcher instead (a `loop` around a
+/// dispatch to every block), which is always shallow; compiled code stays
+/// far below this (the corpus's deepest function nests about 100).
+pub const MAX_TREE_DEPTH: u32 = 1000;
+
+/// Analyzes `graph`, first adding dispatchers if it is irreducible.
+fn reducible_cfg(graph: &mut Graph) -> Cfg {
+    let cfg = Cfg::analyze(graph);
+    if cfg.is_reducible(graph) {
+        return cfg;
+    }
+    if make_reducible(graph, &cfg) {
+        let cfg = Cfg::analyze(graph);
+        if cfg.is_reducible(graph) {
+            return cfg;
+        }
+        // Not expected: the decomposition leaves every cycle one entry.
+        debug_assert!(false, "irreducible after adding dispatchers");
+    }
+    // One dispatcher in front of every block is reducible whatever the
+    // graph, and takes linear time.
+    let reachable = depth_first(graph).order;
+    *graph = Graph::through_one_dispatcher(graph.num_blocks as usize, graph, &reachable);
+    let cfg = Cfg::analyze(graph);
+    assert!(cfg.is_reducible(graph), "a single dispatcher left the graph irreducible");
+    cfg
+}
+
+/// Most `block`s one node may open for the nodes placed after it (inside or
+/// outside its `loop`, counted apart). Past this, those nodes are reached
+/// through a dispatcher instead (a `loop` with the nodes inlined at its
+/// exits), so a switch with thousands of merging cases does not nest
+/// thousands deep.
+pub const MAX_BLOCK_FANOUT: usize = 256;
+/// Rounds of fan-out reduction (each re-analyzes the graph; one or two do).
+const MAX_FANOUT_ROUNDS: u32 = 4;
+
+/// Inlined code nested deeper than this (in bodies) stops inlining nodes that
+/// dominate further code: they go after a `block` instead, at the depth of
+/// their dominator. Keeps long chains of single-predecessor blocks from
+/// nesting as deep as they are long.
+pub const MAX_INLINE_DEPTH: u32 = 128;
+
+/// "No node" in the index arrays below.
+const NONE: u32 = u32::MAX;
+/// The one dispatch variable every dispatcher reads (see the module docs).
+const DISPATCH_VAR: u32 = 0;
+
+/// One edge of the working graph.
+#[derive(Clone, Copy, Debug)]
+struct Edge {
+    /// The node control goes to next: a block, or a dispatcher in front of
+    /// the block.
+    to: u32,
+    /// The block this edge finally reaches ([`Exit::target`]).
+    target: u32,
+    /// Value stored in the dispatch variable on the way (`NONE`: none).
+    dispatch_value: u32,
+}
+
+/// The CFG as a graph of nodes: blocks `0..num_blocks`, then dispatchers.
+/// Out-edges are kept in one array in node order (dispatchers are added
+/// with all their edges at once, so this stays a compressed row form).
+struct Graph {
+    num_blocks: u32,
+    edge_start: Vec<usize>,
+    edges: Vec<Edge>,
+}
+
+impl Graph {
+    fn new<'a>(num_blocks: usize, succs: impl Fn(u32) -> &'a [u32]) -> Graph {
+        let mut edge_start = Vec::with_capacity(num_blocks + 1);
+        let mut edges = Vec::new();
+        edge_start.push(0);
+        for b in 0..num_blocks as u32 {
+            for &t in succs(b) {
+                assert!((t as usize) < num_blocks, "block {b} branches to block {t} of {num_blocks}");
+                edges.push(Edge { to: t, target: t, dispatch_value: NONE });
+            }
+            edge_start.push(edges.len());
+        }
+        Graph { num_blocks: num_blocks as u32, edge_start, edges }
+    }
+
+    fn num_nodes(&self) -> usize {
+        self.edge_start.len() - 1
+    }
+
+    fn edge_range(&self, v: u32) -> Range<usize> {
+        self.edge_start[v as usize]..self.edge_start[v as usize + 1]
+    }
+
+    fn out(&self, v: u32) -> &[Edge] {
+        &self.edges[self.edge_range(v)]
+    }
+
+    fn is_dispatcher(&self, v: u32) -> bool {
+        v >= self.num_blocks
+    }
+
+    /// Adds a dispatcher whose exit `k` goes to block `entries[k]`.
+    fn add_dispatcher(&mut self, entries: &[u32]) -> u32 {
+        let exits: Vec<Edge> = entries.iter().map(|&e| Edge { to: e, target: e, dispatch_value: NONE }).collect();
+        self.add_dispatcher_edges(&exits)
+    }
+
+    /// Adds a dispatcher whose exit `k` is `exits[k]`.
+    fn add_dispatcher_edges(&mut self, exits: &[Edge]) -> u32 {
+        let id = self.num_nodes() as u32;
+        self.edges.extend_from_slice(exits);
+        self.edge_start.push(self.edges.len());
+        id
+    }
+
+    /// The `reachable` blocks of `old` with every edge going through one
+    /// dispatcher in front of all of them (the dispatchers of `old` vanish:
+    /// each edge selects its final target block directly).
+    fn through_one_dispatcher(num_blocks: usize, old: &Graph, reachable: &[u32]) -> Graph {
+        let mut graph = Graph { num_blocks: num_blocks as u32, edge_start: vec![0], edges: Vec::new() };
+        let mut slot = vec![NONE; num_blocks];
+        let mut entries = Vec::new();
+        for &v in reachable.iter().filter(|&&v| v < num_blocks as u32) {
+            slot[v as usize] = entries.len() as u32;
+            entries.push(v);
+        }
+        let dispatcher = num_blocks as u32;
+        for b in 0..num_blocks as u32 {
+            if slot[b as usize] != NONE {
+                for e in old.out(b) {
+                    graph.edges.push(Edge {
+                        to: dispatcher,
+                        target: e.target,
+                        dispatch_value: slot[e.target as usize],
+                    });
+                }
+            }
+            graph.edge_start.push(graph.edges.len());
+        }
+        graph.add_dispatcher(&entries);
+        graph
+    }
+}
+
+/// Reverse postorder, predecessors and dominators of the nodes reachable
+/// from block 0. Everything but `order`/`pos` is indexed by RPO position.
+struct Cfg {
+    /// Reachable nodes in reverse postorder (`order[0] == 0`).
+    order: Vec<u32>,
+    /// Node → RPO position, `NONE` if unreachable.
+    pos: Vec<u32>,
+    /// Predecessor positions, one per edge (duplicates kept).
+    pred_start: Vec<usize>,
+    preds: Vec<u32>,
+    /// Immediate dominator (`idom[0] == 0`).
+    idom: Vec<u32>,
+    /// Dominator-tree children of position `i`: `child_start[i]..child_start[i + 1]`.
+    child_start: Vec<usize>,
+    /// Dominator-tree DFS entry and exit times: `a` dominates `b` iff
+    /// `b`'s interval lies in `a`'s.
+    dom_pre: Vec<u32>,
+    dom_post: Vec<u32>,
+}
+
+impl Cfg {
+    fn analyze(graph: &Graph) -> Cfg {
+        let dfs = depth_first(graph);
+        let (order, pos) = (dfs.order, dfs.pos);
+        let m = order.len();
+
+        let mut pred_start = vec![0usize; m + 1];
+        for &v in &order {
+            for e in graph.out(v) {
+                pred_start[pos[e.to as usize] as usize + 1] += 1;
+            }
+        }
+        for i in 0..m {
+            pred_start[i + 1] += pred_start[i];
+        }
+        let mut fill = pred_start.clone();
+        let mut preds = vec![0u32; pred_start[m]];
+        for (i, &v) in order.iter().enumerate() {
+            for e in graph.out(v) {
+                let j = pos[e.to as usize] as usize;
+                preds[fill[j]] = i as u32;
+                fill[j] += 1;
+            }
+        }
+
+        // Lengauer–Tarjan works on DFS preorder numbers.
+        let vertex: Vec<u32> = dfs.preorder.iter().map(|&v| pos[v as usize]).collect();
+        let mut pre_of = vec![0u32; m];
+        for (k, &p) in vertex.iter().enumerate() {
+            pre_of[p as usize] = k as u32;
+        }
+        let parent: Vec<u32> =
+            dfs.parent.iter().map(|&v| if v == NONE { NONE } else { pre_of[pos[v as usize] as usize] }).collect();
+        let idom_pre = lengauer_tarjan(&parent, |w| {
+            preds[pred_start[vertex[w as usize] as usize]..pred_start[vertex[w as usize] as usize + 1]]
+                .iter()
+                .map(|&p| pre_of[p as usize])
+        });
+        let mut idom = vec![0u32; m];
+        for (w, &d) in idom_pre.iter().enumerate() {
+            idom[vertex[w] as usize] = vertex[d as usize];
+        }
+
+        let (child_start, children) = group_by(&idom[1..], 1, m);
+
+        let mut dom_pre = vec![0u32; m];
+        let mut dom_post = vec![0u32; m];
+        let mut clock = 0u32;
+        let mut stack = vec![(0u32, child_start[0])];
+        while let Some(top) = stack.last_mut() {
+            let (v, next) = *top;
+            if next == child_start[v as usize] {
+                dom_pre[v as usize] = clock;
+                clock += 1;
+            }
+            if next < child_start[v as usize + 1] {
+                top.1 += 1;
+                let c = children[next];
+                stack.push((c, child_start[c as usize]));
+            } else {
+                dom_post[v as usize] = clock;
+                clock += 1;
+                stack.pop();
+            }
+        }
+
+        Cfg { order, pos, pred_start, preds, idom, child_start, dom_pre, dom_post }
+    }
+
+    fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    fn preds(&self, i: u32) -> &[u32] {
+        &self.preds[self.pred_start[i as usize]..self.pred_start[i as usize + 1]]
+    }
+
+    fn num_dom_children(&self, i: u32) -> usize {
+        self.child_start[i as usize + 1] - self.child_start[i as usize]
+    }
+
+    /// Whether position `a` dominates position `b` (reflexive).
+    fn dominates(&self, a: u32, b: u32) -> bool {
+        let (a, b) = (a as usize, b as usize);
+        self.dom_pre[a] <= self.dom_pre[b] && self.dom_post[b] <= self.dom_post[a]
+    }
+
+    /// Whether every retreating edge goes to a node dominating its source.
+    fn is_reducible(&self, graph: &Graph) -> bool {
+        self.order.iter().enumerate().all(|(i, &v)| {
+            graph.out(v).iter().all(|e| {
+                let j = self.pos[e.to as usize];
+                j > i as u32 || self.dominates(j, i as u32)
+            })
+        })
+    }
+}
+
+/// A depth-first search from block 0.
+struct DepthFirst {
+    /// Reachable nodes in reverse postorder.
+    order: Vec<u32>,
+    /// Node → position in `order`, `NONE` if unreachable.
+    pos: Vec<u32>,
+    /// Reachable nodes in preorder, and each one's DFS-tree parent (node
+    /// ids; `NONE` for block 0).
+    preorder: Vec<u32>,
+    parent: Vec<u32>,
+}
+
+fn depth_first(graph: &Graph) -> DepthFirst {
+    const SEEN: u32 = NONE - 1;
+    let mut pos = vec![NONE; graph.num_nodes()];
+    let mut postorder = Vec::new();
+    let mut preorder = vec![0u32];
+    let mut parent = vec![NONE];
+    let mut stack = vec![(0u32, graph.edge_start[0])];
+    pos[0] = SEEN;
+    while let Some(top) = stack.last_mut() {
+        let (v, next) = *top;
+        if next < graph.edge_start[v as usize + 1] {
+            top.1 += 1;
+            let w = graph.edges[next].to;
+            if pos[w as usize] == NONE {
+                pos[w as usize] = SEEN;
+                preorder.push(w);
+                parent.push(v);
+                stack.push((w, graph.edge_start[w as usize]));
+            }
+        } else {
+            postorder.push(v);
+            stack.pop();
+        }
+    }
+    postorder.reverse();
+    for (i, &v) in postorder.iter().enumerate() {
+        pos[v as usize] = i as u32;
+    }
+    DepthFirst { order: postorder, pos, preorder, parent }
+}
+
+/// Immediate dominators by Lengauer and Tarjan's algorithm with path
+/// compression (O(E log V) whatever the graph), over DFS preorder numbers:
+/// `parent[w]` is `w`'s DFS-tree parent (`w > 0`), `preds(w)` its
+/// predecessors. Returns each number's immediate dominator (0's is 0).
+fn lengauer_tarjan<I: Iterator<Item = u32>>(parent: &[u32], preds: impl Fn(u32) -> I) -> Vec<u32> {
+    let m = parent.len();
+    let mut semi: Vec<u32> = (0..m as u32).collect();
+    let mut label = semi.clone();
+    let mut ancestor = vec![NONE; m];
+    let mut dom = vec![0u32; m];
+    // Bucket of each vertex (those whose semidominator it is), as lists.
+    let mut bucket = vec![NONE; m];
+    let mut bucket_next = vec![NONE; m];
+    let mut path = Vec::new();
+    let mut eval = |v: u32, ancestor: &mut [u32], label: &mut [u32], semi: &[u32]| -> u32 {
+        if ancestor[v as usize] == NONE {
+            return v;
+        }
+        // Compress the forest path above `v`, top down.
+        path.clear();
+        let mut x = v;
+        while ancestor[ancestor[x as usize] as usize] != NONE {
+            path.push(x);
+            x = ancestor[x as usize];
+        }
+        for &x in path.iter().rev() {
+            let a = ancestor[x as usize];
+            if semi[label[a as usize] as usize] < semi[label[x as usize] as usize] {
+                label[x as usize] = label[a as usize];
+            }
+            ancestor[x as usize] = ancestor[a as usize];
+        }
+        label[v as usize]
+    };
+    for w in (1..m as u32).rev() {
+        for v in preds(w) {
+            let u = eval(v, &mut ancestor, &mut label, &semi);
+            if semi[u as usize] < semi[w as usize] {
+                semi[w as usize] = semi[u as usize];
+            }
+        }
+        let s = semi[w as usize] as usize;
+        bucket_next[w as usize] = bucket[s];
+        bucket[s] = w;
+        let p = parent[w as usize];
+        ancestor[w as usize] = p;
+        let mut v = std::mem::replace(&mut bucket[p as usize], NONE);
+        while v != NONE {
+            let u = eval(v, &mut ancestor, &mut label, &semi);
+            dom[v as usize] = if semi[u as usize] < semi[v as usize] { u } else { p };
+            v = bucket_next[v as usize];
+        }
+    }
+    for w in 1..m {
+        if dom[w] != semi[w] {
+            dom[w] = dom[dom[w] as usize];
+        }
+    }
+    dom
+}
+
+/// Makes the reachable part of `graph` reducible by adding dispatchers (see
+/// the module docs); `cfg` is its analysis. Returns `false`, leaving the
+/// graph semantically unchanged but possibly half done, if that would take
+/// more than a small multiple of the graph's size (deep loop nests around an
+/// irreducible jump).
+///
+/// Only *bad* edges matter: retreating edges whose target does not dominate
+/// their source. A component with several entries contains one (both its
+/// ends inside): its DFS-first node `f` cannot dominate all of it, and the
+/// last edge of a path inside it from an undominated node to `f` is bad. So
+/// the decomposition starts from the nodes strictly dominated by each bad
+/// edge's nearest common dominator (edges enter that set only from the
+/// dominator, as they enter an SCC only through its header), and only
+/// descends into components holding a bad edge. Adding dispatchers splits
+/// edges but never changes which blocks dominate which, so the bad edges
+/// found up front stay the ones to look for.
+fn make_reducible(graph: &mut Graph, cfg: &Cfg) -> bool {
+    let budget = 16 * (graph.num_nodes() + graph.edges.len()) + 4096;
+    let mut work = 0usize;
+
+    // Bad edges (node ids) and their nearest common dominators (positions).
+    let mut bad: Vec<(u32, u32)> = Vec::new();
+    let mut tops: Vec<u32> = Vec::new();
+    for (i, &v) in cfg.order.iter().enumerate() {
+        for e in graph.out(v) {
+            let j = cfg.pos[e.to as usize];
+            if j <= i as u32 && !cfg.dominates(j, i as u32) {
+                bad.push((v, e.to));
+                let (mut a, mut b) = (i as u32, j);
+                while a != b {
+                    while a > b {
+                        a = cfg.idom[a as usize];
+                        work += 1;
+                    }
+                    while b > a {
+                        b = cfg.idom[b as usize];
+                        work += 1;
+                    }
+                }
+                tops.push(a);
+                if work > budget {
+                    return false;
+                }
+            }
+        }
+    }
+    // The outermost of those dominators; their strictly dominated sets are
+    // disjoint and hold every bad edge.
+    tops.sort_unstable_by_key(|&d| cfg.dom_pre[d as usize]);
+    tops.dedup();
+    let mut roots: Vec<u32> = Vec::new();
+    for d in tops {
+        if roots.last().map_or(true, |&r| !cfg.dominates(r, d)) {
+            roots.push(d);
+        }
+    }
+    let mut at_clock = vec![NONE; 2 * cfg.len()];
+    for (i, &t) in cfg.dom_pre.iter().enumerate() {
+        at_clock[t as usize] = i as u32;
+    }
+    let mut root_of = vec![NONE; graph.num_nodes()];
+    let mut regions: Vec<Region> = Vec::new();
+    for (k, &d) in roots.iter().enumerate() {
+        let (pre, post) = (cfg.dom_pre[d as usize] as usize, cfg.dom_post[d as usize] as usize);
+        let nodes: Vec<u32> =
+            at_clock[pre + 1..post].iter().filter(|&&p| p != NONE).map(|&p| cfg.order[p as usize]).collect();
+        for &v in &nodes {
+            root_of[v as usize] = k as u32;
+        }
+        regions.push(Region { nodes, header: cfg.order[d as usize], bad: Vec::new() });
+    }
+    for &(x, f) in &bad {
+        regions[root_of[x as usize] as usize].bad.push((x, f));
+    }
+
+    let mut scratch = SccScratch::new(graph.num_nodes());
+    let mut is_entry = vec![false; graph.num_nodes()];
+    let mut dispatcher_of = vec![NONE; graph.num_nodes()];
+    let mut slot_of = vec![NONE; graph.num_nodes()];
+    while let Some(Region { nodes, header, bad }) = regions.pop() {
+        work += nodes.len() + nodes.iter().map(|&v| graph.edge_range(v).len()).sum::<usize>();
+        if work > budget {
+            return false;
+        }
+        let components = scratch.components(graph, &nodes);
+        if components.is_empty() {
+            continue;
+        }
+        let comp = &scratch.comp;
+        let in_region = |v: u32| scratch.stamp[v as usize] == scratch.region;
+        let mut bad_in: Vec<Vec<(u32, u32)>> = vec![Vec::new(); components.len()];
+        for &(x, f) in &bad {
+            if in_region(x) && in_region(f) && comp[x as usize] != NONE && comp[x as usize] == comp[f as usize] {
+                bad_in[comp[x as usize] as usize].push((x, f));
+            }
+        }
+
+        // Entries: nodes of a component with an edge from outside it.
+        let mut entries: Vec<Vec<u32>> = vec![Vec::new(); components.len()];
+        for u in nodes.iter().copied().chain([header]) {
+            for e in graph.out(u) {
+                let v = e.to;
+                if in_region(v)
+                    && comp[v as usize] != NONE
+                    && (!in_region(u) || comp[u as usize] != comp[v as usize])
+                    && !is_entry[v as usize]
+                {
+                    is_entry[v as usize] = true;
+                    entries[comp[v as usize] as usize].push(v);
+                }
+            }
+        }
+
+        let mut new_dispatchers: Vec<u32> = Vec::new();
+        for (c, members) in components.into_iter().enumerate() {
+            let entries = &entries[c];
+            for &e in entries {
+                is_entry[e as usize] = false;
+            }
+            let bad = std::mem::take(&mut bad_in[c]);
+            debug_assert!(entries.len() <= 1 || !bad.is_empty(), "several entries but no bad edge");
+            if bad.is_empty() {
+                // One entry and nothing irreducible inside.
+            } else if entries.len() <= 1 {
+                // A loop with one header: look for cycles under it.
+                let head = entries.first().copied().unwrap_or(members[0]);
+                let inner: Vec<u32> = members.into_iter().filter(|&v| v != head).collect();
+                if inner.len() > 1 {
+                    regions.push(Region { nodes: inner, header: head, bad });
+                }
+            } else {
+                // Slot `slot_of[e]` selects block entry `e`. An entry that is
+                // itself a dispatcher (one added to cap fan-out) is absorbed:
+                // its exits become this dispatcher's, from `slot_of[e]` on,
+                // and the edges into it keep their choice, shifted.
+                let mut exits = Vec::new();
+                for &e in entries {
+                    slot_of[e as usize] = exits.len() as u32;
+                    dispatcher_of[e as usize] = graph.num_nodes() as u32;
+                    if graph.is_dispatcher(e) {
+                        exits.extend_from_slice(graph.out(e));
+                    } else {
+                        exits.push(Edge { to: e, target: e, dispatch_value: NONE });
+                    }
+                }
+                let d = graph.add_dispatcher_edges(&exits);
+                new_dispatchers.push(d);
+                let members = members.into_iter().filter(|&v| !graph.is_dispatcher(v) || !entries.contains(&v));
+                regions.push(Region { nodes: members.collect(), header: d, bad });
+            }
+        }
+        if !new_dispatchers.is_empty() {
+            // Every edge into a multi-entry component's entry — from outside
+            // or from inside it — now sets the slot and goes to the dispatcher.
+            // Only nodes of this region, its header and the new dispatchers
+            // (through absorbed exits) can have such edges.
+            for u in nodes.iter().chain(&new_dispatchers).copied().chain([header]) {
+                let range = graph.edge_range(u);
+                let num_blocks = graph.num_blocks;
+                for e in &mut graph.edges[range] {
+                    let t = e.to as usize;
+                    if dispatcher_of[t] != NONE && dispatcher_of[t] != u {
+                        // Into an absorbed dispatcher: keep the choice made.
+                        let shift = if e.to >= num_blocks { e.dispatch_value } else { 0 };
+                        e.dispatch_value = slot_of[t] + shift;
+                        e.to = dispatcher_of[t];
+                    }
+                }
+            }
+            for &v in &nodes {
+                dispatcher_of[v as usize] = NONE;
+                slot_of[v as usize] = NONE;
+            }
+        }
+        let n = graph.num_nodes();
+        is_entry.resize(n, false);
+        dispatcher_of.resize(n, NONE);
+        slot_of.resize(n, NONE);
+        scratch.grow(n);
+    }
+    true
+}
+
+/// A part of the graph still to split into components. Edges from outside
+/// enter it only from `header`; `bad` are the bad edges inside. Regions
+/// waiting on the stack are disjoint, so it holds each node at most once.
+struct Region {
+    nodes: Vec<u32>,
+    header: u32,
+    bad: Vec<(u32, u32)>,
+}
+
+/// Sends every forward edge into the blocks of each group (RPO positions)
+/// through a new dispatcher for the group.
+fn route_through_dispatchers(graph: &mut Graph, cfg: &Cfg, groups: &[Vec<u32>]) {
+    let mut dispatcher_of = vec![NONE; graph.num_nodes()];
+    let mut slot_of = vec![NONE; graph.num_nodes()];
+    for group in groups {
+        let blocks: Vec<u32> = group.iter().map(|&y| cfg.order[y as usize]).collect();
+        let d = graph.add_dispatcher(&blocks);
+        for (k, &b) in blocks.iter().enumerate() {
+            dispatcher_of[b as usize] = d;
+            slot_of[b as usize] = k as u32;
+        }
+    }
+    for &u in &cfg.order {
+        let range = graph.edge_range(u);
+        for e in &mut graph.edges[range] {
+            let t = e.to as usize;
+            if dispatcher_of[t] != NONE && cfg.pos[u as usize] < cfg.pos[t] {
+                debug_assert_eq!(e.dispatch_value, NONE, "edge to a block sets the dispatch variable");
+                e.dispatch_value = slot_of[t];
+                e.to = dispatcher_of[t];
+            }
+        }
+    }
+}
+
+/// Buffers of Tarjan's algorithm, kept across regions.
+struct SccScratch {
+    /// Region number of each node (the current region's nodes hold `region`).
+    stamp: Vec<u32>,
+    region: u32,
+    index: Vec<u32>,
+    low: Vec<u32>,
+    on_stack: Vec<bool>,
+    /// Component of each node of the current region with two or more nodes;
+    /// `NONE` for single-node components.
+    comp: Vec<u32>,
+}
+
+impl SccScratch {
+    fn new(n: usize) -> SccScratch {
+        SccScratch {
+            stamp: vec![NONE; n],
+            region: 0,
+            index: vec![NONE; n],
+            low: vec![0; n],
+            on_stack: vec![false; n],
+            comp: vec![NONE; n],
+        }
+    }
+
+    fn grow(&mut self, n: usize) {
+        self.stamp.resize(n, NONE);
+        self.index.resize(n, NONE);
+        self.low.resize(n, 0);
+        self.on_stack.resize(n, false);
+        self.comp.resize(n, NONE);
+    }
+
+    /// The strongly connected components of two or more nodes of the
+    /// subgraph induced by `nodes`; sets `comp` for their members.
+    fn components(&mut self, graph: &Graph, nodes: &[u32]) -> Vec<Vec<u32>> {
+        self.region += 1;
+        for &v in nodes {
+            self.stamp[v as usize] = self.region;
+            self.index[v as usize] = NONE;
+            self.comp[v as usize] = NONE;
+        }
+        let mut found = Vec::new();
+        let mut counter = 0u32;
+        let mut scc_stack: Vec<u32> = Vec::new();
+        let mut call: Vec<(u32, usize)> = Vec::new();
+        for &root in nodes {
+            if self.index[root as usize] != NONE {
+                continue;
+            }
+            self.open(root, &mut counter, &mut scc_stack);
+            call.push((root, graph.edge_start[root as usize]));
+            while let Some(top) = call.last_mut() {
+                let (v, next) = *top;
+                if next < graph.edge_start[v as usize + 1] {
+                    top.1 += 1;
+                    let w = graph.edges[next].to as usize;
+                    if self.stamp[w] != self.region {
+                        continue;
+                    }
+                    if self.index[w] == NONE {
+                        self.open(w as u32, &mut counter, &mut scc_stack);
+                        call.push((w as u32, graph.edge_start[w]));
+                    } else if self.on_stack[w] {
+                        self.low[v as usize] = self.low[v as usize].min(self.index[w]);
+                    }
+                    continue;
+                }
+                call.pop();
+                if let Some(&(parent, _)) = call.last() {
+                    self.low[parent as usize] = self.low[parent as usize].min(self.low[v as usize]);
+                }
+                if self.low[v as usize] == self.index[v as usize] {
+                    let at = scc_stack.iter().rposition(|&x| x == v).expect("node on the Tarjan stack");
+                    let members = scc_stack.split_off(at);
+                    for &x in &members {
+                        self.on_stack[x as usize] = false;
+                    }
+                    if members.len() > 1 {
+                        for &x in &members {
+                            self.comp[x as usize] = found.len() as u32;
+                        }
+                        found.push(members);
+                    }
+                }
+            }
+        }
+        found
+    }
+
+    fn open(&mut self, v: u32, counter: &mut u32, scc_stack: &mut Vec<u32>) {
+        self.index[v as usize] = *counter;
+        self.low[v as usize] = *counter;
+        *counter += 1;
+        self.on_stack[v as usize] = true;
+        scc_stack.push(v);
+    }
+}
+
+/// Loop nesting of a reducible graph, by RPO position.
+struct LoopForest {
+    is_header: Vec<bool>,
+    /// Innermost loop containing the node (a header's own loop contains it),
+    /// by header position; `NONE` outside every loop.
+    loop_of: Vec<u32>,
+    /// For a header, the innermost loop strictly containing its loop.
+    parent: Vec<u32>,
+    /// For a header, the number of loops containing it, its own included.
+    depth: Vec<u32>,
+}
+
+impl LoopForest {
+    fn new(cfg: &Cfg) -> LoopForest {
+        let m = cfg.len();
+        let mut is_header = vec![false; m];
+        for i in 0..m as u32 {
+            for &p in cfg.preds(i) {
+                if p >= i {
+                    is_header[i as usize] = true;
+                }
+            }
+        }
+        // Headers from the innermost (latest in RPO) out: walk back from the
+        // back edges' sources; a node already in an inner loop stands for
+        // that whole loop through the union-find `rep`.
+        let mut rep: Vec<u32> = (0..m as u32).collect();
+        let mut loop_of = vec![NONE; m];
+        let mut parent = vec![NONE; m];
+        let mut work = Vec::new();
+        for h in (0..m as u32).rev().filter(|&h| is_header[h as usize]) {
+            loop_of[h as usize] = h;
+            work.extend(cfg.preds(h).iter().copied().filter(|&p| p > h));
+            while let Some(x) = work.pop() {
+                let r = find(&mut rep, x);
+                if r == h {
+                    continue;
+                }
+                rep[r as usize] = h;
+                if is_header[r as usize] {
+                    parent[r as usize] = h;
+                } else {
+                    loop_of[r as usize] = h;
+                }
+                work.extend(cfg.preds(r).iter().copied().filter(|&p| p < r));
+            }
+        }
+        let mut depth = vec![0u32; m];
+        for h in (0..m).filter(|&h| is_header[h]) {
+            depth[h] = 1 + if parent[h] == NONE { 0 } else { depth[parent[h] as usize] };
+        }
+        LoopForest { is_header, loop_of, parent, depth }
+    }
+
+    /// Innermost loop containing `i`, not counting `i`'s own loop.
+    fn enclosing(&self, i: u32) -> u32 {
+        if self.is_header[i as usize] {
+            self.parent[i as usize]
+        } else {
+            self.loop_of[i as usize]
+        }
+    }
+
+    fn depth_of(&self, header: u32) -> u32 {
+        if header == NONE {
+            0
+        } else {
+            self.depth[header as usize]
+        }
+    }
+}
+
+/// Union-find root with path compression.
+fn find(rep: &mut [u32], x: u32) -> u32 {
+    let mut r = x;
+    while rep[r as usize] != r {
+        r = rep[r as usize];
+    }
+    let mut y = x;
+    while rep[y as usize] != r {
+        let next = rep[y as usize];
+        rep[y as usize] = r;
+        y = next;
+    }
+    r
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Place {
+    /// The entry: the function body.
+    Root,
+    /// At the exit of its only forward in-edge.
+    Inline,
+    /// After a `block` wrapping its parent's code, inside the parent's
+    /// `loop` if any.
+    Inner,
+    /// After a `block` wrapping its parent's `loop` (the parent is a loop
+    /// header the node is outside of).
+    Outer,
+}
+
+/// Where each node's code goes (by RPO position) and the labels.
+struct Layout {
+    place: Vec<Place>,
+    /// Nodes placed by each node (inline at its exits, or after its
+    /// `block`s), in RPO: `kids[kid_start[x]..kid_start[x + 1]]`.
+    kid_start: Vec<usize>,
+    kids: Vec<u32>,
+    is_header: Vec<bool>,
+    loop_label: Vec<u32>,
+    block_label: Vec<u32>,
+    num_labels: u32,
+    /// Deepest body nesting of the tree (bodies inside a basic block's
+    /// exits included).
+    depth: u32,
+}
+
+impl Layout {
+    fn new(cfg: &Cfg, loops: &LoopForest, max_inline_depth: u32) -> Layout {
+        let m = cfg.len();
+        let mut place = vec![Place::Inline; m];
+        place[0] = Place::Root;
+        let is_leaf = |i: u32| !loops.is_header[i as usize] && cfg.num_dom_children(i) == 0;
+
+        // A node that leaves loops on the way from its dominator `d` goes
+        // after the outermost loop it leaves: the loop enclosing `d` at depth
+        // `depth(enclosing(i)) + 1`. Answered offline, below.
+        let mut hoist: Vec<(u32, u32, u32)> = Vec::new(); // (node, from loop, depth)
+        for i in 1..m as u32 {
+            let d = cfg.idom[i as usize];
+            let forward_in = cfg.preds(i).iter().filter(|&&p| p < i).count();
+            let target_loop = loops.enclosing(i);
+            let leaves_loops = target_loop != loops.loop_of[d as usize];
+            if forward_in == 1 && (!leaves_loops || is_leaf(i)) {
+                continue; // Inline (possibly demoted by depth below).
+            }
+            if leaves_loops {
+                place[i as usize] = Place::Outer;
+                hoist.push((i, loops.loop_of[d as usize], loops.depth_of(target_loop) + 1));
+            } else {
+                place[i as usize] = Place::Inner;
+            }
+        }
+        let mut parent = ancestor_loops(loops, &hoist, m);
+        for i in 1..m {
+            if place[i] != Place::Outer {
+                parent[i] = cfg.idom[i];
+            }
+        }
+        let (kid_start, kids) = group_by(&parent[1..], 1, m);
+
+        // Depth at which each node's code starts (its first node's body
+        // depth); demote inline nodes that would nest too deep.
+        let mut start = vec![0u32; m];
+        let mut depth = 0;
+        for x in 0..m {
+            let kids = &kids[kid_start[x]..kid_start[x + 1]];
+            let count = |p: Place| kids.iter().filter(|&&y| place[y as usize] == p).count() as u32;
+            let (n_outer, mut n_inner) = (count(Place::Outer), count(Place::Inner));
+            let s = start[x];
+            let in_loop = loops.is_header[x] as u32;
+            if s + n_outer + in_loop + n_inner + 1 > max_inline_depth {
+                for &y in kids {
+                    if place[y as usize] == Place::Inline && !is_leaf(y) {
+                        place[y as usize] = Place::Inner;
+                        n_inner += 1;
+                    }
+                }
+            }
+            // Later siblings in RPO get the outer `block`s.
+            let (mut outer_rank, mut inner_rank) = (n_outer, n_inner);
+            for &y in kids {
+                start[y as usize] = match place[y as usize] {
+                    Place::Outer => {
+                        outer_rank -= 1;
+                        s + outer_rank
+                    }
+                    Place::Inner => {
+                        inner_rank -= 1;
+                        s + n_outer + in_loop + inner_rank
+                    }
+                    _ => s + n_outer + in_loop + n_inner + 1,
+                };
+            }
+            // The basic block's body is at depth s + n_outer + in_loop +
+            // n_inner, counting the function body as depth 0.
+            depth = depth.max(s + n_outer + in_loop + n_inner + 1);
+        }
+
+        let mut loop_label = vec![NONE; m];
+        let mut block_label = vec![NONE; m];
+        let mut next = 0u32;
+        for i in 0..m {
+            if loops.is_header[i] {
+                loop_label[i] = next;
+                next += 1;
+            }
+            if matches!(place[i], Place::Inner | Place::Outer) {
+                block_label[i] = next;
+                next += 1;
+            }
+        }
+        Layout {
+            place,
+            kid_start,
+            kids,
+            is_header: loops.is_header.clone(),
+            loop_label,
+            block_label,
+            num_labels: next,
+            depth,
+        }
+    }
+
+    /// Groups of nodes (RPO positions) placed after more than `max_fanout`
+    /// `block`s of one node, to be reached through a
+    /// dispatcher each. Dispatchers are left out: their in-edges already set
+    /// the dispatch variable.
+    fn wide_groups(&self, graph: &Graph, cfg: &Cfg, max_fanout: usize) -> Vec<Vec<u32>> {
+        let mut groups = Vec::new();
+        for x in 0..cfg.len() {
+            let kids = &self.kids[self.kid_start[x]..self.kid_start[x + 1]];
+            for p in [Place::Inner, Place::Outer] {
+                let count = kids.iter().filter(|&&y| self.place[y as usize] == p).count();
+                if count > max_fanout {
+                    let group: Vec<u32> = kids
+                        .iter()
+                        .copied()
+                        .filter(|&y| self.place[y as usize] == p && cfg.order[y as usize] < graph.num_blocks)
+                        .collect();
+                    if group.len() >= 2 {
+                        groups.push(group);
+                    }
+                }
+            }
+        }
+        groups
+    }
+
+    /// Emits the tree bottom-up (latest RPO first, so every node's children
+    /// are done before it). Sequences are built back to front, so that
+    /// putting a `block` in front of a long sequence is a push.
+    fn build(self, graph: &Graph, cfg: &Cfg) -> Structured {
+        let m = cfg.len();
+        let mut reversed: Vec<Vec<Node>> = vec![Vec::new(); m];
+        for x in (0..m).rev() {
+            let node = cfg.order[x];
+            let exits: Vec<Exit> = graph
+                .out(node)
+                .iter()
+                .map(|e| {
+                    let j = cfg.pos[e.to as usize] as usize;
+                    let how = if j <= x {
+                        ExitHow::Br(LabelId(self.loop_label[j]))
+                    } else if self.place[j] != Place::Inline {
+                        ExitHow::Br(LabelId(self.block_label[j]))
+                    } else {
+                        ExitHow::Inline(finish(std::mem::take(&mut reversed[j])))
+                    };
+                    let set_dispatch = (e.dispatch_value != NONE).then_some((DISPATCH_VAR, e.dispatch_value));
+                    Exit { target: e.target, set_dispatch, how }
+                })
+                .collect();
+            let mut seq = vec![if node < graph.num_blocks {
+                Node::Basic { block: node, exits }
+            } else {
+                Node::Dispatch { var: DISPATCH_VAR, exits }
+            }];
+            let kids = &self.kids[self.kid_start[x]..self.kid_start[x + 1]];
+            for &y in kids.iter().filter(|&&y| self.place[y as usize] == Place::Inner) {
+                seq = after_block(seq, LabelId(self.block_label[y as usize]), &mut reversed[y as usize]);
+            }
+            if self.is_header[x] {
+                seq = vec![Node::Loop { label: LabelId(self.loop_label[x]), body: finish(seq) }];
+            }
+            for &y in kids.iter().filter(|&&y| self.place[y as usize] == Place::Outer) {
+                seq = after_block(seq, LabelId(self.block_label[y as usize]), &mut reversed[y as usize]);
+            }
+            reversed[x] = seq;
+        }
+        let dispatchers = graph.num_nodes() > graph.num_blocks as usize;
+        Structured {
+            body: finish(std::mem::take(&mut reversed[0])),
+            num_labels: self.num_labels,
+            num_dispatch_vars: dispatchers as u32,
+        }
+    }
+}
+
+/// Items `first + k` grouped by `key[k] < groups` (in increasing item order
+/// within a group), as a compressed row form; `NONE` keys are left out.
+fn group_by(key: &[u32], first: u32, groups: usize) -> (Vec<usize>, Vec<u32>) {
+    let mut start = vec![0usize; groups + 1];
+    for &k in key.iter().filter(|&&k| k != NONE) {
+        start[k as usize + 1] += 1;
+    }
+    for i in 0..groups {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut items = vec![0u32; start[groups]];
+    for (item, &k) in key.iter().enumerate().filter(|&(_, &k)| k != NONE) {
+        items[fill[k as usize]] = first + item as u32;
+        fill[k as usize] += 1;
+    }
+    (start, items)
+}
+
+/// `block $label <body> end` followed by `rest`, all back to front.
+fn after_block(body_reversed: Vec<Node>, label: LabelId, rest_reversed: &mut Vec<Node>) -> Vec<Node> {
+    let mut seq = std::mem::take(rest_reversed);
+    debug_assert!(!seq.is_empty(), "code placed after a block is missing");
+    seq.push(Node::Block { label, body: finish(body_reversed) });
+    seq
+}
+
+/// A sequence built back to front, in execution order.
+fn finish(mut reversed: Vec<Node>) -> Vec<Node> {
+    reversed.reverse();
+    reversed
+}
+
+/// For each query `(node, loop, depth)`, the loop containing `loop` at
+/// nesting depth `depth`, stored at `node`; one walk over the loop forest.
+fn ancestor_loops(loops: &LoopForest, queries: &[(u32, u32, u32)], m: usize) -> Vec<u32> {
+    let mut answer = vec![NONE; m];
+    if queries.is_empty() {
+        return answer;
+    }
+    let (query_start, by_loop) = group_by(&queries.iter().map(|q| q.1).collect::<Vec<_>>(), 0, m);
+    let parent_of_nested: Vec<u32> = (0..m).map(|h| if loops.is_header[h] { loops.parent[h] } else { NONE }).collect();
+    let (child_start, children) = group_by(&parent_of_nested, 0, m);
+    let answer_at = |h: usize, path: &[u32], answer: &mut [u32]| {
+        for &q in &by_loop[query_start[h]..query_start[h + 1]] {
+            let (node, _, depth) = queries[q as usize];
+            answer[node as usize] = path[depth as usize - 1];
+        }
+    };
+    let mut path: Vec<u32> = Vec::new();
+    let mut stack: Vec<(u32, usize)> = Vec::new();
+    for root in (0..m).filter(|&h| loops.is_header[h] && loops.parent[h] == NONE) {
+        stack.push((root as u32, child_start[root]));
+        path.push(root as u32);
+        answer_at(root, &path, &mut answer);
+        while let Some(top) = stack.last_mut() {
+            let (h, next) = *top;
+            if next < child_start[h as usize + 1] {
+                top.1 += 1;
+                let c = children[next];
+                stack.push((c, child_start[c as usize]));
+                path.push(c);
+                answer_at(c as usize, &path, &mut answer);
+            } else {
+                stack.pop();
+                path.pop();
+            }
+        }
+    }
+    answer
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Instant;
+
+    /// SplitMix64: a small seeded generator, enough for test data.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+        fn chance(&mut self, percent: u64) -> bool {
+            self.next() % 100 < percent
+        }
+    }
+
+    fn run(succs: &[Vec<u32>]) -> Structured {
+        structure(succs.len(), |b| &succs[b as usize])
+    }
+
+    fn reachable(succs: &[Vec<u32>]) -> Vec<bool> {
+        let mut seen = vec![false; succs.len()];
+        if succs.is_empty() {
+            return seen;
+        }
+        let mut stack = vec![0u32];
+        seen[0] = true;
+        while let Some(b) = stack.pop() {
+            for &t in &succs[b as usize] {
+                if !seen[t as usize] {
+                    seen[t as usize] = true;
+                    stack.push(t);
+                }
+            }
+        }
+        seen
+    }
+
+    /// Structural invariants of the contract; returns the tree's depth in
+    /// bodies. Walks the tree with an explicit stack, so it also works on
+    /// the big graphs.
+    fn check_invariants(s: &Structured, succs: &[Vec<u32>]) -> usize {
+        let live = reachable(succs);
+        let mut seen_block = vec![false; succs.len()];
+        let mut label_defined = vec![false; s.num_labels as usize];
+        let mut label_used = vec![false; s.num_labels as usize];
+        // (body, index into it, depth, number of labels in scope)
+        let mut scope: Vec<LabelId> = Vec::new();
+        let mut work: Vec<(&[Node], usize, usize, usize)> = vec![(&s.body, 0, 1, 0)];
+        let mut max_depth = 0;
+        let check_exit = |exit: &Exit, scope: &[LabelId], used: &mut [bool]| {
+            if let Some((var, _)) = exit.set_dispatch {
+                assert!(var < s.num_dispatch_vars, "dispatch variable {var} out of range");
+            }
+            if let ExitHow::Br(l) = exit.how {
+                assert!(scope.contains(&l), "br {l:?} to a label that does not enclose it (scope {scope:?})");
+                used[l.0 as usize] = true;
+            }
+        };
+        while let Some((body, i, depth, in_scope)) = work.pop() {
+            scope.truncate(in_scope);
+            max_depth = max_depth.max(depth);
+            if i == body.len() {
+                continue;
+            }
+            work.push((body, i + 1, depth, in_scope));
+            let last = i + 1 == body.len();
+            assert!(!(last && matches!(body[i], Node::Block { .. })), "a body ends with a block");
+            match &body[i] {
+                Node::Block { label, body: inner } | Node::Loop { label, body: inner } => {
+                    assert!(label.0 < s.num_labels, "label {label:?} out of range");
+                    assert!(!label_defined[label.0 as usize], "label {label:?} defined twice");
+                    label_defined[label.0 as usize] = true;
+                    assert!(!inner.is_empty(), "empty construct");
+                    // Work items record their scope by length: the labels
+                    // below that length are theirs (items above them on the
+                    // stack never have shorter scopes).
+                    scope.push(*label);
+                    work.push((inner, 0, depth + 1, scope.len()));
+                }
+                Node::Basic { block, exits } => {
+                    assert!(last, "something follows basic block {block}");
+                    assert!(live[*block as usize], "unreachable block {block} emitted");
+                    assert!(!seen_block[*block as usize], "block {block} emitted twice");
+                    seen_block[*block as usize] = true;
+                    let want = &succs[*block as usize];
+                    assert_eq!(exits.len(), want.len(), "block {block}: one exit per successor");
+                    for (exit, &t) in exits.iter().zip(want) {
+                        assert_eq!(exit.target, t, "block {block}: exit target");
+                        check_exit(exit, &scope, &mut label_used);
+                        if let ExitHow::Inline(inner) = &exit.how {
+                            assert!(!inner.is_empty(), "empty inline code");
+                            work.push((inner, 0, depth + 1, scope.len()));
+                        }
+                    }
+                }
+                Node::Dispatch { var, exits } => {
+                    assert!(last, "something follows a dispatcher");
+                    assert!(*var < s.num_dispatch_vars, "dispatch variable {var} out of range");
+                    assert!(exits.len() >= 2, "a dispatcher needs two entries");
+                    for exit in exits {
+                        assert!(live[exit.target as usize], "dispatch to unreachable block");
+                        check_exit(exit, &scope, &mut label_used);
+                        if let ExitHow::Inline(inner) = &exit.how {
+                            assert!(!inner.is_empty(), "empty inline code");
+                            work.push((inner, 0, depth + 1, scope.len()));
+                        }
+                    }
+                }
+            }
+        }
+        for b in 0..succs.len() {
+            assert_eq!(seen_block[b], live[b], "block {b}: emitted {} but reachable {}", seen_block[b], live[b]);
+        }
+        assert!(label_defined.iter().all(|&d| d), "a label in 0..num_labels is never defined");
+        assert!(label_used.iter().all(|&u| u), "a label is never branched to");
+        max_depth
+    }
+
+    enum Flow {
+        Next,
+        Br(LabelId),
+        Stop,
+    }
+
+    /// Runs a structured tree with wasm semantics, choosing each block's
+    /// successor from `rng`; records the blocks visited.
+    struct Interpreter<'a> {
+        succs: &'a [Vec<u32>],
+        rng: Rng,
+        trace: Vec<u32>,
+        max_steps: usize,
+        vars: Vec<Option<u32>>,
+        hops: usize,
+    }
+
+    impl Interpreter<'_> {
+        fn body(&mut self, body: &[Node]) -> Flow {
+            for node in body {
+                match self.node(node) {
+                    Flow::Next => {}
+                    flow => return flow,
+                }
+            }
+            Flow::Next
+        }
+
+        fn node(&mut self, node: &Node) -> Flow {
+            match node {
+                Node::Block { label, body } => match self.body(body) {
+                    Flow::Br(l) if l == *label => Flow::Next,
+                    flow => flow,
+                },
+                Node::Loop { label, body } => loop {
+                    match self.body(body) {
+                        Flow::Br(l) if l == *label => continue,
+                        flow => return flow,
+                    }
+                },
+                Node::Basic { block, exits } => {
+                    self.trace.push(*block);
+                    self.hops = 0;
+                    let succs = &self.succs[*block as usize];
+                    assert_eq!(exits.len(), succs.len());
+                    if succs.is_empty() || self.trace.len() >= self.max_steps {
+                        return Flow::Stop;
+                    }
+                    let k = self.rng.below(succs.len());
+                    let flow = self.exit(&exits[k]);
+                    assert!(!matches!(flow, Flow::Next), "fell through after block {block}");
+                    flow
+                }
+                Node::Dispatch { var, exits } => {
+                    self.hops += 1;
+                    assert!(self.hops <= 64, "dispatchers chained without reaching a block");
+                    let k = self.vars[*var as usize].expect("dispatch variable read before it was set");
+                    let flow = self.exit(&exits[k as usize]);
+                    assert!(!matches!(flow, Flow::Next), "fell through after a dispatcher");
+                    flow
+                }
+            }
+        }
+
+        fn exit(&mut self, exit: &Exit) -> Flow {
+            if let Some((var, value)) = exit.set_dispatch {
+                self.vars[var as usize] = Some(value);
+            }
+            match &exit.how {
+                ExitHow::Br(l) => Flow::Br(*l),
+                ExitHow::Inline(body) => self.body(body),
+            }
+        }
+    }
+
+    /// Blocks visited by the structured code and by the CFG itself under the
+    /// same successor choices (`seed`), up to `max_steps` blocks.
+    fn traces(s: &Structured, succs: &[Vec<u32>], seed: u64, max_steps: usize) -> (Vec<u32>, Vec<u32>) {
+        let mut interp = Interpreter {
+            succs,
+            rng: Rng(seed),
+            trace: Vec::new(),
+            max_steps,
+            vars: vec![None; s.num_dispatch_vars as usize],
+            hops: 0,
+        };
+        match interp.body(&s.body) {
+            Flow::Stop => {}
+            Flow::Next => panic!("fell off the end of the function"),
+            Flow::Br(l) => panic!("br {l:?} escaped the function"),
+        }
+        let mut rng = Rng(seed);
+        let mut direct = Vec::new();
+        let mut b = 0u32;
+        loop {
+            direct.push(b);
+            let next = &succs[b as usize];
+            if next.is_empty() || direct.len() >= max_steps {
+                break;
+            }
+            b = next[rng.below(next.len())];
+        }
+        (interp.trace, direct)
+    }
+
+    /// Structures `succs`, checks the invariants and compares `walks` random
+    /// executions with the CFG. Returns the structured tree.
+    fn check(succs: &[Vec<u32>], walks: u64, seed: u64) -> Structured {
+        check_with(succs, walks, seed, Limits::DEFAULT)
+    }
+
+    fn check_with(succs: &[Vec<u32>], walks: u64, seed: u64, limits: Limits) -> Structured {
+        let s = structure_with(succs.len(), |b| &succs[b as usize], limits);
+        check_invariants(&s, succs);
+        for w in 0..walks {
+            let (got, want) = traces(&s, succs, seed.wrapping_mul(1000).wrapping_add(w), 300);
+            assert_eq!(got, want, "walk {w} of {succs:?} with {limits:?}\n{s:#?}");
+        }
+        s
+    }
+
+    /// Successor count: some exits, mostly branches, some switches.
+    fn random_arity(rng: &mut Rng) -> usize {
+        match rng.below(20) {
+            0..=2 => 0,
+            3..=8 => 1,
+            9..=16 => 2,
+            _ => 3 + rng.below(6),
+        }
+    }
+
+    /// Any graph: targets uniform, so self-loops, duplicate edges and
+    /// multi-entry cycles are common.
+    fn random_graph(rng: &mut Rng, n: usize) -> Vec<Vec<u32>> {
+        (0..n)
+            .map(|_| {
+                let k = random_arity(rng);
+                let mut out: Vec<u32> = (0..k).map(|_| rng.below(n) as u32).collect();
+                if k >= 2 && rng.chance(15) {
+                    out[1] = out[0];
+                }
+                out
+            })
+            .collect()
+    }
+
+    /// A reducible graph: forward edges (mostly short), plus back edges only
+    /// to dominators of the source.
+    fn random_reducible(rng: &mut Rng, n: usize) -> Vec<Vec<u32>> {
+        assert!(n <= 64);
+        let mut succs: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (i, out) in succs.iter_mut().enumerate() {
+            let k = random_arity(rng);
+            for _ in 0..k {
+                if i + 1 < n && !rng.chance(10) {
+                    let span = if rng.chance(70) { 4 } else { n - i - 1 };
+                    out.push((i + 1 + rng.below(span.min(n - i - 1))) as u32);
+                } else {
+                    out.push(u32::MAX); // back edge, filled in below
+                }
+            }
+        }
+        // Dominators of the forward DAG (bit sets), in index order.
+        let mut dom = vec![0u64; n];
+        let mut reached = vec![false; n];
+        reached[0] = true;
+        dom[0] = 1;
+        for i in 0..n {
+            if !reached[i] {
+                continue;
+            }
+            for &t in &succs[i] {
+                if t != u32::MAX {
+                    let t = t as usize;
+                    dom[t] = if reached[t] { dom[t] & (dom[i] | 1 << t) } else { dom[i] | 1 << t };
+                    reached[t] = true;
+                }
+            }
+        }
+        for i in 0..n {
+            let doms: Vec<u32> = (0..n as u32).filter(|&d| dom[i] >> d & 1 == 1).collect();
+            for t in succs[i].iter_mut().filter(|t| **t == u32::MAX) {
+                // Unreachable blocks: any target (they are left out anyway).
+                *t = if doms.is_empty() { rng.below(n) as u32 } else { doms[rng.below(doms.len())] };
+            }
+        }
+        succs
+    }
+
+    /// Random structured programs (sequences, if/else, loops with break and
+    /// continue to any enclosing loop, switches with fallthrough and shared
+    /// cases, returns): reducible CFGs shaped like compiled code.
+    struct ProgramGen<'r> {
+        rng: &'r mut Rng,
+        succs: Vec<Vec<u32>>,
+        /// (header, exit) of the enclosing loops.
+        loops: Vec<(u32, u32)>,
+        budget: usize,
+    }
+
+    impl ProgramGen<'_> {
+        fn generate(rng: &mut Rng, budget: usize) -> Vec<Vec<u32>> {
+            let mut g = ProgramGen { rng, succs: vec![Vec::new()], loops: Vec::new(), budget };
+            // The last open block returns (its successor list stays empty).
+            g.statements(0, 0);
+            g.succs
+        }
+
+        fn block(&mut self) -> u32 {
+            self.succs.push(Vec::new());
+            self.succs.len() as u32 - 1
+        }
+
+        /// Emits statements into open block `cur`; the open block control
+        /// falls out of, or `None` after a jump or return.
+        fn statements(&mut self, mut cur: u32, depth: usize) -> Option<u32> {
+            while self.succs.len() < self.budget && (depth == 0 || !self.rng.chance(12)) {
+                let nested = depth < 8;
+                cur = match self.rng.below(20) {
+                    0..=4 => {
+                        let b = self.block();
+                        self.succs[cur as usize] = vec![b];
+                        b
+                    }
+                    5..=9 if nested => {
+                        let (then, other, join) = (self.block(), self.block(), self.block());
+                        self.succs[cur as usize] =
+                            if self.rng.chance(30) { vec![then, join] } else { vec![then, other] };
+                        let mut joined = false;
+                        for arm in [then, other] {
+                            if let Some(end) = self.statements(arm, depth + 1) {
+                                self.succs[end as usize] = vec![join];
+                                joined = true;
+                            }
+                        }
+                        if !joined {
+                            self.succs[cur as usize].push(join);
+                        }
+                        join
+                    }
+                    10..=13 if nested => {
+                        let (header, body, exit) = (self.block(), self.block(), self.block());
+                        self.succs[cur as usize] = vec![header];
+                        self.succs[header as usize] = vec![body, exit];
+                        self.loops.push((header, exit));
+                        if let Some(end) = self.statements(body, depth + 1) {
+                            // Bottom-tested or plain back edge.
+                            self.succs[end as usize] =
+                                if self.rng.chance(50) { vec![header] } else { vec![exit, header] };
+                        }
+                        self.loops.pop();
+                        exit
+                    }
+                    14..=15 if nested => {
+                        let join = self.block();
+                        let cases: Vec<u32> = (0..1 + self.rng.below(8)).map(|_| self.block()).collect();
+                        let mut out = vec![join];
+                        for _ in 0..cases.len() + self.rng.below(4) {
+                            out.push(cases[self.rng.below(cases.len())]);
+                        }
+                        self.succs[cur as usize] = out;
+                        for (k, &case) in cases.iter().enumerate() {
+                            if let Some(end) = self.statements(case, depth + 1) {
+                                let fall = cases.get(k + 1).copied().filter(|_| self.rng.chance(30));
+                                self.succs[end as usize] = vec![fall.unwrap_or(join)];
+                            }
+                        }
+                        join
+                    }
+                    16..=17 if !self.loops.is_empty() => {
+                        let (header, exit) = self.loops[self.rng.below(self.loops.len())];
+                        let target = if self.rng.chance(50) { header } else { exit };
+                        // Conditional break/continue, or an unconditional one.
+                        if self.rng.chance(50) {
+                            let b = self.block();
+                            self.succs[cur as usize] = vec![target, b];
+                            b
+                        } else {
+                            self.succs[cur as usize] = vec![target];
+                            return None;
+                        }
+                    }
+                    18 if depth > 0 => return None, // return
+                    _ => continue,
+                };
+            }
+            Some(cur)
+        }
+    }
+
+    /// A structured program with some `goto`s added: edges into the middle
+    /// of loops make multi-entry regions like those compilers emit.
+    fn program_with_gotos(rng: &mut Rng, budget: usize, gotos: usize) -> Vec<Vec<u32>> {
+        let mut succs = ProgramGen::generate(rng, budget);
+        let n = succs.len();
+        for _ in 0..gotos {
+            let from = rng.below(n);
+            let to = rng.below(n) as u32;
+            if succs[from].is_empty() || rng.chance(50) {
+                succs[from].push(to);
+            } else {
+                let k = rng.below(succs[from].len());
+                succs[from][k] = to;
+            }
+        }
+        succs
+    }
+
+    fn has_dispatch(s: &Structured) -> bool {
+        s.num_dispatch_vars > 0
+    }
+
+    #[test]
+    fn single_block() {
+        let s = check(&[vec![]], 1, 1);
+        assert_eq!(s.body, vec![Node::Basic { block: 0, exits: vec![] }]);
+        assert_eq!((s.num_labels, s.num_dispatch_vars), (0, 0));
+    }
+
+    #[test]
+    fn no_blocks() {
+        let s = structure(0, |_| &[]);
+        assert!(s.body.is_empty());
+    }
+
+    #[test]
+    fn self_loop_on_entry() {
+        let s = check(&[vec![0, 1], vec![]], 20, 2);
+        let Node::Loop { label, body } = &s.body[0] else { panic!("{s:?}") };
+        let Node::Basic { block: 0, exits } = &body[0] else { panic!("{s:?}") };
+        assert_eq!(exits[0].how, ExitHow::Br(*label));
+        assert!(matches!(exits[1].how, ExitHow::Inline(_)));
+    }
+
+    #[test]
+    fn diamond_merges_after_a_block() {
+        // 0 → 1, 2; 1 → 3; 2 → 3.
+        let s = check(&[vec![1, 2], vec![3], vec![3], vec![]], 20, 3);
+        let [Node::Block { label, body }, Node::Basic { block: 3, .. }] = &s.body[..] else { panic!("{s:#?}") };
+        let Node::Basic { block: 0, exits } = &body[0] else { panic!("{s:#?}") };
+        for exit in exits {
+            let ExitHow::Inline(code) = &exit.how else { panic!("{s:#?}") };
+            let Node::Basic { exits, .. } = &code[0] else { panic!("{s:#?}") };
+            assert_eq!(exits[0].how, ExitHow::Br(*label));
+        }
+    }
+
+    #[test]
+    fn switch_duplicates_branch_to_a_block() {
+        // A switch with three cases to block 1 and one to block 2: block 1
+        // has one predecessor block but three edges, so it is a merge.
+        let succs = vec![vec![1, 1, 2, 1], vec![], vec![]];
+        let s = check(&succs, 30, 4);
+        let Node::Block { label, body } = &s.body[0] else { panic!("{s:#?}") };
+        let Node::Basic { block: 0, exits } = &body[0] else { panic!("{s:#?}") };
+        for i in [0, 1, 3] {
+            assert_eq!(exits[i].how, ExitHow::Br(*label));
+        }
+        assert!(matches!(exits[2].how, ExitHow::Inline(_)));
+    }
+
+    /// Every `Basic`/`Dispatch` node of a tree, with a stack.
+    fn code_nodes(s: &Structured) -> Vec<&Node> {
+        let mut out = Vec::new();
+        let mut stack: Vec<&Node> = s.body.iter().collect();
+        while let Some(n) = stack.pop() {
+            match n {
+                Node::Block { body, .. } | Node::Loop { body, .. } => stack.extend(body),
+                Node::Basic { exits, .. } | Node::Dispatch { exits, .. } => {
+                    out.push(n);
+                    for e in exits {
+                        if let ExitHow::Inline(b) = &e.how {
+                            stack.extend(b);
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn exits_of(s: &Structured, block: u32) -> &[Exit] {
+        code_nodes(s)
+            .into_iter()
+            .find_map(|n| match n {
+                Node::Basic { block: b, exits } if *b == block => Some(&exits[..]),
+                _ => None,
+            })
+            .expect("block in the tree")
+    }
+
+    #[test]
+    fn two_entry_loop_gets_a_dispatcher() {
+        // 0 → 1, 2; 1 ⇄ 2; 2 → 3.
+        let succs = vec![vec![1, 2], vec![2], vec![1, 3], vec![]];
+        let s = check(&succs, 50, 5);
+        assert_eq!(s.num_dispatch_vars, 1);
+        let dispatchers: Vec<&Node> =
+            code_nodes(&s).into_iter().filter(|n| matches!(n, Node::Dispatch { .. })).collect();
+        let [Node::Dispatch { exits, .. }] = &dispatchers[..] else { panic!("{s:#?}") };
+        let targets: Vec<u32> = exits.iter().map(|e| e.target).collect();
+        assert_eq!(targets, [1, 2]);
+        // The two edges of block 0 and the edges 1 → 2 and 2 → 1 all go
+        // through the dispatcher, choosing their target.
+        let choice = |block: u32, k: usize| exits_of(&s, block)[k].set_dispatch;
+        assert_eq!(choice(0, 0), Some((0, 0)));
+        assert_eq!(choice(0, 1), Some((0, 1)));
+        assert_eq!(choice(1, 0), Some((0, 1)));
+        assert_eq!(choice(2, 0), Some((0, 0)));
+        assert_eq!(choice(2, 1), None);
+    }
+
+    #[test]
+    fn nested_irreducible_regions() {
+        // Outer two-entry cycle {1, 2, 3, 4} entered at 1 and 3; inside it,
+        // after the dispatcher, {2, 4} is entered at 2 (from 1) and 4 (from 3).
+        let succs = vec![
+            vec![1, 3],    // 0
+            vec![2, 5],    // 1
+            vec![4, 1],    // 2
+            vec![4, 2, 5], // 3
+            vec![2, 3, 5], // 4
+            vec![],        // 5
+        ];
+        let s = check(&succs, 200, 6);
+        let dispatchers = code_nodes(&s).iter().filter(|n| matches!(n, Node::Dispatch { .. })).count();
+        assert!(dispatchers >= 2, "expected nested dispatchers, got {dispatchers}");
+    }
+
+    #[test]
+    fn unreachable_blocks_are_left_out() {
+        let succs = vec![vec![2], vec![2, 1], vec![]];
+        let s = check(&succs, 5, 7);
+        assert_eq!(
+            s.body,
+            vec![Node::Basic {
+                block: 0,
+                exits: vec![Exit {
+                    target: 2,
+                    set_dispatch: None,
+                    how: ExitHow::Inline(vec![Node::Basic { block: 2, exits: vec![] }]),
+                }],
+            }]
+        );
+    }
+
+    #[test]
+    fn random_reducible_graphs_match_the_cfg() {
+        let mut rng = Rng(0x5eed_0001);
+        let mut with_loops = 0;
+        for g in 0..3000 {
+            let n = 1 + rng.below(60);
+            let succs = random_reducible(&mut rng, n);
+            let s = check(&succs, 20, g);
+            assert!(!has_dispatch(&s), "dispatcher in a reducible graph: {succs:?}");
+            with_loops += format!("{s:?}").contains("Loop") as usize;
+        }
+        assert!(with_loops > 1000, "only {with_loops} graphs had loops");
+    }
+
+    #[test]
+    fn random_graphs_match_the_cfg() {
+        let mut rng = Rng(0x5eed_0002);
+        let mut irreducible = 0;
+        for g in 0..3000 {
+            let n = 1 + rng.below(60);
+            let succs = random_graph(&mut rng, n);
+            let s = check(&succs, 20, g);
+            irreducible += has_dispatch(&s) as usize;
+        }
+        assert!(irreducible > 500, "only {irreducible} irreducible graphs");
+    }
+
+    #[test]
+    fn random_programs_match_the_cfg() {
+        let mut rng = Rng(0x5eed_0005);
+        let mut loops = 0;
+        for g in 0..2000 {
+            let budget = 1 + rng.below(80);
+            let succs = ProgramGen::generate(&mut rng, budget);
+            let s = check(&succs, 20, g);
+            assert!(!has_dispatch(&s), "dispatcher in a structured program: {succs:?}");
+            loops += format!("{s:?}").contains("Loop") as usize;
+        }
+        assert!(loops > 500, "only {loops} programs had loops");
+    }
+
+    #[test]
+    fn random_programs_with_gotos_match_the_cfg() {
+        let mut rng = Rng(0x5eed_0006);
+        let mut irreducible = 0;
+        for g in 0..2000 {
+            let budget = 1 + rng.below(80);
+            let gotos = 1 + rng.below(4);
+            let succs = program_with_gotos(&mut rng, budget, gotos);
+            let s = check(&succs, 20, g);
+            irreducible += has_dispatch(&s) as usize;
+        }
+        assert!(irreducible > 200, "only {irreducible} irreducible programs");
+    }
+
+    /// The same kinds of graphs with tiny nesting caps, so that inline
+    /// demotion, fan-out dispatchers (and their absorption into irreducible
+    /// regions' dispatchers) and the one-dispatcher fallback all run.
+    #[test]
+    fn random_graphs_with_tight_limits_match_the_cfg() {
+        let mut rng = Rng(0x5eed_0007);
+        let mut dispatched = 0;
+        for g in 0..6000 {
+            let n = 1 + rng.below(60);
+            let succs = match g % 3 {
+                0 => random_graph(&mut rng, n),
+                1 => ProgramGen::generate(&mut rng, n),
+                _ => {
+                    let gotos = 1 + rng.below(4);
+                    program_with_gotos(&mut rng, n, gotos)
+                }
+            };
+            let limits = Limits {
+                tree_depth: 4 + rng.below(40) as u32,
+                block_fanout: 1 + rng.below(3),
+                inline_depth: 1 + rng.below(4) as u32,
+            };
+            let s = check_with(&succs, 10, g, limits);
+            dispatched += has_dispatch(&s) as usize;
+        }
+        assert!(dispatched > 2000, "only {dispatched} graphs used dispatchers");
+    }
+
+    /// Dense small graphs: many overlapping multi-entry cycles.
+    #[test]
+    fn dense_irreducible_graphs_match_the_cfg() {
+        let mut rng = Rng(0x5eed_0003);
+        for g in 0..2000 {
+            let n = 2 + rng.below(12);
+            let succs: Vec<Vec<u32>> =
+                (0..n).map(|_| (0..rng.below(5)).map(|_| rng.below(n) as u32).collect()).collect();
+            check(&succs, 30, g);
+        }
+    }
+
+    /// Exhaustive over all graphs of three blocks with out-degree ≤ 2.
+    #[test]
+    fn all_tiny_graphs_match_the_cfg() {
+        let lists: Vec<Vec<u32>> = {
+            let mut l = vec![vec![]];
+            for a in 0..3 {
+                l.push(vec![a]);
+                for b in 0..3 {
+                    l.push(vec![a, b]);
+                }
+            }
+            l
+        };
+        let mut count = 0;
+        for x in &lists {
+            for y in &lists {
+                for z in &lists {
+                    let succs = vec![x.clone(), y.clone(), z.clone()];
+                    check(&succs, 8, count);
+                    count += 1;
+                }
+            }
+        }
+        assert_eq!(count, 13 * 13 * 13);
+    }
+
+    #[test]
+    fn big_switch_with_fallthrough() {
+        // Block 0 switches over 500 cases; case i falls through to case i+1;
+        // every case may also leave to the exit; some cases are duplicated.
+        let cases = 500u32;
+        let exit = cases + 1;
+        let mut succs: Vec<Vec<u32>> = vec![(1..=cases).chain([3, 3, exit]).collect()];
+        for i in 1..=cases {
+            succs.push(if i == cases { vec![exit] } else { vec![i + 1, exit] });
+        }
+        succs.push(vec![]);
+        let s = check(&succs, 200, 8);
+        // The 500 merging cases are reached through a dispatcher rather
+        // than after 500 nested blocks.
+        assert!(has_dispatch(&s));
+        assert!(check_invariants(&s, &succs) < 20);
+    }
+
+    #[test]
+    fn switch_with_a_few_hundred_merging_cases_nests_blocks() {
+        // Below the fan-out cap: plain nested blocks, no dispatcher.
+        let cases = 200u32;
+        let exit = cases + 1;
+        let mut succs: Vec<Vec<u32>> = vec![(1..=cases).chain([exit]).collect()];
+        for i in 1..=cases {
+            succs.push(if i == cases { vec![exit] } else { vec![i + 1, exit] });
+        }
+        succs.push(vec![]);
+        let s = check(&succs, 200, 10);
+        assert!(!has_dispatch(&s));
+        assert!(check_invariants(&s, &succs) > 200);
+    }
+
+    #[test]
+    fn switch_in_a_loop_with_many_exits() {
+        // A loop around a 300-way switch whose cases go back to the loop,
+        // return, or leave to their own code.
+        let mut succs: Vec<Vec<u32>> = vec![vec![1], (2..302).collect()];
+        for i in 2..302u32 {
+            succs.push(match i % 3 {
+                0 => vec![1],
+                1 => vec![],
+                _ => vec![1, 302],
+            });
+        }
+        succs.push(vec![303, 0]);
+        succs.push(vec![]);
+        let s = check(&succs, 200, 9);
+        assert!(check_invariants(&s, &succs) < 400);
+    }
+
+    fn timed(what: &str, succs: &[Vec<u32>]) -> (Structured, f64) {
+        let t = Instant::now();
+        let s = run(succs);
+        let secs = t.elapsed().as_secs_f64();
+        eprintln!("{what}: {} blocks structured in {:.3} s", succs.len(), secs);
+        (s, secs)
+    }
+
+    #[test]
+    fn long_chain_is_fast_and_shallow() {
+        let n = 100_000u32;
+        let succs: Vec<Vec<u32>> = (0..n).map(|i| if i + 1 < n { vec![i + 1] } else { vec![] }).collect();
+        let (s, secs) = timed("chain", &succs);
+        assert!(secs < 2.0, "100k-block chain took {secs} s");
+        let depth = check_invariants(&s, &succs);
+        assert!(depth <= MAX_INLINE_DEPTH as usize + 4, "depth {depth}");
+        let (got, want) = traces(&s, &succs, 1, n as usize + 1);
+        assert_eq!(got.len(), n as usize);
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn long_guard_chain_and_loop_sequence_stay_shallow() {
+        // Guards: block 2i tests and either returns (2i+1) or goes on.
+        let n = 100_000u32;
+        let mut succs: Vec<Vec<u32>> = Vec::new();
+        for i in 0..n / 2 {
+            let next = 2 * i + 2;
+            succs.push(if next < n { vec![2 * i + 1, next] } else { vec![] });
+            succs.push(vec![]);
+        }
+        let (s, secs) = timed("guards", &succs);
+        assert!(secs < 2.0);
+        let depth = check_invariants(&s, &succs);
+        assert!(depth <= MAX_INLINE_DEPTH as usize + 4, "depth {depth}");
+        for w in 0..20 {
+            let (got, want) = traces(&s, &succs, w, 1000);
+            assert_eq!(got, want);
+        }
+
+        // 20 000 loops one after the other: header h ⇄ body, h → next header.
+        let loops = 20_000u32;
+        let mut succs: Vec<Vec<u32>> = Vec::new();
+        for i in 0..loops {
+            let h = 2 * i;
+            succs.push(vec![h + 1, h + 2]);
+            succs.push(vec![h, h + 1]);
+        }
+        succs.push(vec![]);
+        let (s, secs) = timed("loop sequence", &succs);
+        assert!(secs < 2.0);
+        let depth = check_invariants(&s, &succs);
+        assert!(depth <= MAX_INLINE_DEPTH as usize + 8, "depth {depth}");
+        for w in 0..20 {
+            let (got, want) = traces(&s, &succs, w, 5000);
+            assert_eq!(got, want);
+        }
+    }
+
+    #[test]
+    fn guards_to_a_common_return_are_fast() {
+        // Block i tests and either returns through the shared block n-1 or
+        // goes on: one block with 100 000 predecessors along a chain.
+        let n = 100_000u32;
+        let succs: Vec<Vec<u32>> = (0..n)
+            .map(|i| match n - 1 - i {
+                0 => vec![],
+                1 => vec![n - 1],
+                _ => vec![n - 1, i + 1],
+            })
+            .collect();
+        let (s, secs) = timed("guards to a common return", &succs);
+        assert!(secs < 2.0, "{secs} s");
+        let depth = check_invariants(&s, &succs);
+        assert!(depth <= MAX_INLINE_DEPTH as usize + 4, "depth {depth}");
+        for w in 0..20 {
+            let (got, want) = traces(&s, &succs, w, 3000);
+            assert_eq!(got, want);
+        }
+    }
+
+    /// `depth` loops nested in each other (header i → i+1; the innermost
+    /// body goes to the latches, latch of loop i → header i or outward),
+    /// then a two-entry cycle after the nest.
+    fn loop_nest(depth: u32) -> Vec<Vec<u32>> {
+        let mut succs: Vec<Vec<u32>> = (0..depth).map(|i| vec![i + 1]).collect();
+        let latch = |i: u32| 2 * depth - i; // latch of loop i
+        succs.push(vec![latch(depth - 1)]);
+        for i in (0..depth).rev() {
+            succs.push(vec![i, latch(i) + 1]);
+        }
+        let end = succs.len() as u32;
+        succs.push(vec![end + 1, end + 2]);
+        succs.push(vec![end + 2, end + 3]);
+        succs.push(vec![end + 1]);
+        succs.push(vec![]);
+        succs
+    }
+
+    #[test]
+    fn deep_loop_nests_are_fast() {
+        for depth in [50, 20_000] {
+            let nest = loop_nest(depth);
+            // A jump from the entry into the middle of the nest makes every
+            // loop around that point irreducible.
+            let mut jump_in = nest.clone();
+            jump_in[0].push(depth / 2);
+            for (what, succs) in [("loop nest", &nest), ("loop nest entered in the middle", &jump_in)] {
+                let (s, secs) = timed(what, succs);
+                assert!(secs < 2.0, "{what}: {secs} s");
+                assert!(has_dispatch(&s));
+                let tree_depth = check_invariants(&s, succs);
+                assert!(tree_depth <= MAX_TREE_DEPTH as usize + 1, "{what}: depth {tree_depth}");
+                for w in 0..20 {
+                    let (got, want) = traces(&s, succs, w, 5 * depth as usize);
+                    assert_eq!(got, want, "{what}, walk {w}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn big_random_graphs_are_fast() {
+        let mut rng = Rng(0x5eed_0004);
+        let n = 10_000;
+        // Uniform targets, few exits: one giant multi-entry component.
+        let uniform: Vec<Vec<u32>> =
+            (0..n).map(|_| (0..1 + rng.below(3)).map(|_| rng.below(n) as u32).collect()).collect();
+        // Mostly local edges with some far jumps: nested multi-entry regions.
+        let local: Vec<Vec<u32>> = (0..n)
+            .map(|i| {
+                (0..1 + rng.below(3))
+                    .map(|_| {
+                        if rng.chance(95) {
+                            (i as i64 + rng.below(12) as i64 - 3).clamp(0, n as i64 - 1) as u32
+                        } else {
+                            rng.below(n) as u32
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let program = ProgramGen::generate(&mut rng, n);
+        let program_gotos = program_with_gotos(&mut rng, n, 50);
+        for (what, succs) in [
+            ("uniform random", &uniform),
+            ("local random", &local),
+            ("structured program", &program),
+            ("program with gotos", &program_gotos),
+        ] {
+            let (s, secs) = timed(what, succs);
+            assert!(secs < 2.0, "{what}: {secs} s");
+            let live = reachable(succs).iter().filter(|&&r| r).count();
+            assert!(live > n / 2, "{what}: only {live} blocks reachable");
+            let depth = check_invariants(&s, succs);
+            eprintln!("  {live} reachable, depth {depth}, dispatchers: {}", has_dispatch(&s));
+            assert!(depth <= MAX_TREE_DEPTH as usize + 1, "{what}: depth {depth}");
+            for w in 0..50 {
+                let (got, want) = traces(&s, succs, w, 2000);
+                assert_eq!(got, want, "{what} walk {w}");
+            }
+        }
+    }
+
+    /// Every function of every corpus pexe that decodes: structure it,
+    /// check the invariants and compare random walks with the CFG.
+    #[test]
+    fn corpus_functions_match_their_cfg() {
+        let root = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
+        let mut files = Vec::new();
+        let mut dirs = vec![root];
+        while let Some(d) = dirs.pop() {
+            for entry in std::fs::read_dir(&d).expect("corpus directory").flatten() {
+                let p = entry.path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|e| e == "pexe") {
+                    files.push(p);
+                }
+            }
+        }
+        files.sort();
+        let (mut functions, mut blocks, mut irreducible, mut decoded_files, mut max_blocks) = (0, 0, 0, 0, 0);
+        let mut max_depth = 0;
+        for path in &files {
+            let bytes = std::fs::read(path).unwrap();
+            let Ok((_, bodies)) = crate::decode::decode(&bytes) else { continue };
+            decoded_files += 1;
+            for f in &bodies {
+                let succs: Vec<Vec<u32>> = f
+                    .blocks
+                    .iter()
+                    .map(|b| match f.insts.get((b.end as usize).wrapping_sub(1)) {
+                        Some(last) if b.end > b.start => last.kind.successors().iter().map(|t| t.0).collect(),
+                        _ => Vec::new(),
+                    })
+                    .collect();
+                if succs.is_empty() || succs.iter().flatten().any(|&t| t as usize >= succs.len()) {
+                    continue; // Not a valid body (the regression pexes); the verifier rejects it.
+                }
+                let s = run(&succs);
+                max_depth = max_depth.max(check_invariants(&s, &succs));
+                for w in 0..5 {
+                    let (got, want) = traces(&s, &succs, w, 500);
+                    assert_eq!(got, want, "{} function {:?}", path.display(), f.id);
+                }
+                functions += 1;
+                blocks += succs.len();
+                max_blocks = max_blocks.max(succs.len());
+                irreducible += has_dispatch(&s) as usize;
+            }
+        }
+        eprintln!(
+            "corpus: {decoded_files}/{} files, {functions} functions, {blocks} blocks (largest {max_blocks}), \
+             {irreducible} irreducible, deepest tree {max_depth}",
+            files.len()
+        );
+        assert!(decoded_files >= 30 && functions > 10_000, "{decoded_files} files, {functions} functions");
+    }
 }
