@@ -1,0 +1,1216 @@
+//! Function-body rules: structure, SSA dominance, constants and every
+//! instruction's operand and result types (see the list in `mod.rs`).
+//!
+//! The work per body is linear in its size apart from the dominator
+//! computation (near-linear) and sorting of switch cases and phi entries.
+//! All scratch space lives in [`FunctionVerifier`] and is reused from one
+//! body to the next.
+
+use super::cfg::Cfg;
+use super::intrinsics::{
+    Intrinsic, MemoryOrder, OrderUse, RmwOp, LOCK_FREE_SIZE_ARG, MEM_INTRINSIC_ALIGN_ARG, RMW_OP_ARG,
+};
+use super::module::is_intrinsic_name;
+use super::types::{
+    bit_size, bool_type_for, is_allowed_access_alignment, is_valid_memory_type, is_valid_object_alignment,
+    is_valid_param_type, is_valid_value_type, lanes,
+};
+use super::{function_label, Diagnostic};
+use crate::ir::{
+    BinOp, BlockId, CastOp, CmpPred, ConstValue, FuncId, FuncType, Function, FunctionDecl, Inst, InstId, InstKind,
+    Module, Scalar, ValType, ValueId, ValueRef,
+};
+use crate::BitPos;
+
+/// Checks function bodies, keeping its buffers between them.
+#[derive(Default)]
+pub struct FunctionVerifier {
+    cfg: Cfg,
+    /// Type and defining instruction of each function-local value.
+    locals: Vec<Local>,
+    /// Block of each instruction (valid when the blocks tile the body).
+    inst_block: Vec<u32>,
+    edges: Vec<(u32, u32)>,
+    /// Phi entries as (block, value), sorted for the predecessor check.
+    phi_entries: Vec<(u32, u32)>,
+    case_values: Vec<i64>,
+}
+
+/// A function-local value (parameter, constant or instruction result).
+#[derive(Clone, Copy)]
+struct Local {
+    ty: ValType,
+    /// The defining instruction, or `NO_INST` for parameters and constants.
+    def: u32,
+}
+
+const NO_INST: u32 = u32::MAX;
+
+/// What an instruction yields, for comparing with its recorded result.
+#[derive(Clone, Copy, PartialEq)]
+enum Yields {
+    Nothing,
+    Value(ValType),
+    /// Its operands are broken (already reported), so the type is unknown.
+    Unknown,
+}
+
+impl FunctionVerifier {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends the problems of body `f` (of module `m`) to `out`.
+    pub fn verify(&mut self, m: &Module, f: &Function, out: &mut Vec<Diagnostic>) {
+        let Some(decl) = m.functions.get(f.id.0 as usize) else {
+            out.push(Diagnostic::module(
+                f.pos,
+                format!("function body for @f{}, which is not declared (only {} functions)", f.id.0, m.functions.len()),
+            ));
+            return;
+        };
+        let numbered = number_locals(&mut self.locals, f);
+        let mut cx = Cx { m, f, decl, out, label: None, locals: &self.locals, bad_operand: false };
+        if decl.is_proto {
+            let msg = format!("Function {} has a body but is declared as a prototype", cx.label());
+            cx.report(f.pos, None, None, msg);
+        }
+        if f.first_local != m.num_global_values() {
+            // Every value id would be misread; nothing else is meaningful.
+            let msg = format!(
+                "function-local values start at {}, but the module has {} functions and globals",
+                f.first_local,
+                m.num_global_values()
+            );
+            cx.report(f.pos, None, None, msg);
+            return;
+        }
+        if f.params != decl.sig.params {
+            let msg = format!("parameters ({}) do not match the signature {}", TypeList(&f.params), decl.sig);
+            cx.report(f.pos, None, None, msg);
+        }
+        if let Err((pos, inst, msg)) = numbered {
+            cx.report(pos, None, inst, msg);
+            return;
+        }
+        cx.check_constants();
+
+        let structured = build_structure(&mut cx, &mut self.inst_block, &mut self.edges, &mut self.cfg);
+        let (phi_entries, case_values) = (&mut self.phi_entries, &mut self.case_values);
+        if structured {
+            let layout = Layout { cfg: &self.cfg, inst_block: &self.inst_block };
+            for (b, blk) in f.blocks.iter().enumerate() {
+                let b = b as u32;
+                let reachable = layout.cfg.is_reachable(b);
+                let (start, end) = (blk.start as usize, blk.end as usize);
+                let mut seen_non_phi = false;
+                for (i, inst) in f.insts[start..end].iter().enumerate() {
+                    let is_phi = matches!(inst.kind, InstKind::Phi { .. });
+                    let dom = (!is_phi && reachable).then_some((&layout, b));
+                    let at = At { i: start + i, inst, block: Some(b), dom };
+                    if is_phi && seen_non_phi {
+                        cx.err(&at, "phi is not at the start of its block (only phis may precede it)".into());
+                    }
+                    seen_non_phi |= !is_phi;
+                    if start + i + 1 != end && inst.kind.is_terminator() {
+                        cx.err(&at, format!("terminator in the middle of block %b{b}"));
+                    }
+                    let yields = cx.check_inst(&at, Some(&layout), phi_entries, case_values);
+                    cx.check_result(&at, yields);
+                }
+            }
+        } else {
+            // No usable blocks: per-instruction checks only.
+            for (i, inst) in f.insts.iter().enumerate() {
+                let at = At { i, inst, block: None, dom: None };
+                let yields = cx.check_inst(&at, None, phi_entries, case_values);
+                cx.check_result(&at, yields);
+            }
+        }
+        cx.check_forward_types();
+        cx.check_names();
+    }
+}
+
+/// Fills `locals` with the type and definition of every local value, checking
+/// that result ids run on from the constants in instruction order and that
+/// `Function::results` lists those instructions; otherwise no value id can
+/// be trusted.
+fn number_locals(locals: &mut Vec<Local>, f: &Function) -> Result<(), (BitPos, Option<InstId>, String)> {
+    locals.clear();
+    locals.extend(f.params.iter().map(|&ty| Local { ty, def: NO_INST }));
+    locals.extend(f.consts.iter().map(|c| Local { ty: c.ty, def: NO_INST }));
+    let first = f.first_inst_value();
+    for (i, inst) in f.insts.iter().enumerate() {
+        if let Some((v, ty)) = inst.result {
+            let k = locals.len() - (f.params.len() + f.consts.len());
+            let expected = first.wrapping_add(k as u32);
+            if v.0 != expected || f.results.get(k) != Some(&InstId(i as u32)) {
+                let msg = format!("instruction result is numbered {} but should be {expected} (%v{k})", v.0);
+                return Err((inst.pos, Some(InstId(i as u32)), msg));
+            }
+            locals.push(Local { ty, def: i as u32 });
+        }
+    }
+    let produced = locals.len() - (f.params.len() + f.consts.len());
+    if produced != f.results.len() {
+        let msg = format!("{} result ids listed but {produced} instructions produce values", f.results.len());
+        return Err((f.pos, None, msg));
+    }
+    Ok(())
+}
+
+/// Checks that the blocks tile the body and end in terminators, then
+/// builds the CFG. Returns whether block-level analysis is possible.
+fn build_structure(cx: &mut Cx<'_>, inst_block: &mut Vec<u32>, edges: &mut Vec<(u32, u32)>, cfg: &mut Cfg) -> bool {
+    let f = cx.f;
+    if f.blocks.is_empty() {
+        // An empty function block (no DECLAREBLOCKS, no instructions)
+        // is accepted, as PNaCl's reference interpreter does (corpus
+        // regression/3.pexe); instructions without blocks are not.
+        if !f.insts.is_empty() {
+            cx.report(f.pos, None, None, "instructions outside any basic block (no blocks declared)".into());
+        }
+        return false;
+    }
+    // Non-empty blocks must tile the instructions in order. An empty block
+    // (declared but never reached by a terminator) holds nothing, so where
+    // it says it starts does not matter; it is reported below.
+    let mut expected_start = 0u32;
+    for blk in &f.blocks {
+        if blk.start == blk.end && blk.end as usize <= f.insts.len() {
+            continue;
+        }
+        if blk.start != expected_start || blk.end < blk.start || blk.end as usize > f.insts.len() {
+            cx.report(f.pos, None, None, "basic blocks do not tile the instruction list".into());
+            return false;
+        }
+        expected_start = blk.end;
+    }
+    if expected_start as usize != f.insts.len() {
+        cx.report(f.pos, None, None, "instructions follow the last basic block".into());
+        return false;
+    }
+    let n = f.blocks.len();
+    inst_block.clear();
+    inst_block.resize(f.insts.len(), 0);
+    edges.clear();
+    for (b, blk) in f.blocks.iter().enumerate() {
+        let b = b as u32;
+        let insts = &f.insts[blk.start as usize..blk.end as usize];
+        inst_block[blk.start as usize..blk.end as usize].fill(b);
+        let Some(last) = insts.last() else {
+            cx.report(f.pos, Some(BlockId(b)), None, format!("block %b{b} is empty (it needs a terminator)"));
+            continue;
+        };
+        if !last.kind.is_terminator() {
+            let id = InstId(blk.end - 1);
+            cx.report(last.pos, Some(BlockId(b)), Some(id), format!("block %b{b} does not end with a terminator"));
+            continue;
+        }
+        // Invalid targets (out of range, or the entry) are reported
+        // with the instruction and left out of the graph.
+        let mut edge = |t: BlockId| {
+            if t.0 != 0 && (t.0 as usize) < n {
+                edges.push((b, t.0));
+            }
+        };
+        match &last.kind {
+            InstKind::Br { target } => edge(*target),
+            InstKind::CondBr { if_true, if_false, .. } => {
+                edge(*if_true);
+                edge(*if_false);
+            }
+            InstKind::Switch { default, cases, .. } => {
+                edge(*default);
+                cases.iter().for_each(|c| edge(c.target));
+            }
+            _ => {}
+        }
+    }
+    cfg.compute(n, edges);
+    true
+}
+
+/// The block structure, when the body has one.
+struct Layout<'a> {
+    cfg: &'a Cfg,
+    inst_block: &'a [u32],
+}
+
+/// The instruction being checked.
+struct At<'a> {
+    i: usize,
+    inst: &'a Inst,
+    block: Option<u32>,
+    /// Where definitions must dominate this instruction's operands: the
+    /// layout and its block, unless the block is unreachable, there is no
+    /// layout, or the instruction is a phi (checked per incoming edge).
+    dom: Option<(&'a Layout<'a>, u32)>,
+}
+
+/// The body being checked and where its diagnostics go.
+struct Cx<'a> {
+    m: &'a Module,
+    f: &'a Function,
+    decl: &'a FunctionDecl,
+    locals: &'a [Local],
+    out: &'a mut Vec<Diagnostic>,
+    /// The function's name for messages, made on the first error.
+    label: Option<String>,
+    /// Set by `op` when an operand is undefined, does not dominate, or is
+    /// an intrinsic's address; the details are worked out afterwards.
+    bad_operand: bool,
+}
+
+impl Cx<'_> {
+    fn label(&mut self) -> String {
+        self.label.get_or_insert_with(|| function_label(self.m, self.f.id)).clone()
+    }
+
+    #[cold]
+    fn report(&mut self, pos: BitPos, block: Option<BlockId>, inst: Option<InstId>, message: String) {
+        let function_name = self.decl.name.as_deref().map(|n| String::from_utf8_lossy(n).into_owned());
+        self.out.push(Diagnostic { pos, message, function: Some(self.f.id), function_name, block, inst });
+    }
+
+    #[cold]
+    fn err(&mut self, at: &At<'_>, message: String) {
+        self.report(at.inst.pos, at.block.map(BlockId), Some(InstId(at.i as u32)), message);
+    }
+
+    /// A pnacl-abicheck style error: "Function F disallowed: reason: detail".
+    #[cold]
+    fn disallowed(&mut self, at: &At<'_>, reason: &str, detail: String) {
+        let label = self.label();
+        self.err(at, format!("Function {label} disallowed: {reason}: {detail}"));
+    }
+
+    /// The type of `v`, if it is defined (functions and globals are i32).
+    #[inline]
+    fn ty(&self, v: ValueId) -> Option<ValType> {
+        match self.locals.get(v.0.wrapping_sub(self.f.first_local) as usize) {
+            Some(l) => Some(l.ty),
+            None => (v.0 < self.f.first_local).then_some(ValType::I32),
+        }
+    }
+
+    /// The instruction defining `v`, if `v` is an instruction result.
+    #[inline]
+    fn def(&self, v: ValueId) -> Option<usize> {
+        let l = self.locals.get(v.0.wrapping_sub(self.f.first_local) as usize)?;
+        (l.def != NO_INST).then_some(l.def as usize)
+    }
+
+    /// How listings name `v`: `@f3`, `@g2`, `%p0`, `%c4`, `%v7`.
+    fn name(&self, v: ValueId) -> String {
+        match self.f.value_in(self.m, v) {
+            Some(ValueRef::Function(id)) => format!("@f{}", id.0),
+            Some(ValueRef::Global(g)) => format!("@g{}", g.0),
+            Some(ValueRef::Param(i)) => format!("%p{i}"),
+            Some(ValueRef::Const(i)) => format!("%c{i}"),
+            Some(ValueRef::Inst(_)) | None if v.0 >= self.f.first_inst_value() => {
+                format!("%v{}", v.0 - self.f.first_inst_value())
+            }
+            _ => format!("value {}", v.0),
+        }
+    }
+
+    /// The integer value of `v` if it is an integer constant.
+    fn const_int(&self, v: ValueId) -> Option<i64> {
+        match self.f.value(v)? {
+            ValueRef::Const(i) => match self.f.consts[i as usize].value {
+                ConstValue::Int(x) => Some(x),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn check_constants(&mut self) {
+        for (k, c) in self.f.consts.iter().enumerate() {
+            let problem = if !is_valid_value_type(c.ty) {
+                Some(format!("constant %c{k} has disallowed type {}", c.ty))
+            } else {
+                match (c.value, c.ty) {
+                    (ConstValue::Undef, _) => None,
+                    (_, ValType::Vector { .. }) => Some(format!("vector constant %c{k} must be undef")),
+                    (ConstValue::Int(x), ValType::Scalar(s)) if s.is_int() => {
+                        (!int_fits(x, s.bits())).then(|| format!("constant %c{k} = {x} does not fit in {}", c.ty))
+                    }
+                    (ConstValue::Float(bits), ValType::Scalar(Scalar::F32)) => (bits > u64::from(u32::MAX))
+                        .then(|| format!("float constant %c{k} has more than 32 bits ({bits:#x})")),
+                    (ConstValue::Float(_), ValType::Scalar(Scalar::F64)) => None,
+                    (ConstValue::Int(_), _) => Some(format!("integer constant %c{k} has non-integer type {}", c.ty)),
+                    (ConstValue::Float(_), _) => Some(format!("float constant %c{k} has non-float type {}", c.ty)),
+                }
+            };
+            if let Some(msg) = problem {
+                self.report(c.pos, None, None, msg);
+            }
+        }
+    }
+
+    /// The type of operand `v` of the instruction at `at`, checking on the
+    /// way that it is defined, that its definition dominates the use (only
+    /// phis may use their own result), and that it is not an intrinsic's
+    /// address (intrinsics may only be called directly, and as values they
+    /// would be addresses of functions that do not exist). Each operand
+    /// must go through here exactly once; problems set `bad_operand`.
+    #[inline(always)]
+    fn op(&mut self, at: &At<'_>, v: ValueId) -> Option<ValType> {
+        self.operand(at, v, false)
+    }
+
+    /// `op` for the callee of a direct call, which may be an intrinsic.
+    fn callee_op(&mut self, at: &At<'_>, v: ValueId) -> Option<ValType> {
+        self.operand(at, v, true)
+    }
+
+    #[inline(always)]
+    fn operand(&mut self, at: &At<'_>, v: ValueId, is_direct_callee: bool) -> Option<ValType> {
+        match self.locals.get(v.0.wrapping_sub(self.f.first_local) as usize) {
+            Some(&Local { ty, def }) => {
+                if def != NO_INST && !self.def_reaches(at, def as usize) {
+                    self.bad_operand = true;
+                }
+                Some(ty)
+            }
+            None if v.0 < self.f.first_local => {
+                if !is_direct_callee && self.is_intrinsic_value(v) {
+                    self.bad_operand = true;
+                }
+                Some(ValType::I32)
+            }
+            None => {
+                self.bad_operand = true;
+                None
+            }
+        }
+    }
+
+    /// Whether instruction `d`'s result may be used by the one at `at`.
+    #[inline(always)]
+    fn def_reaches(&self, at: &At<'_>, d: usize) -> bool {
+        if d == at.i {
+            return matches!(at.inst.kind, InstKind::Phi { .. });
+        }
+        match at.dom {
+            Some((l, b)) => {
+                let db = l.inst_block[d];
+                if db == b {
+                    d < at.i
+                } else {
+                    l.cfg.dominates(db, b)
+                }
+            }
+            None => true,
+        }
+    }
+
+    /// Whether `v` is the address of an intrinsic declaration.
+    fn is_intrinsic_value(&self, v: ValueId) -> bool {
+        self.m.functions.get(v.0 as usize).is_some_and(|d| d.is_proto && is_intrinsic_name(d))
+    }
+
+    /// Says what `op` found wrong: the first problem of each kind.
+    #[cold]
+    #[inline(never)]
+    fn report_operand_problems(&mut self, at: &At<'_>) {
+        let dom = at.dom;
+        let mut found = OperandProblems::default();
+        let mut check = |v: ValueId, is_direct_callee: bool, dom: Option<(&Layout<'_>, u32)>| {
+            let x = v.0.wrapping_sub(self.f.first_local) as usize;
+            if let Some(local) = self.locals.get(x) {
+                if local.def == NO_INST {
+                    return;
+                }
+                let d = local.def as usize;
+                if d == at.i {
+                    if dom.is_some() || !matches!(at.inst.kind, InstKind::Phi { .. }) {
+                        found.self_use.get_or_insert(v);
+                    }
+                } else if let Some((l, b)) = dom {
+                    let db = l.inst_block[d];
+                    let ok = if db == b { d < at.i } else { l.cfg.dominates(db, b) };
+                    if !ok {
+                        found.not_dominating.get_or_insert((v, d));
+                    }
+                }
+            } else if v.0 >= self.f.first_local {
+                found.undefined.get_or_insert(v);
+            } else if !is_direct_callee && self.is_intrinsic_value(v) {
+                found.intrinsic.get_or_insert(v);
+            }
+        };
+        match Operands::of(&at.inst.kind) {
+            Operands::Few(ops, n) => ops[..n].iter().for_each(|&v| check(v, false, dom)),
+            Operands::Call { callee, args, direct } => {
+                check(callee, direct, dom);
+                args.iter().for_each(|&v| check(v, false, dom));
+            }
+            Operands::Phi(incoming) => incoming.iter().for_each(|&(v, _)| check(v, false, None)),
+        }
+        self.report_found(at, found);
+    }
+
+    fn report_found(&mut self, at: &At<'_>, found: OperandProblems) {
+        if let Some(v) = found.undefined {
+            let msg = format!("operand {} is not a defined value (values end at {})", v.0, self.f.end_value());
+            self.err(at, msg);
+        }
+        if let Some(v) = found.intrinsic {
+            let name = function_label(self.m, FuncId(v.0));
+            self.disallowed(at, "operand not InherentPtr", format!("address of LLVM intrinsic {name}"));
+        }
+        if let Some(v) = found.self_use {
+            let msg = format!("instruction uses its own result {} (only phis may)", self.name(v));
+            self.err(at, msg);
+        }
+        if let Some((v, d)) = found.not_dominating {
+            let msg = format!("{} (defined at {}) does not dominate this use", self.name(v), self.f.insts[d].pos);
+            self.err(at, msg);
+        }
+    }
+
+    #[inline]
+    fn check_result(&mut self, at: &At<'_>, yields: Yields) {
+        let ok = match yields {
+            Yields::Nothing => at.inst.result.is_none(),
+            Yields::Value(t) => at.inst.result.is_some_and(|(_, r)| r == t),
+            Yields::Unknown => true,
+        };
+        if !ok {
+            self.report_result(at, yields);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn report_result(&mut self, at: &At<'_>, yields: Yields) {
+        match (yields, at.inst.result) {
+            (Yields::Nothing, Some((v, _))) => {
+                let msg = format!("instruction produces no value but has result {}", self.name(v));
+                self.err(at, msg);
+            }
+            (Yields::Value(t), None) => self.err(at, format!("instruction produces a {t} but has no result")),
+            (Yields::Value(t), Some((_, r))) => {
+                self.err(at, format!("result type is {r}, but the instruction produces {t}"));
+            }
+            _ => {}
+        }
+    }
+
+    /// Types an instruction names (phi, load, cast, indirect call) must be
+    /// allowed ones; every other result type follows from checked operands.
+    fn check_named_type(&mut self, at: &At<'_>, t: ValType) {
+        if !is_valid_value_type(t) {
+            self.disallowed(at, "bad result type", format!("{t}"));
+        }
+    }
+
+    fn check_forward_types(&mut self) {
+        let f = self.f;
+        for ft in &f.forward_types {
+            let msg = if ft.value.0 < f.first_inst_value() || ft.value.0 >= f.end_value() {
+                Some(format!("forward type declaration of {}, which is not an instruction result", self.name(ft.value)))
+            } else {
+                match self.ty(ft.value) {
+                    Some(t) if t != ft.ty => Some(format!(
+                        "forward type declaration says {} is {}, but it is defined as {t}",
+                        self.name(ft.value),
+                        ft.ty
+                    )),
+                    _ => None,
+                }
+            };
+            if let Some(msg) = msg {
+                self.report(ft.pos, None, None, msg);
+            }
+        }
+    }
+
+    fn check_names(&mut self) {
+        let f = self.f;
+        let end = f.end_value();
+        for (v, name) in &f.value_names {
+            if v.0 >= end {
+                let msg =
+                    format!("symbol {:?} names value {}, which is not defined", String::from_utf8_lossy(name), v.0);
+                self.report(f.pos, None, None, msg);
+            }
+        }
+        for (b, name) in &f.block_names {
+            if b.0 as usize >= f.blocks.len() {
+                let msg = format!(
+                    "symbol {:?} names block %b{}, but the function has {} blocks",
+                    String::from_utf8_lossy(name),
+                    b.0,
+                    f.blocks.len()
+                );
+                self.report(f.pos, None, None, msg);
+            }
+        }
+    }
+
+    /// A branch target must exist and must not be the entry block.
+    fn check_target(&mut self, at: &At<'_>, t: BlockId) {
+        let n = self.f.blocks.len();
+        if t.0 as usize >= n {
+            self.err(at, format!("branch to %b{}, which does not exist (the function has {n} blocks)", t.0));
+        } else if t.0 == 0 {
+            self.err(at, "branch to the entry block %b0 (the entry block cannot have predecessors)".into());
+        }
+    }
+
+    /// Type and ABI checks of one instruction (every operand goes through
+    /// `op` once); returns what it yields.
+    fn check_inst(
+        &mut self,
+        at: &At<'_>,
+        layout: Option<&Layout<'_>>,
+        phi_entries: &mut Vec<(u32, u32)>,
+        case_values: &mut Vec<i64>,
+    ) -> Yields {
+        let yields = self.check_kind(at, layout, phi_entries, case_values);
+        if self.bad_operand {
+            self.bad_operand = false;
+            self.report_operand_problems(at);
+        }
+        yields
+    }
+
+    fn check_kind(
+        &mut self,
+        at: &At<'_>,
+        layout: Option<&Layout<'_>>,
+        phi_entries: &mut Vec<(u32, u32)>,
+        case_values: &mut Vec<i64>,
+    ) -> Yields {
+        match &at.inst.kind {
+            InstKind::Binop { op, lhs, rhs, flags } => self.check_binop(at, *op, *lhs, *rhs, *flags),
+            InstKind::Cast { op, value, to } => {
+                self.check_named_type(at, *to);
+                self.check_cast(at, *op, *value, *to)
+            }
+            InstKind::Ret { value } => {
+                let want = self.decl.sig.ret;
+                match (want, value) {
+                    (None, None) => {}
+                    (None, Some(v)) => {
+                        if let Some(t) = self.op(at, *v) {
+                            self.err(at, format!("ret {t} in a function returning void"));
+                        }
+                    }
+                    (Some(w), None) => self.err(at, format!("ret void in a function returning {w}")),
+                    (Some(w), Some(v)) => {
+                        if let Some(t) = self.op(at, *v).filter(|&t| t != w) {
+                            self.err(at, format!("ret {t} in a function returning {w}"));
+                        }
+                    }
+                }
+                Yields::Nothing
+            }
+            InstKind::Br { target } => {
+                self.check_target(at, *target);
+                Yields::Nothing
+            }
+            InstKind::CondBr { cond, if_true, if_false } => {
+                if let Some(t) = self.op(at, *cond).filter(|&t| t != ValType::I1) {
+                    let msg = format!("branch condition {} has type {t}, not i1", self.name(*cond));
+                    self.err(at, msg);
+                }
+                self.check_target(at, *if_true);
+                self.check_target(at, *if_false);
+                Yields::Nothing
+            }
+            InstKind::Switch { ty, cond, default, cases } => {
+                self.check_switch(at, *ty, *cond, cases, case_values);
+                self.check_target(at, *default);
+                for c in cases.iter() {
+                    self.check_target(at, c.target);
+                }
+                Yields::Nothing
+            }
+            InstKind::Unreachable => Yields::Nothing,
+            InstKind::Phi { ty, incoming } => {
+                self.check_named_type(at, *ty);
+                self.check_phi(at, *ty, incoming, layout, phi_entries);
+                Yields::Value(*ty)
+            }
+            InstKind::Alloca { size, align } => {
+                if let Some(t) = self.op(at, *size).filter(|&t| t != ValType::I32) {
+                    self.disallowed(at, "alloca array size is not i32", format!("alloca i8, {t} {}", self.name(*size)));
+                }
+                if !is_valid_object_alignment(*align) {
+                    self.disallowed(at, "bad alignment", format!("alloca align {align} is not a power of 2"));
+                }
+                Yields::Value(ValType::I32)
+            }
+            InstKind::Load { ptr, ty, align } => {
+                self.check_pointer(at, *ptr, "load");
+                if !is_valid_memory_type(*ty) {
+                    self.disallowed(at, "bad result type", format!("load {ty} (i1 memory accesses are not supported)"));
+                } else if !is_allowed_access_alignment(*ty, *align) {
+                    self.disallowed(at, "bad alignment", format!("load {ty}, align {align}"));
+                }
+                Yields::Value(*ty)
+            }
+            InstKind::Store { ptr, value, align } => {
+                self.check_pointer(at, *ptr, "store");
+                if let Some(t) = self.op(at, *value) {
+                    if !is_valid_memory_type(t) {
+                        self.disallowed(at, "bad operand", format!("store {t} (i1 memory accesses are not supported)"));
+                    } else if !is_allowed_access_alignment(t, *align) {
+                        self.disallowed(at, "bad alignment", format!("store {t}, align {align}"));
+                    }
+                }
+                Yields::Nothing
+            }
+            InstKind::Cmp { pred, lhs, rhs } => {
+                let (Some(a), Some(b)) = (self.op(at, *lhs), self.op(at, *rhs)) else { return Yields::Unknown };
+                if a != b {
+                    self.err(at, format!("compare operands have different types: {a} and {b}"));
+                    return Yields::Unknown;
+                }
+                let is_fcmp = pred_is_float(*pred);
+                if is_fcmp != a.is_float_or_float_vector() {
+                    let kind = if is_fcmp { "fcmp" } else { "icmp" };
+                    self.err(at, format!("{kind} {} on {a}", pred.name()));
+                } else if !is_fcmp && a.elem() == Scalar::I1 {
+                    self.disallowed(at, "arithmetic on i1", format!("icmp {} {a}", pred.name()));
+                }
+                Yields::Value(bool_type_for(a))
+            }
+            InstKind::Select { cond, if_true, if_false } => {
+                let c = self.op(at, *cond);
+                let (Some(a), Some(b)) = (self.op(at, *if_true), self.op(at, *if_false)) else {
+                    return Yields::Unknown;
+                };
+                if a != b {
+                    self.err(at, format!("select operands have different types: {a} and {b}"));
+                    return Yields::Unknown;
+                }
+                if let Some(c) = c {
+                    if c != bool_type_for(a) {
+                        self.err(
+                            at,
+                            format!("select condition has type {c}; selecting {a} needs {}", bool_type_for(a)),
+                        );
+                    }
+                }
+                Yields::Value(a)
+            }
+            InstKind::ExtractElement { vector, index } => {
+                let (vt, it) = (self.op(at, *vector), self.op(at, *index));
+                let Some(vt) = vt else { return Yields::Unknown };
+                if !vt.is_vector() {
+                    self.err(at, format!("extractelement from {vt}, which is not a vector"));
+                    return Yields::Unknown;
+                }
+                self.check_lane_index(at, vt, *index, it);
+                Yields::Value(ValType::Scalar(vt.elem()))
+            }
+            InstKind::InsertElement { vector, element, index } => {
+                let (vt, et, it) = (self.op(at, *vector), self.op(at, *element), self.op(at, *index));
+                let Some(vt) = vt else { return Yields::Unknown };
+                if !vt.is_vector() {
+                    self.err(at, format!("insertelement into {vt}, which is not a vector"));
+                    return Yields::Unknown;
+                }
+                if let Some(et) = et.filter(|&t| t != ValType::Scalar(vt.elem())) {
+                    self.err(at, format!("insertelement of {et} into {vt}"));
+                }
+                self.check_lane_index(at, vt, *index, it);
+                Yields::Value(vt)
+            }
+            InstKind::Call { callee, args, ret, cc, .. } => {
+                self.check_cc(at, *cc);
+                self.check_direct_call(at, *callee, args, *ret);
+                ret.map_or(Yields::Nothing, Yields::Value)
+            }
+            InstKind::CallIndirect { callee, args, ret, cc, .. } => {
+                self.check_cc(at, *cc);
+                self.check_indirect_call(at, *callee, args, *ret);
+                ret.map_or(Yields::Nothing, Yields::Value)
+            }
+        }
+    }
+
+    fn check_binop(&mut self, at: &At<'_>, op: BinOp, lhs: ValueId, rhs: ValueId, flags: u64) -> Yields {
+        let (Some(a), Some(b)) = (self.op(at, lhs), self.op(at, rhs)) else { return Yields::Unknown };
+        if a != b {
+            let msg = format!("binary operator operands have different types: {a} and {b}");
+            self.err(at, msg);
+            return Yields::Unknown;
+        }
+        let is_float = a.is_float_or_float_vector();
+        let float_ok = matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::SDiv | BinOp::SRem);
+        let i1_ok = matches!(op, BinOp::And | BinOp::Or | BinOp::Xor);
+        if is_float && !float_ok {
+            self.disallowed(at, "Expects integer arithmetic type", format!("{} {a}", op.name(is_float)));
+        } else if !is_float && a.elem() == Scalar::I1 && !i1_ok {
+            let reason = if a.is_vector() { "arithmetic on vector of i1" } else { "arithmetic on i1" };
+            self.disallowed(at, reason, format!("{} {a}", op.name(is_float)));
+        }
+        if flags != 0 {
+            self.check_binop_flags(at, op, is_float, op.name(is_float), flags);
+        }
+        Yields::Value(a)
+    }
+
+    #[cold]
+    fn check_binop_flags(&mut self, at: &At<'_>, op: BinOp, is_float: bool, name: &str, flags: u64) {
+        // Bitcode flag bits: nuw = 1, nsw = 2 on add/sub/mul/shl; exact = 1
+        // on udiv/sdiv/lshr/ashr; fast-math bits on float operators.
+        let mut rest = flags;
+        if is_float {
+            self.disallowed(at, "has fast-math flags", format!("{name} flags {flags}"));
+            return;
+        }
+        if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl) {
+            if rest & 1 != 0 {
+                self.disallowed(at, "has \"nuw\" attribute", name.to_string());
+            }
+            if rest & 2 != 0 {
+                self.disallowed(at, "has \"nsw\" attribute", name.to_string());
+            }
+            rest &= !3;
+        } else if matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::LShr | BinOp::AShr) {
+            if rest & 1 != 0 {
+                self.disallowed(at, "has \"exact\" attribute", name.to_string());
+            }
+            rest &= !1;
+        }
+        if rest != 0 {
+            self.disallowed(at, "has unknown flags", format!("{name} flags {flags}"));
+        }
+    }
+
+    fn check_cast(&mut self, at: &At<'_>, op: CastOp, value: ValueId, to: ValType) -> Yields {
+        let Some(from) = self.op(at, value) else { return Yields::Value(to) };
+        let (fe, te) = (from.elem(), to.elem());
+        let legal = if op == CastOp::Bitcast {
+            bit_size(from) == bit_size(to)
+        } else {
+            lanes(from) == lanes(to)
+                && match op {
+                    CastOp::Trunc => fe.is_int() && te.is_int() && fe.bits() > te.bits(),
+                    CastOp::ZExt | CastOp::SExt => fe.is_int() && te.is_int() && fe.bits() < te.bits(),
+                    CastOp::FpTrunc => fe == Scalar::F64 && te == Scalar::F32,
+                    CastOp::FpExt => fe == Scalar::F32 && te == Scalar::F64,
+                    CastOp::FpToUi | CastOp::FpToSi => fe.is_float() && te.is_int(),
+                    CastOp::UiToFp | CastOp::SiToFp | CastOp::Bitcast => fe.is_int() && te.is_float(),
+                }
+        };
+        if !legal {
+            let why = if op == CastOp::Bitcast {
+                " (bit sizes differ)"
+            } else if lanes(from) != lanes(to) {
+                " (lane counts differ)"
+            } else {
+                ""
+            };
+            self.err(at, format!("invalid cast: {} {from} to {to}{why}", op.name()));
+        }
+        Yields::Value(to)
+    }
+
+    fn check_switch(
+        &mut self,
+        at: &At<'_>,
+        ty: ValType,
+        cond: ValueId,
+        cases: &[crate::ir::SwitchCase],
+        case_values: &mut Vec<i64>,
+    ) {
+        let cond_ty = self.op(at, cond);
+        let ValType::Scalar(s) = ty else {
+            self.disallowed(at, "bad switch condition", format!("switch on {ty}"));
+            return;
+        };
+        if !s.is_int() {
+            self.disallowed(at, "bad switch condition", format!("switch on {ty}"));
+            return;
+        }
+        if s == Scalar::I1 {
+            self.disallowed(at, "switch on i1", format!("switch {ty} {}", self.name(cond)));
+        }
+        if let Some(t) = cond_ty.filter(|&t| t != ty) {
+            let msg = format!("switch condition {} has type {t}, but the switch is on {ty}", self.name(cond));
+            self.err(at, msg);
+        }
+        case_values.clear();
+        for c in cases {
+            if !int_fits(c.value, s.bits()) {
+                self.disallowed(at, "bad switch case", format!("case {} does not fit in {ty}", c.value));
+            }
+            case_values.push(truncate_signed(c.value, s.bits()));
+        }
+        case_values.sort_unstable();
+        if let Some(w) = case_values.windows(2).find(|w| w[0] == w[1]) {
+            let dup = w[0];
+            self.err(at, format!("duplicate switch case value {dup}"));
+        }
+    }
+
+    fn check_phi(
+        &mut self,
+        at: &At<'_>,
+        ty: ValType,
+        incoming: &[(ValueId, BlockId)],
+        layout: Option<&Layout<'_>>,
+        entries: &mut Vec<(u32, u32)>,
+    ) {
+        if incoming.is_empty() {
+            self.err(at, "phi has no incoming values".into());
+        }
+        let n = self.f.blocks.len();
+        for &(v, bb) in incoming {
+            if bb.0 as usize >= n {
+                let msg = format!("phi entry names %b{}, which does not exist (the function has {n} blocks)", bb.0);
+                self.err(at, msg);
+            }
+            if let Some(t) = self.op(at, v).filter(|&t| t != ty) {
+                let msg = format!("phi entry {} from %b{} has type {t}, not the phi's {ty}", self.name(v), bb.0);
+                self.err(at, msg);
+            }
+        }
+        let (Some(l), Some(b)) = (layout, at.block) else { return };
+
+        // Entries against predecessors: identical (block, value) duplicates
+        // merge, as LLVM keeps one entry per edge of a multi-edge.
+        entries.clear();
+        entries.extend(incoming.iter().filter(|(_, bb)| (bb.0 as usize) < n).map(|&(v, bb)| (bb.0, v.0)));
+        entries.sort_unstable();
+        entries.dedup();
+        let mut prev: Option<u32> = None;
+        for &(bb, _) in entries.iter() {
+            if prev == Some(bb) {
+                self.err(at, format!("phi has different values for the same predecessor %b{bb}"));
+            }
+            prev = Some(bb);
+        }
+        entries.dedup_by_key(|e| e.0);
+        // Entry blocks that are not predecessors, by binary search: the work
+        // depends on the entries, not on how many predecessors the block has
+        // (many one-entry phis in a block with many predecessors must not
+        // cost their product).
+        let preds = l.cfg.preds(b);
+        let mut matched = 0;
+        for &(eb, _) in entries.iter() {
+            if preds.binary_search(&eb).is_ok() {
+                matched += 1;
+            } else {
+                self.err(at, format!("phi has an entry for %b{eb}, which is not a predecessor of %b{b}"));
+            }
+        }
+        if matched < preds.len() {
+            // The first missing predecessor is where the (sorted) matched
+            // entries and the predecessors first differ.
+            let mut matched_entries = entries.iter().map(|e| e.0).filter(|eb| preds.binary_search(eb).is_ok());
+            let first = preds.iter().copied().find(|&pb| matched_entries.next() != Some(pb)).unwrap_or(preds[0]);
+            let missing = preds.len() - matched;
+            let msg = if missing == 1 {
+                format!("phi has no entry for predecessor %b{first}")
+            } else {
+                format!("phi has no entry for predecessor %b{first} (and {} more)", missing - 1)
+            };
+            self.err(at, msg);
+        }
+
+        // Each value must be available at the end of its incoming block.
+        for &(v, bb) in incoming {
+            if bb.0 as usize >= n || !l.cfg.is_reachable(bb.0) {
+                continue;
+            }
+            if let Some(d) = self.def(v) {
+                let db = l.inst_block[d];
+                if !l.cfg.dominates(db, bb.0) {
+                    let msg = format!(
+                        "phi entry {} (defined at {}) does not dominate the end of %b{}",
+                        self.name(v),
+                        self.f.insts[d].pos,
+                        bb.0
+                    );
+                    self.err(at, msg);
+                }
+            }
+        }
+    }
+
+    /// Loads and stores go through an i32 address. In PNaCl records every
+    /// i32 is a normalized pointer (the reader inserts the inttoptr), so the
+    /// type is what remains to check.
+    fn check_pointer(&mut self, at: &At<'_>, ptr: ValueId, what: &str) {
+        if let Some(t) = self.op(at, ptr).filter(|&t| t != ValType::I32) {
+            self.disallowed(at, "bad pointer", format!("{what} through {} of type {t}", self.name(ptr)));
+        }
+    }
+
+    fn check_lane_index(&mut self, at: &At<'_>, vt: ValType, index: ValueId, index_ty: Option<ValType>) {
+        if let Some(t) = index_ty.filter(|&t| t != ValType::I32) {
+            self.err(at, format!("vector index {} has type {t}, not i32", self.name(index)));
+            return;
+        }
+        match self.const_int(index) {
+            None => self.disallowed(
+                at,
+                "non-constant vector insert/extract index",
+                format!("index {} of {vt}", self.name(index)),
+            ),
+            Some(x) if x < 0 || x >= i64::from(lanes(vt)) => {
+                self.disallowed(at, "out of range vector insert/extract index", format!("index {x} of {vt}"))
+            }
+            Some(_) => {}
+        }
+    }
+
+    fn check_cc(&mut self, at: &At<'_>, cc: u32) {
+        if cc != 0 {
+            self.disallowed(at, "bad calling convention", format!("call with calling convention {cc}"));
+        }
+    }
+
+    fn check_direct_call(&mut self, at: &At<'_>, callee: ValueId, args: &[ValueId], ret: Option<ValType>) {
+        self.callee_op(at, callee);
+        let sig = self.m.func_of(callee).map(|fid| &self.m.function(fid).sig);
+        for (j, &a) in args.iter().enumerate() {
+            let t = self.op(at, a);
+            if let (Some(t), Some(&p)) = (t, sig.and_then(|s| s.params.get(j))) {
+                if t != p {
+                    let msg = format!("argument {j} of call of {} has type {t}, not {p}", self.callee_label(callee));
+                    self.err(at, msg);
+                }
+            }
+        }
+        let Some(fid) = self.m.func_of(callee) else {
+            if callee.0 < self.f.end_value() {
+                let msg = format!("direct call of {}, which is not a function", self.name(callee));
+                self.disallowed(at, "bad function callee operand", msg);
+            }
+            return;
+        };
+        let decl = self.m.function(fid);
+        let sig = &decl.sig;
+        if args.len() != sig.params.len() {
+            let msg = format!(
+                "call of {} passes {} arguments; its type {sig} takes {}",
+                self.callee_label(callee),
+                args.len(),
+                sig.params.len()
+            );
+            self.err(at, msg);
+        }
+        if ret != sig.ret {
+            let msg = format!(
+                "call of {} yields {}, but it returns {}",
+                self.callee_label(callee),
+                OptType(ret),
+                OptType(sig.ret)
+            );
+            self.err(at, msg);
+        }
+        if decl.is_proto && is_intrinsic_name(decl) {
+            if let Some(intrinsic) = decl.name.as_deref().and_then(Intrinsic::lookup) {
+                self.check_intrinsic_call(at, intrinsic, decl, args);
+            }
+        }
+    }
+
+    /// `@f1 (name)` for messages about calls.
+    fn callee_label(&self, callee: ValueId) -> String {
+        let decl = self.m.function(FuncId(callee.0));
+        format!("@f{} ({})", callee.0, decl.name_str())
+    }
+
+    fn check_intrinsic_call(&mut self, at: &At<'_>, intrinsic: Intrinsic, decl: &FunctionDecl, args: &[ValueId]) {
+        let arg_const = |cx: &Self, k: usize| args.get(k).and_then(|&a| cx.const_int(a));
+        // Each family's constant operand, and whether its value is allowed.
+        let rule: Option<ConstantRule> = match intrinsic {
+            Intrinsic::Memcpy | Intrinsic::Memmove | Intrinsic::Memset => {
+                Some(("bad alignment", MEM_INTRINSIC_ALIGN_ARG, |x| x == 1))
+            }
+            Intrinsic::AtomicRmw(_) => {
+                Some(("invalid atomicRMW operation", RMW_OP_ARG, |x| RmwOp::from_value(x).is_some()))
+            }
+            Intrinsic::AtomicIsLockFree => {
+                Some(("invalid atomic lock-free byte size", LOCK_FREE_SIZE_ARG, |x| matches!(x, 1 | 2 | 4 | 8)))
+            }
+            _ => None,
+        };
+        if let Some((reason, k, allowed)) = rule {
+            if !arg_const(self, k).is_some_and(allowed) {
+                let value = self.arg_name(args, k);
+                let msg = match intrinsic {
+                    Intrinsic::AtomicRmw(_) => format!("operation {value} is not a constant 1..=6"),
+                    Intrinsic::AtomicIsLockFree => format!("byte size {value} is not a constant 1, 2, 4 or 8"),
+                    _ => format!("{} alignment argument {value} is not the constant 1", decl.name_str()),
+                };
+                self.disallowed(at, reason, msg);
+            }
+        }
+        let mut success: Option<MemoryOrder> = None;
+        for &(k, use_) in intrinsic.memory_order_args() {
+            let value = arg_const(self, k);
+            match value.and_then(MemoryOrder::from_value) {
+                Some(o) if o.allowed_for(use_) => {
+                    if use_ == OrderUse::CmpxchgSuccess {
+                        success = Some(o);
+                    }
+                    if let Some(s) = success.filter(|&s| use_ == OrderUse::CmpxchgFailure && o > s) {
+                        let msg = format!(
+                            "cmpxchg failure order {} ({}) is stronger than its success order {} ({})",
+                            o as u8,
+                            o.name(),
+                            s as u8,
+                            s.name()
+                        );
+                        self.disallowed(at, "invalid memory order", msg);
+                    }
+                }
+                order => {
+                    let msg = match value {
+                        None => format!("operand {k} ({}) is not a constant", self.arg_name(args, k)),
+                        Some(x) => format!(
+                            "{x} ({}) is not allowed for {}",
+                            order.map_or("not an order", MemoryOrder::name),
+                            use_.describe()
+                        ),
+                    };
+                    self.disallowed(at, "invalid memory order", msg);
+                }
+            }
+        }
+    }
+
+    fn arg_name(&self, args: &[ValueId], k: usize) -> String {
+        match args.get(k) {
+            Some(&a) => match self.const_int(a) {
+                Some(x) => x.to_string(),
+                None => self.name(a),
+            },
+            None => "missing".into(),
+        }
+    }
+
+    fn check_indirect_call(&mut self, at: &At<'_>, callee: ValueId, args: &[ValueId], ret: Option<ValType>) {
+        if let Some(t) = self.op(at, callee).filter(|&t| t != ValType::I32) {
+            let msg = format!("callee {} has type {t}, not i32", self.name(callee));
+            self.disallowed(at, "bad function callee operand", msg);
+        }
+        // The record constraints say an indirect callee is not a function
+        // address, but real pexes call functions through casts of their
+        // addresses this way (a call with another signature), so it is
+        // allowed; only intrinsics may not be called indirectly (`op`).
+        let mut valid = ret.map_or(true, is_valid_param_type);
+        let mut known = true;
+        for &a in args {
+            match self.op(at, a) {
+                Some(t) => valid &= is_valid_param_type(t),
+                None => known = false,
+            }
+        }
+        if known && !valid {
+            let params = args.iter().filter_map(|&a| self.ty(a)).collect();
+            let sig = FuncType { ret, params, varargs: false };
+            self.disallowed(at, "bad function callee operand", format!("indirect call of type {sig}"));
+        }
+    }
+}
+
+/// The first problem of each kind among an instruction's operands.
+#[derive(Default, PartialEq)]
+struct OperandProblems {
+    undefined: Option<ValueId>,
+    intrinsic: Option<ValueId>,
+    self_use: Option<ValueId>,
+    not_dominating: Option<(ValueId, usize)>,
+}
+
+/// The value operands of an instruction, in record order.
+enum Operands<'a> {
+    Few([ValueId; 3], usize),
+    Call { callee: ValueId, args: &'a [ValueId], direct: bool },
+    Phi(&'a [(ValueId, BlockId)]),
+}
+
+impl<'a> Operands<'a> {
+    #[inline]
+    fn of(kind: &'a InstKind) -> Self {
+        use InstKind::*;
+        const Z: ValueId = ValueId(0);
+        match kind {
+            Binop { lhs, rhs, .. } | Cmp { lhs, rhs, .. } => Operands::Few([*lhs, *rhs, Z], 2),
+            Cast { value, .. } => Operands::Few([*value, Z, Z], 1),
+            Ret { value: Some(v) } => Operands::Few([*v, Z, Z], 1),
+            Ret { value: None } | Br { .. } | Unreachable => Operands::Few([Z; 3], 0),
+            CondBr { cond, .. } | Switch { cond, .. } => Operands::Few([*cond, Z, Z], 1),
+            Phi { incoming, .. } => Operands::Phi(incoming),
+            Alloca { size, .. } => Operands::Few([*size, Z, Z], 1),
+            Load { ptr, .. } => Operands::Few([*ptr, Z, Z], 1),
+            Store { ptr, value, .. } => Operands::Few([*ptr, *value, Z], 2),
+            Select { cond, if_true, if_false } => Operands::Few([*cond, *if_true, *if_false], 3),
+            ExtractElement { vector, index } => Operands::Few([*vector, *index, Z], 2),
+            InsertElement { vector, element, index } => Operands::Few([*vector, *element, *index], 3),
+            Call { callee, args, .. } => Operands::Call { callee: *callee, args, direct: true },
+            CallIndirect { callee, args, .. } => Operands::Call { callee: *callee, args, direct: false },
+        }
+    }
+}
+
+/// An intrinsic's constant operand: the abicheck reason, the operand index
+/// and which values are allowed.
+type ConstantRule = (&'static str, usize, fn(i64) -> bool);
+
+/// Whether `p` is an fcmp predicate (`CmpPred::is_float` searches a table).
+fn pred_is_float(p: CmpPred) -> bool {
+    use CmpPred::*;
+    !matches!(p, IEq | INe | IUgt | IUge | IUlt | IUle | ISgt | ISge | ISlt | ISle)
+}
+
+/// Whether `x` is a value of a `bits`-wide integer, read as signed or as
+/// unsigned (records may carry either form).
+fn int_fits(x: i64, bits: u32) -> bool {
+    if bits >= 64 {
+        return true;
+    }
+    let min = -(1i64 << (bits - 1));
+    let max_unsigned = (1i64 << bits) - 1;
+    (min..=max_unsigned).contains(&x)
+}
+
+/// `x` truncated to `bits` and sign-extended back.
+fn truncate_signed(x: i64, bits: u32) -> i64 {
+    if bits >= 64 {
+        x
+    } else {
+        let shift = 64 - bits;
+        (x << shift) >> shift
+    }
+}
+
+struct TypeList<'a>(&'a [ValType]);
+
+impl std::fmt::Display for TypeList<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, t) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{t}")?;
+        }
+        Ok(())
+    }
+}
+
+struct OptType(Option<ValType>);
+
+impl std::fmt::Display for OptType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(t) => write!(f, "{t}"),
+            None => f.write_str("void"),
+        }
+    }
+}
