@@ -146,7 +146,7 @@ impl Abbrev {
                         return Err(Error::new(start, ErrorKind::ArrayTooLong(len)));
                     }
                 } else if len > c.remaining() / bits {
-                    return Err(Error::new(start, ErrorKind::TooManyOperands { claimed: len, bits: c.remaining() }));
+                    return Err(c.too_many(start, len));
                 }
                 out.reserve(len as usize);
                 for _ in 0..len {

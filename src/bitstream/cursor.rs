@@ -13,12 +13,34 @@ pub struct BitCursor<'a> {
     bit: u64,
     /// Bits in `data` (cached `data.len() * 8`).
     end: u64,
+    /// Whether more input may still arrive after this window (streaming):
+    /// then a count that does not fit in the bits held so far means "wait",
+    /// not "invalid".
+    more: bool,
 }
 
 impl<'a> BitCursor<'a> {
     /// A cursor over `data`, whose first byte is byte `base_byte` of the file.
     pub fn new(data: &'a [u8], base_byte: u64) -> Self {
-        BitCursor { data, base: base_byte * 8, bit: 0, end: data.len() as u64 * 8 }
+        BitCursor { data, base: base_byte * 8, bit: 0, end: data.len() as u64 * 8, more: false }
+    }
+
+    /// Marks the window as a prefix of input still arriving.
+    pub fn with_more_to_come(mut self, more: bool) -> Self {
+        self.more = more;
+        self
+    }
+
+    /// The error for a record at `start` claiming `claimed` items of at least
+    /// `min_bits` bits each when fewer bits remain: an end-of-data error while
+    /// more input may come, so streaming waits; invalid otherwise.
+    #[cold]
+    pub fn too_many(&self, start: BitPos, claimed: u64) -> Error {
+        if self.more {
+            Error::new(start, ErrorKind::UnexpectedEof)
+        } else {
+            Error::new(start, ErrorKind::TooManyOperands { claimed, bits: self.remaining() })
+        }
     }
 
     /// The absolute position of the next bit to read.

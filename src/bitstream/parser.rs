@@ -413,7 +413,7 @@ impl Core {
                 let code = c.read_vbr(6)?;
                 let n = c.read_vbr(6)?;
                 if n > c.remaining() / 6 {
-                    return Err(Error::new(pos, ErrorKind::TooManyOperands { claimed: n, bits: c.remaining() }));
+                    return Err(c.too_many(pos, n));
                 }
                 self.ops.reserve(n as usize + 1);
                 self.ops.push(code);
@@ -482,7 +482,7 @@ impl<'a> Parser<'a> {
     }
 
     fn next_inner(&mut self) -> Res<Option<Item>> {
-        let mut c = BitCursor::new(&self.data, self.base);
+        let mut c = BitCursor::new(&self.data, self.base).with_more_to_come(!self.core.eof);
         c.seek(BitPos(self.core.pos))?;
         let core = &mut self.core;
         match core.state {

@@ -17,7 +17,9 @@ use std::process::ExitCode;
 
 mod asm;
 mod dis;
+mod run;
 mod stats;
+mod translate;
 mod verify;
 
 const EXAMPLES: &str = "\
@@ -36,6 +38,10 @@ Examples:
     # Where do the bits go?
     pexe stats app.pexe
 
+    # Translate to WebAssembly, or translate and run under Node
+    pexe translate app.pexe -o app.wasm
+    pexe run app.pexe -- arg1 arg2
+
 Run `pexe help <command>` for each command's options and examples.";
 
 /// Read, check and take apart PNaCl programs (.pexe files).
@@ -53,6 +59,8 @@ enum Command {
     #[command(name = "as")]
     Asm(asm::Asm),
     Stats(stats::Stats),
+    Translate(translate::Translate),
+    Run(run::Run),
 }
 
 impl Command {
@@ -62,6 +70,8 @@ impl Command {
             Command::Dis(c) => c.run(),
             Command::Asm(c) => c.run(),
             Command::Stats(c) => c.run(),
+            Command::Translate(c) => c.run(),
+            Command::Run(c) => c.run(),
         }
     }
 }

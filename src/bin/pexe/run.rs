@@ -1,0 +1,486 @@
+//! `pexe run`: translate a pexe to WebAssembly and run it under Node.js with
+//! the JavaScript runtime (`js/src/runtime/`, the NaCl IRT shim).
+//!
+//! The runtime's files are compiled into this binary and written once to a
+//! cache directory named after their hash
+//! (`$XDG_CACHE_HOME/pexe/runtime-<hash>/`, else `~/.cache/...`, else the
+//! temp directory), so an installed `pexe` works outside the repository.
+//! The translated module goes to a temporary file that is removed after
+//! the run. Node (`node` on PATH, or `$PEXE_NODE`) then runs
+//! `node/run.mjs` with the guest's stdin, stdout and stderr inherited, so
+//! the guest's output passes through byte for byte, and its exit status
+//! becomes this command's.
+
+use crate::{display_name, fail, read_input};
+use clap::Args;
+use pexe::back::wasm::{translate_bytes, Options, TranslateError};
+use std::ffi::OsString;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+const EXAMPLES: &str = "\
+The program's argv[0] is FILE exactly as written; its environment is empty
+unless --env adds to it; it sees no host files unless --dir exposes a
+directory (at the same path as on the host). Its stdin, stdout and stderr
+are this command's, byte for byte, and its exit status is this command's.
+A guest fault (a trap: out-of-bounds access, unreachable, division by zero,
+a bad function pointer, stack overflow) prints
+`pexe: guest fault: <message> in function <name>` and exits with 134.
+
+Needs Node.js 20 or newer: `node` on PATH, or the path in PEXE_NODE.
+
+Examples:
+
+    # Run a command-line pexe with arguments
+    pexe run fannkuchredux.pexe -- 7
+
+    # Give it an environment variable and the files of the current directory
+    pexe run --env HOME=/tmp --dir . app.pexe -- input.txt
+
+    # Watch every IRT call it makes
+    pexe run --trace hello.pexe";
+
+/// Translate a pexe to WebAssembly and run it with Node.js.
+#[derive(Args)]
+#[command(after_help = EXAMPLES)]
+pub struct Run {
+    /// The pexe to run (`-` reads standard input).
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+
+    /// Arguments for the program (after `--`).
+    #[arg(last = true, value_name = "ARGS")]
+    args: Vec<OsString>,
+
+    /// Set an environment variable of the program (repeatable).
+    #[arg(long = "env", value_name = "K=V", value_parser = parse_env)]
+    env: Vec<String>,
+
+    /// Expose a host directory to the program, read-write, at its own path (repeatable).
+    #[arg(long = "dir", value_name = "HOST_DIR")]
+    dirs: Vec<PathBuf>,
+
+    /// Log every IRT call and its result to standard error.
+    #[arg(long)]
+    trace: bool,
+
+    /// Size of the main thread's stack in bytes (suffix k or m; default 8m).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    stack_size: Option<u64>,
+}
+
+fn parse_env(s: &str) -> Result<String, String> {
+    match s.split_once('=') {
+        Some((k, _)) if !k.is_empty() => Ok(s.to_string()),
+        _ => Err(format!("expected K=V, got `{s}`")),
+    }
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    let (digits, scale) = match s.as_bytes().last() {
+        Some(b'k' | b'K') => (&s[..s.len() - 1], 1024),
+        Some(b'm' | b'M') => (&s[..s.len() - 1], 1024 * 1024),
+        _ => (s, 1),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("expected a size like 65536, 512k or 8m, got `{s}`"))?;
+    let bytes = n
+        .checked_mul(scale)
+        .filter(|&b| (1..=STACK_SIZE_MAX).contains(&b));
+    bytes.ok_or_else(|| {
+        format!(
+            "stack size must be between 1 byte and {} MiB",
+            STACK_SIZE_MAX >> 20
+        )
+    })
+}
+
+/// The largest main-thread stack accepted (it must fit the 4 GiB memory).
+const STACK_SIZE_MAX: u64 = 1 << 31;
+
+/// The environment variable naming the Node.js executable.
+const NODE_ENV: &str = "PEXE_NODE";
+
+impl Run {
+    pub fn run(self) -> ExitCode {
+        let name = display_name(&self.file);
+        let bytes = match read_input(&self.file) {
+            Ok(bytes) => bytes,
+            Err(e) => return fail(format_args!("{name}: {e}")),
+        };
+        let wasm = match translate_bytes(&bytes, &Options::default()) {
+            Ok(wasm) => wasm,
+            Err(TranslateError::Invalid(diagnostics)) => {
+                for d in &diagnostics {
+                    eprintln!("{name}:{d}");
+                }
+                return ExitCode::FAILURE;
+            }
+            Err(TranslateError::Decode(e)) => {
+                eprintln!("{name}:{}: error: {e}", e.pos());
+                return ExitCode::FAILURE;
+            }
+            Err(e) => return fail(format_args!("{name}: {e}")),
+        };
+        let runtime = match runtime_dir() {
+            Ok(dir) => dir,
+            Err(e) => return fail(format_args!("writing the JavaScript runtime: {e}")),
+        };
+        let module = match TempFile::create("wasm", &wasm) {
+            Ok(f) => f,
+            Err(e) => return fail(format_args!("writing the translated module: {e}")),
+        };
+
+        let node = std::env::var_os(NODE_ENV).unwrap_or_else(|| "node".into());
+        let mut cmd = Command::new(&node);
+        cmd.arg(runtime.join("node").join("run.mjs"));
+        cmd.arg("--argv0").arg(&self.file);
+        for kv in &self.env {
+            cmd.arg("--env").arg(kv);
+        }
+        for dir in &self.dirs {
+            cmd.arg("--dir").arg(dir);
+        }
+        if self.trace {
+            cmd.arg("--trace");
+        }
+        if let Some(size) = self.stack_size {
+            cmd.arg("--stack-size").arg(size.to_string());
+        }
+        cmd.arg(&module.path).arg("--").args(&self.args);
+
+        let status = match cmd.status() {
+            Ok(status) => status,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return fail(format_args!(
+                    "cannot run `{}`: not found (pexe run needs Node.js 20 or newer on PATH, or its path in {NODE_ENV})",
+                    Path::new(&node).display()
+                ))
+            }
+            Err(e) => return fail(format_args!("cannot run `{}`: {e}", Path::new(&node).display())),
+        };
+        drop(module);
+        exit_code(status)
+    }
+}
+
+/// The command's exit code for Node's exit status (128 + N for signal N).
+fn exit_code(status: std::process::ExitStatus) -> ExitCode {
+    if let Some(code) = status.code() {
+        return ExitCode::from(code as u8);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return ExitCode::from((128 + signal) as u8);
+        }
+    }
+    ExitCode::FAILURE
+}
+
+/// A file in the temp directory, removed when dropped.
+struct TempFile {
+    path: PathBuf,
+}
+
+impl TempFile {
+    fn create(ext: &str, bytes: &[u8]) -> io::Result<TempFile> {
+        let path = unique_path(&std::env::temp_dir(), "pexe-run", ext);
+        std::fs::write(&path, bytes)?;
+        Ok(TempFile { path })
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// `dir/prefix-<pid>-<nanos>-<n>.ext`, a name no other run uses.
+fn unique_path(dir: &Path, prefix: &str, ext: &str) -> PathBuf {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let name = format!("{prefix}-{}-{nanos}-{n}", std::process::id());
+    dir.join(if ext.is_empty() {
+        name
+    } else {
+        format!("{name}.{ext}")
+    })
+}
+
+/// The runtime's files (paths relative to `js/src/`), compiled in.
+const RUNTIME_FILES: &[(&str, &str)] = &[
+    ("index.js", include_str!("../../../js/src/index.js")),
+    ("node/run.mjs", include_str!("../../../js/src/node/run.mjs")),
+    (
+        "runtime/abi.js",
+        include_str!("../../../js/src/runtime/abi.js"),
+    ),
+    (
+        "runtime/control.js",
+        include_str!("../../../js/src/runtime/control.js"),
+    ),
+    (
+        "runtime/defs.js",
+        include_str!("../../../js/src/runtime/defs.js"),
+    ),
+    (
+        "runtime/faults.js",
+        include_str!("../../../js/src/runtime/faults.js"),
+    ),
+    (
+        "runtime/fs.js",
+        include_str!("../../../js/src/runtime/fs.js"),
+    ),
+    (
+        "runtime/index.js",
+        include_str!("../../../js/src/runtime/index.js"),
+    ),
+    (
+        "runtime/memory.js",
+        include_str!("../../../js/src/runtime/memory.js"),
+    ),
+    (
+        "runtime/module-info.js",
+        include_str!("../../../js/src/runtime/module-info.js"),
+    ),
+    (
+        "runtime/process.js",
+        include_str!("../../../js/src/runtime/process.js"),
+    ),
+    (
+        "runtime/startinfo.js",
+        include_str!("../../../js/src/runtime/startinfo.js"),
+    ),
+    (
+        "runtime/strace.js",
+        include_str!("../../../js/src/runtime/strace.js"),
+    ),
+    (
+        "runtime/thread.js",
+        include_str!("../../../js/src/runtime/thread.js"),
+    ),
+    (
+        "runtime/irt/basic.js",
+        include_str!("../../../js/src/runtime/irt/basic.js"),
+    ),
+    (
+        "runtime/irt/clock.js",
+        include_str!("../../../js/src/runtime/irt/clock.js"),
+    ),
+    (
+        "runtime/irt/fdio.js",
+        include_str!("../../../js/src/runtime/irt/fdio.js"),
+    ),
+    (
+        "runtime/irt/filename.js",
+        include_str!("../../../js/src/runtime/irt/filename.js"),
+    ),
+    (
+        "runtime/irt/futex.js",
+        include_str!("../../../js/src/runtime/irt/futex.js"),
+    ),
+    (
+        "runtime/irt/guard.js",
+        include_str!("../../../js/src/runtime/irt/guard.js"),
+    ),
+    (
+        "runtime/irt/memory.js",
+        include_str!("../../../js/src/runtime/irt/memory.js"),
+    ),
+    (
+        "runtime/irt/ppapihook.js",
+        include_str!("../../../js/src/runtime/irt/ppapihook.js"),
+    ),
+    (
+        "runtime/irt/query.js",
+        include_str!("../../../js/src/runtime/irt/query.js"),
+    ),
+    (
+        "runtime/irt/random.js",
+        include_str!("../../../js/src/runtime/irt/random.js"),
+    ),
+    (
+        "runtime/irt/thread.js",
+        include_str!("../../../js/src/runtime/irt/thread.js"),
+    ),
+    (
+        "runtime/irt/tls.js",
+        include_str!("../../../js/src/runtime/irt/tls.js"),
+    ),
+    (
+        "runtime/threads/passthrough.js",
+        include_str!("../../../js/src/runtime/threads/passthrough.js"),
+    ),
+    (
+        "runtime/threads/platform.js",
+        include_str!("../../../js/src/runtime/threads/platform.js"),
+    ),
+    (
+        "runtime/threads/rpc.js",
+        include_str!("../../../js/src/runtime/threads/rpc.js"),
+    ),
+    (
+        "runtime/threads/spawn.js",
+        include_str!("../../../js/src/runtime/threads/spawn.js"),
+    ),
+    (
+        "runtime/threads/worker.js",
+        include_str!("../../../js/src/runtime/threads/worker.js"),
+    ),
+];
+
+/// Makes the `.js` files ES modules (as `js/package.json` does in the repo).
+const PACKAGE_JSON: &str = "{ \"type\": \"module\", \"private\": true }\n";
+
+/// Written last: a directory without it is incomplete.
+const COMPLETE_MARKER: &str = ".complete";
+
+/// FNV-1a over every file's path and contents: the cache directory's name.
+fn runtime_hash() -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    };
+    eat(env!("CARGO_PKG_VERSION").as_bytes());
+    for (path, text) in RUNTIME_FILES {
+        eat(path.as_bytes());
+        eat(&[0]);
+        eat(text.as_bytes());
+        eat(&[0]);
+    }
+    h
+}
+
+/// Where the runtime lives: the first cache root that works.
+fn runtime_dir() -> io::Result<PathBuf> {
+    let name = format!("runtime-{:016x}", runtime_hash());
+    let mut roots = Vec::new();
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
+        roots.push(PathBuf::from(dir).join("pexe"));
+    } else if let Some(home) = std::env::var_os("HOME").filter(|d| !d.is_empty()) {
+        roots.push(PathBuf::from(home).join(".cache").join("pexe"));
+    }
+    roots.push(std::env::temp_dir().join("pexe-cache"));
+    let mut last_err = io::Error::other("no cache directory");
+    for root in roots {
+        match install_runtime(&root, &name) {
+            Ok(dir) => return Ok(dir),
+            Err(e) => last_err = e,
+        }
+    }
+    Err(last_err)
+}
+
+/// Writes the runtime to `root/name` unless it is already there; a
+/// concurrent run writing the same files is harmless (write aside, rename).
+fn install_runtime(root: &Path, name: &str) -> io::Result<PathBuf> {
+    let dir = root.join(name);
+    if dir.join(COMPLETE_MARKER).is_file() {
+        return Ok(dir);
+    }
+    std::fs::create_dir_all(root)?;
+    let staging = unique_path(root, &format!("{name}.tmp"), "");
+    let written = write_runtime(&staging);
+    if let Err(e) = written {
+        let _ = std::fs::remove_dir_all(&staging);
+        return Err(e);
+    }
+    if std::fs::rename(&staging, &dir).is_err() {
+        // Another run got there first, or a stale incomplete copy is in the way.
+        let _ = std::fs::remove_dir_all(&staging);
+        if !dir.join(COMPLETE_MARKER).is_file() {
+            let _ = std::fs::remove_dir_all(&dir);
+            write_runtime(&dir)?;
+        }
+    }
+    Ok(dir)
+}
+
+fn write_runtime(dir: &Path) -> io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    std::fs::write(dir.join("package.json"), PACKAGE_JSON)?;
+    for (path, text) in RUNTIME_FILES {
+        let file = dir.join(path);
+        if let Some(parent) = file.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(file, text)?;
+    }
+    std::fs::write(dir.join(COMPLETE_MARKER), "")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every `.js`/`.mjs` file under `js/src/` is compiled in, and nothing else.
+    #[test]
+    fn every_runtime_file_is_embedded() {
+        fn walk(dir: &Path, base: &Path, out: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    walk(&path, base, out);
+                } else if matches!(
+                    path.extension().and_then(|e| e.to_str()),
+                    Some("js" | "mjs")
+                ) {
+                    out.push(
+                        path.strip_prefix(base)
+                            .unwrap()
+                            .to_string_lossy()
+                            .replace('\\', "/"),
+                    );
+                }
+            }
+        }
+        let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("js/src");
+        let mut on_disk = Vec::new();
+        walk(&base, &base, &mut on_disk);
+        on_disk.sort();
+        let mut embedded: Vec<String> = RUNTIME_FILES.iter().map(|(p, _)| p.to_string()).collect();
+        embedded.sort();
+        assert_eq!(embedded, on_disk);
+    }
+
+    #[test]
+    fn the_runtime_installs_once_and_is_found_again() {
+        let root = unique_path(&std::env::temp_dir(), "pexe-run-test", "");
+        let name = format!("runtime-{:016x}", runtime_hash());
+        let dir = install_runtime(&root, &name).unwrap();
+        assert!(dir.join("node/run.mjs").is_file());
+        assert!(dir.join("runtime/threads/worker.js").is_file());
+        assert_eq!(
+            std::fs::read_to_string(dir.join("package.json")).unwrap(),
+            PACKAGE_JSON
+        );
+        assert_eq!(install_runtime(&root, &name).unwrap(), dir);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn sizes_and_env_values_are_checked() {
+        assert_eq!(parse_size("65536"), Ok(65536));
+        assert_eq!(parse_size("512k"), Ok(512 * 1024));
+        assert_eq!(parse_size("8M"), Ok(8 << 20));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("99999999999m").is_err());
+        assert_eq!(parse_env("A=b=c"), Ok("A=b=c".to_string()));
+        assert!(parse_env("=x").is_err());
+        assert!(parse_env("novalue").is_err());
+    }
+}
