@@ -14,6 +14,9 @@ pub const MAX_ABBREVS_PER_BLOCK: usize = 1 << 12;
 /// Elements of an array whose element encoding takes zero bits (a literal or
 /// `fixed(0)`): such arrays cost nothing to claim, so they get a small cap.
 pub const MAX_ZERO_WIDTH_ARRAY: u64 = 1 << 10;
+/// Distinct block ids that BLOCKINFO defines abbreviations for (real pexes
+/// use four; PNaCl has seven block kinds).
+pub const MAX_BLOCKINFO_TARGETS: usize = 32;
 /// Width of a fixed or VBR abbreviation operand, in bits.
 pub const MAX_ABBREV_WIDTH: u32 = 32;
 /// Width of an abbreviation index, in bits (the enter-block `B` value).

@@ -3,7 +3,7 @@
 use super::abbrev::Abbrev;
 use super::header::{self, Header, HeaderStatus};
 use super::{abbrev_ids, BitCursor, BitPos, Error, ErrorKind, BLOCKINFO_BLOCK_ID, MODULE_BLOCK_ID};
-use crate::limits::{MAX_ABBREVS_PER_BLOCK, MAX_BLOCK_DEPTH};
+use crate::limits::{MAX_ABBREVS_PER_BLOCK, MAX_BLOCKINFO_TARGETS, MAX_BLOCK_DEPTH};
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -390,6 +390,13 @@ impl Core {
                     let bid = self.setbid.ok_or_else(|| {
                         Error::new(pos, ErrorKind::BadBlockInfo("abbreviation before any SETBID".into()))
                     })?;
+                    let known = self.blockinfo.abbrevs.iter().any(|(id, _)| *id == bid);
+                    if !known && self.blockinfo.abbrevs.len() >= MAX_BLOCKINFO_TARGETS {
+                        return Err(Error::new(
+                            pos,
+                            ErrorKind::BadBlockInfo(format!("abbreviations for more than {MAX_BLOCKINFO_TARGETS} block ids")),
+                        ));
+                    }
                     let list = Arc::make_mut(&mut self.blockinfo).abbrevs_mut(bid);
                     if list.len() >= MAX_ABBREVS_PER_BLOCK {
                         return Err(Error::new(pos, ErrorKind::BadAbbrev("too many abbreviations".into())));
