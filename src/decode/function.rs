@@ -296,8 +296,10 @@ impl FunctionState {
                 let next = self.next_value() as i64;
                 let mut incoming = Vec::with_capacity(ops.len() / 2);
                 for pair in ops[1..].chunks_exact(2) {
-                    let abs = next - sign_rotated(pair[0]);
-                    let abs = u32::try_from(abs).map_err(|_| DecodeError::new(pos, format!("phi operand {abs} is out of range")))?;
+                    let abs = next
+                        .checked_sub(sign_rotated(pair[0]))
+                        .and_then(|a| u32::try_from(a).ok())
+                        .ok_or_else(|| DecodeError::new(pos, format!("phi operand {} is out of range", pair[0])))?;
                     incoming.push((ValueId(abs), self.block_id(pair[1], pos)?));
                 }
                 result_and(self, InstKind::Phi { ty, incoming: incoming.into() }, Some(ty))
