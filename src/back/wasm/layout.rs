@@ -1,0 +1,192 @@
+//! Where the global variables live in linear memory, and the data image
+//! that puts their initializers there.
+//!
+//! Globals are laid out from [`GLOBAL_BASE`] (the first 64 KiB stay a zero
+//! guard page), each aligned to its alignment (unspecified = 1), in
+//! declaration order. Relocations are resolved here: a function's address is
+//! its table index ([`PEXE_TABLE_BASE`] + id), a global's is where it was
+//! placed, plus the addend, wrapped to 32 bits. `__heap_base` is the end of
+//! the globals rounded up to 64 KiB.
+//!
+//! The image is a list of [`Segment`]s with the zero runs left out (the
+//! runtime's memory starts zeroed), so a large zero-filled global costs
+//! nothing and the image is never larger than the initializers' data.
+
+use super::imports::PEXE_TABLE_BASE;
+use super::TranslateError;
+use crate::ir::{Initializer, Module};
+
+/// Address of the first global.
+pub const GLOBAL_BASE: u32 = 0x1_0000;
+/// WebAssembly page size.
+pub const PAGE_SIZE: u64 = 0x1_0000;
+/// A run of at least this many zero bytes ends a data segment (a segment
+/// costs about this much in the data section and in `__pexe_init_data`).
+const MIN_ZERO_GAP: u64 = 32;
+
+/// Bytes to copy to `addr`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub addr: u32,
+    pub bytes: Vec<u8>,
+}
+
+/// The placed globals.
+#[derive(Clone, Debug, Default)]
+pub struct Layout {
+    /// Address of each global, by global index.
+    pub addrs: Vec<u32>,
+    /// First byte after the globals, rounded up to [`PAGE_SIZE`].
+    pub heap_base: u32,
+    pub segments: Vec<Segment>,
+}
+
+impl Layout {
+    pub fn new(m: &Module) -> Result<Layout, TranslateError> {
+        let mut addrs = Vec::with_capacity(m.globals.len());
+        let mut at = u64::from(GLOBAL_BASE);
+        for g in &m.globals {
+            let align = u64::from(g.align.max(1));
+            at = at.div_ceil(align).saturating_mul(align);
+            if at > u64::from(u32::MAX) {
+                return Err(TranslateError::GlobalsTooLarge { bytes: at });
+            }
+            addrs.push(at as u32);
+            at = at.saturating_add(g.size());
+        }
+        let heap_base = at.div_ceil(PAGE_SIZE).saturating_mul(PAGE_SIZE);
+        // The runtime needs room above the globals for at least the stack.
+        if heap_base > u64::from(u32::MAX) - PAGE_SIZE {
+            return Err(TranslateError::GlobalsTooLarge { bytes: at });
+        }
+
+        let mut image = ImageBuilder::default();
+        let num_funcs = m.functions.len() as u64;
+        for (g, &addr) in m.globals.iter().zip(&addrs) {
+            let mut at = u64::from(addr);
+            for init in &g.init {
+                match init {
+                    Initializer::Data(bytes) => image.data(at, bytes),
+                    Initializer::ZeroFill(_) => {}
+                    Initializer::Reloc { target, addend } => {
+                        let t = u64::from(target.0);
+                        let base = if t < num_funcs {
+                            u64::from(PEXE_TABLE_BASE) + t
+                        } else {
+                            // Verified: an existing global.
+                            addrs.get((t - num_funcs) as usize).map_or(0, |&a| u64::from(a))
+                        };
+                        let value = (base as i64).wrapping_add(*addend) as u32;
+                        image.data(at, &value.to_le_bytes());
+                    }
+                }
+                at += init.size();
+            }
+        }
+        Ok(Layout { addrs, heap_base: heap_base as u32, segments: image.finish() })
+    }
+
+    /// Pages the memory needs at instantiation: the image, and at least
+    /// 17 (the guard page and 1 MiB).
+    pub fn initial_pages(&self) -> u64 {
+        (u64::from(self.heap_base) / PAGE_SIZE).max(17)
+    }
+}
+
+/// Collects bytes at increasing addresses into segments, dropping zero runs
+/// of [`MIN_ZERO_GAP`] bytes or more.
+#[derive(Default)]
+struct ImageBuilder {
+    segments: Vec<Segment>,
+}
+
+impl ImageBuilder {
+    fn data(&mut self, addr: u64, bytes: &[u8]) {
+        let mut i = 0;
+        while i < bytes.len() {
+            // Skip zeros; a short run stays inside the segment being built.
+            let nz = match bytes[i..].iter().position(|&b| b != 0) {
+                Some(k) => i + k,
+                None => return,
+            };
+            // The span runs until a long zero run or the end.
+            let mut end = nz;
+            let mut zeros = 0u64;
+            let mut j = nz;
+            while j < bytes.len() {
+                if bytes[j] == 0 {
+                    zeros += 1;
+                    if zeros >= MIN_ZERO_GAP {
+                        break;
+                    }
+                } else {
+                    zeros = 0;
+                    end = j + 1;
+                }
+                j += 1;
+            }
+            self.put(addr + nz as u64, &bytes[nz..end]);
+            i = end;
+        }
+    }
+
+    fn put(&mut self, addr: u64, bytes: &[u8]) {
+        if let Some(last) = self.segments.last_mut() {
+            let last_end = u64::from(last.addr) + last.bytes.len() as u64;
+            if addr >= last_end && addr - last_end < MIN_ZERO_GAP {
+                last.bytes.resize((addr - u64::from(last.addr)) as usize, 0);
+                last.bytes.extend_from_slice(bytes);
+                return;
+            }
+        }
+        self.segments.push(Segment { addr: addr as u32, bytes: bytes.to_vec() });
+    }
+
+    fn finish(self) -> Vec<Segment> {
+        self.segments
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{GlobalVar, ValueId};
+    use crate::BitPos;
+
+    fn global(align: u32, init: Vec<Initializer>) -> GlobalVar {
+        GlobalVar { align, is_const: false, compound: init.len() > 1, init, name: None, pos: BitPos::default() }
+    }
+
+    #[test]
+    fn globals_are_aligned_and_relocated() {
+        let mut m = Module::default();
+        m.globals.push(global(0, vec![Initializer::Data(vec![1, 2, 3])]));
+        m.globals.push(global(8, vec![Initializer::ZeroFill(100_000)]));
+        m.globals
+            .push(global(4, vec![Initializer::Reloc { target: ValueId(1), addend: 4 }, Initializer::Data(vec![9])]));
+        let l = Layout::new(&m).unwrap();
+        assert_eq!(l.addrs, vec![0x10000, 0x10008, 0x10008 + 100_000]);
+        assert_eq!(l.heap_base, 0x30000);
+        assert_eq!(l.initial_pages(), 17);
+        assert_eq!(l.segments.len(), 2);
+        assert_eq!(l.segments[0], Segment { addr: 0x10000, bytes: vec![1, 2, 3] });
+        let reloc = (0x10008u32 + 4).to_le_bytes();
+        assert_eq!(l.segments[1].addr, 0x10008 + 100_000);
+        assert_eq!(l.segments[1].bytes, [&reloc[..], &[9]].concat());
+    }
+
+    #[test]
+    fn long_zero_runs_split_segments() {
+        let mut b = ImageBuilder::default();
+        let mut bytes = vec![7u8; 4];
+        bytes.extend([0; 10]);
+        bytes.push(8);
+        bytes.extend([0; 100]);
+        bytes.push(9);
+        b.data(0x10000, &bytes);
+        let s = b.finish();
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[0].bytes.len(), 15);
+        assert_eq!(s[1], Segment { addr: 0x10000 + 115, bytes: vec![9] });
+    }
+}

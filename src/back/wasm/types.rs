@@ -1,0 +1,104 @@
+//! PNaCl value types as WebAssembly value types, and the module's function
+//! types, each written once.
+//!
+//! Integers of at most 32 bits (i1, i8, i16, i32) are wasm `i32` — i1 always
+//! 0 or 1, i8 and i16 zero-extended — i64 is `i64`, float and double are
+//! `f32` and `f64`, and every vector, `<N x i1>` masks included, is `v128`.
+
+use crate::ir::{Scalar, ValType as IrType};
+use std::collections::HashMap;
+use wasm_encoder::{TypeSection, ValType};
+
+/// The wasm type that holds values of PNaCl type `t`.
+pub fn wasm_type(t: IrType) -> ValType {
+    match t {
+        IrType::Scalar(Scalar::I1 | Scalar::I8 | Scalar::I16 | Scalar::I32) => ValType::I32,
+        IrType::Scalar(Scalar::I64) => ValType::I64,
+        IrType::Scalar(Scalar::F32) => ValType::F32,
+        IrType::Scalar(Scalar::F64) => ValType::F64,
+        IrType::Vector { .. } => ValType::V128,
+    }
+}
+
+/// The one-byte code of a value type (its binary encoding).
+fn code(t: ValType) -> u8 {
+    match t {
+        ValType::I32 => 0x7F,
+        ValType::I64 => 0x7E,
+        ValType::F32 => 0x7D,
+        ValType::F64 => 0x7C,
+        _ => 0x7B,
+    }
+}
+
+/// The function types of the module, interned: each distinct signature is
+/// written to the type section once, in first-use order.
+#[derive(Default)]
+pub struct Signatures {
+    section: TypeSection,
+    /// Key: parameter codes, a 0 byte, result codes.
+    index: HashMap<Box<[u8]>, u32>,
+    key: Vec<u8>,
+    params: Vec<ValType>,
+}
+
+impl Signatures {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The type index of `(params) -> (results)`.
+    pub fn intern(&mut self, params: &[ValType], results: &[ValType]) -> u32 {
+        self.key.clear();
+        self.key.extend(params.iter().map(|&t| code(t)));
+        self.key.push(0);
+        self.key.extend(results.iter().map(|&t| code(t)));
+        if let Some(&i) = self.index.get(&self.key[..]) {
+            return i;
+        }
+        let i = self.section.len();
+        self.section.ty().function(params.iter().copied(), results.iter().copied());
+        self.index.insert(self.key.clone().into_boxed_slice(), i);
+        i
+    }
+
+    /// The type index of a PNaCl signature.
+    pub fn intern_pnacl(&mut self, params: impl IntoIterator<Item = IrType>, ret: Option<IrType>) -> u32 {
+        let mut p = std::mem::take(&mut self.params);
+        p.clear();
+        p.extend(params.into_iter().map(wasm_type));
+        let i = match ret {
+            Some(r) => self.intern(&p, &[wasm_type(r)]),
+            None => self.intern(&p, &[]),
+        };
+        self.params = p;
+        i
+    }
+
+    #[cfg(test)]
+    pub fn len(&self) -> u32 {
+        self.section.len()
+    }
+
+    pub fn section(&self) -> &TypeSection {
+        &self.section
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interning_writes_each_signature_once() {
+        let mut s = Signatures::new();
+        let a = s.intern(&[ValType::I32], &[]);
+        let b = s.intern(&[ValType::I32], &[ValType::I32]);
+        let c = s.intern_pnacl([IrType::I32], None);
+        let d = s.intern_pnacl([IrType::I8], Some(IrType::I1));
+        assert_eq!((a, b, c), (0, 1, 0));
+        assert_eq!(d, 1);
+        assert_eq!(s.len(), 2);
+        assert_eq!(wasm_type(IrType::Vector { elem: Scalar::I1, lanes: 16 }), ValType::V128);
+    }
+}

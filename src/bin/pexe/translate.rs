@@ -1,0 +1,85 @@
+//! `pexe translate`: a pexe to a WebAssembly module for the JS runtime.
+
+use crate::{binary_output_ok, display_name, fail, read_input, write_output};
+use clap::Args;
+use pexe::back::wasm::{to_wat, translate_bytes, Options, TranslateError};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const EXAMPLES: &str = "\
+The module follows the pexe runtime ABI: it imports a shared `env.memory`,
+`env.fault`, `env.fmod_f64` and the IRT functions (`irt.*`), and exports
+`_start`, `__pexe_init_data`, `__pexe_thread_start`, the function table and
+the per-thread globals. If the pexe is not valid PNaCl, the verifier's
+diagnostics are printed as `FILE:BYTE:BIT: error: message` and nothing is
+written (exit code 1).
+
+Examples:
+
+    # Translate for the runtime
+    pexe translate app.pexe -o app.wasm
+
+    # Read the result as text
+    pexe translate --wat app.pexe -o app.wat
+    pexe translate --wat app.pexe | less";
+
+/// Translate a pexe into a WebAssembly module.
+#[derive(Args)]
+#[command(after_help = EXAMPLES)]
+pub struct Translate {
+    /// The pexe to translate (`-` reads standard input).
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+
+    /// Write the module here (standard output if it is not a terminal).
+    #[arg(short, long, value_name = "OUT")]
+    output: Option<PathBuf>,
+
+    /// Write the text format (WAT) instead of the binary.
+    #[arg(long)]
+    wat: bool,
+
+    /// Leave out the name section (function names in fault messages).
+    #[arg(long)]
+    strip_names: bool,
+}
+
+impl Translate {
+    pub fn run(self) -> ExitCode {
+        let name = display_name(&self.file);
+        let bytes = match read_input(&self.file) {
+            Ok(bytes) => bytes,
+            Err(e) => return fail(format_args!("{name}: {e}")),
+        };
+        if !self.wat && !binary_output_ok(self.output.as_ref()) {
+            return fail("refusing to write a wasm module to a terminal; use -o OUT or --wat");
+        }
+        let opts = Options { wat: self.wat, names: !self.strip_names, ..Options::default() };
+        let wasm = match translate_bytes(&bytes, &opts) {
+            Ok(wasm) => wasm,
+            Err(TranslateError::Invalid(diagnostics)) => {
+                for d in &diagnostics {
+                    eprintln!("{name}:{d}");
+                }
+                return ExitCode::FAILURE;
+            }
+            Err(TranslateError::Decode(e)) => {
+                eprintln!("{name}:{}: error: {e}", e.pos());
+                return ExitCode::FAILURE;
+            }
+            Err(e) => return fail(format_args!("{name}: {e}")),
+        };
+        let out = if self.wat {
+            match to_wat(&wasm) {
+                Ok(text) => text.into_bytes(),
+                Err(e) => return fail(format_args!("{name}: {e}")),
+            }
+        } else {
+            wasm
+        };
+        match write_output(self.output.as_ref(), &out) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(format_args!("writing the module: {e}")),
+        }
+    }
+}
