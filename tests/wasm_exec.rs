@@ -1331,3 +1331,54 @@ fn large_sparse_switches() {
     let Some(out) = run("sparse", &m, &calls) else { return };
     assert_eq!(out, want);
 }
+
+/// Bitcasts between integers and i1 vectors (masks): i16 ↔ <16 x i1>,
+/// i8 ↔ <8 x i1>, through sext/zext to real lanes.
+#[test]
+fn mask_bitcasts() {
+    let mut m = Module::new();
+    let g = m.declare(ty::I32, &[ty::I32]);
+    let h = m.declare(ty::I32, &[ty::I32]);
+    let consts = [(ty::I32, Const::Int(3)), (ty::I32, Const::Int(9)), (ty::I32, Const::Int(256))];
+    let mut b = m.body(1, 1, &consts);
+    let t = b.cast(b.param(0), ty::I16, cast::TRUNC);
+    let mask = b.cast(t, ty::V16I1, cast::BITCAST);
+    let w = b.cast(mask, ty::V16I8, cast::SEXT);
+    let l3 = b.extract(w, b.c(0));
+    let l9 = b.extract(w, b.c(1));
+    let z3 = b.cast(l3, ty::I32, cast::ZEXT);
+    let z9 = b.cast(l9, ty::I32, cast::ZEXT);
+    let hi = b.binop(z9, b.c(2), op::MUL);
+    let back = b.cast(mask, ty::I16, cast::BITCAST);
+    let backw = b.cast(back, ty::I32, cast::ZEXT);
+    let s1 = b.binop(z3, hi, op::ADD);
+    let x = b.binop(s1, backw, op::XOR);
+    b.ret(Some(x));
+    m.finish_body(b);
+
+    let consts = [(ty::I32, Const::Int(2)), (ty::I32, Const::Int(7)), (ty::I32, Const::Int(1))];
+    let mut b = m.body(1, 1, &consts);
+    let t = b.cast(b.param(0), ty::I8, cast::TRUNC);
+    let mask = b.cast(t, ty::V8I1, cast::BITCAST);
+    let z = b.cast(mask, ty::V8I16, cast::ZEXT);
+    let e2 = b.extract(z, b.c(0));
+    let e7 = b.extract(z, b.c(1));
+    let w2 = b.cast(e2, ty::I32, cast::ZEXT);
+    let w7 = b.cast(e7, ty::I32, cast::ZEXT);
+    let sh = b.binop(w7, b.c(2), op::SHL);
+    let r = b.binop(w2, sh, op::OR);
+    b.ret(Some(r));
+    m.finish_body(b);
+
+    let mut calls = Vec::new();
+    let mut want = Vec::new();
+    for x in [0i32, 0x208, 0xffff, 0x8, 0x1200, 0x1_0208] {
+        calls.push((g, args(&[&x])));
+        let bit = |i: i32| (x >> i) & 1;
+        want.push(((bit(3) * 255 + bit(9) * 255 * 256) ^ (x & 0xffff)).to_string());
+        calls.push((h, args(&[&x])));
+        want.push((bit(2) | (bit(7) << 1)).to_string());
+    }
+    let Some(out) = run("masks", &m, &calls) else { return };
+    assert_eq!(out, want);
+}

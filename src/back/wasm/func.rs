@@ -19,8 +19,9 @@
 //! - its operand, for casts that change nothing in wasm (`zext i8 → i32`,
 //!   same-representation bitcasts): an alias.
 //!
-//! Loads and stores of `add p, C` (C a small constant, the add used only
-//! there) use `p` with `offset=C`; a `local.set` followed at once by a
+//! Loads and stores of `add p, C` (C a small constant, every use of the add
+//! an access) use `p` with `offset=C`; an integer computation repeated in a
+//! block reuses the first one; a `local.set` followed at once by a
 //! `local.get` of the same local becomes a `local.tee`.
 //!
 //! # Stack folding
@@ -217,6 +218,8 @@ pub(super) struct Buffers {
     pub local_counts: [u32; 5],
     pub wrapper_exit: Vec<u32>,
     pub locals: super::locals::LocalBuffers,
+    /// Per add: uses as a load/store address, and the last such access.
+    pub addr_uses: Vec<(u32, u32)>,
     /// Pure computations of the block being scanned, for reuse.
     pub cse: std::collections::HashMap<CseKey, u32>,
     pub seen_exits: Vec<SeenExit>,
@@ -812,7 +815,9 @@ impl<'a> Fx<'a> {
                 }
                 (0x100 + pred.code() as u32, r(lhs), r(rhs), type_code(t))
             }
-            InstKind::Cast { op, value, to } => (0x200 + op.code() as u32, r(value), type_code(self.ty(value)), type_code(to)),
+            InstKind::Cast { op, value, to } => {
+                (0x200 + op.code() as u32, r(value), type_code(self.ty(value)), type_code(to))
+            }
             _ => return None,
         })
     }
@@ -929,51 +934,82 @@ impl<'a> Fx<'a> {
         removed
     }
 
-    /// `load (add p, C)` with a single-use add and a small constant C
-    /// becomes `load offset=C p` (the add is left out). Frame addresses
-    /// become `load offset=off frame`.
+    /// `load (add p, C)` with a small constant C becomes `load offset=C p`
+    /// when every use of the add is the address of a load or store (the add
+    /// is then left out): wasm adds the offset without the 32-bit wrap, so
+    /// an engine cannot do this itself. Frame addresses become
+    /// `offset=off` of the frame base when pushed.
     fn absorb_address_offsets(&mut self) {
         let f = self.f;
+        // Pass 1: how many uses of each add are load/store addresses, and
+        // the last such access.
+        let mut counts = std::mem::take(&mut self.b.addr_uses);
+        counts.clear();
+        counts.resize(self.b.vals.len(), (0, NONE));
+        let mut any = false;
         for k in 0..f.insts.len() {
-            if !self.b.insts[k].emit {
+            if let Some((pi, _, _, _)) = self.offset_address(k) {
+                counts[pi].0 += 1;
+                counts[pi].1 = k as u32;
+                any = true;
+            }
+        }
+        if !any {
+            self.b.addr_uses = counts;
+            return;
+        }
+        // Pass 2: rewrite the accesses of adds used only that way.
+        for k in 0..f.insts.len() {
+            let Some((pi, d, base, c)) = self.offset_address(k) else { continue };
+            if counts[pi].0 != self.b.vals[pi].uses {
                 continue;
             }
-            let ptr = match f.insts[k].kind {
-                InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } => self.resolve(ptr),
-                _ => continue,
-            };
-            let Some(pi) = self.local_index(ptr) else { continue };
-            let pv = self.b.vals[pi];
-            if let Kind::Frame(_) = pv.kind {
-                continue; // handled when pushing the address
-            }
-            if pv.uses != 1 || pv.user != k as u32 || pv.pinned {
-                continue;
-            }
-            let Some(d) = self.def_inst(ptr) else { continue };
-            let InstKind::Binop { op: BinOp::Add, lhs, rhs, .. } = f.insts[d].kind else { continue };
-            if self.b.insts[d].vblock != self.b.insts[k].vblock || !self.b.insts[d].emit {
-                continue;
-            }
-            let (base, c) = match (self.const_int(rhs), self.const_int(lhs)) {
-                (Some(c), _) => (self.resolve(lhs), c),
-                (None, Some(c)) => (self.resolve(rhs), c),
-                _ => continue,
-            };
-            if !(0..1 << 30).contains(&(c as i32 as i64)) || self.ty(base) != IrType::I32 {
-                continue;
-            }
-            let c = c as i32 as u32;
-            self.b.insts[d].emit = false;
             self.b.insts[k].addr = base.0;
             self.b.insts[k].offset = c;
-            if let Some(bi) = self.local_index(base) {
-                if self.b.vals[bi].user == d as u32 {
+            if counts[pi].1 == k as u32 {
+                // The last access: retire the add. Its one use of `base`
+                // becomes one use per access.
+                self.b.insts[d].emit = false;
+                self.b.vals[pi].uses = 0;
+                if let Some(bi) = self.local_index(base) {
+                    self.b.vals[bi].uses += counts[pi].0 - 1;
                     self.b.vals[bi].user = k as u32;
                 }
             }
-            self.b.vals[pi].uses = 0;
         }
+        self.b.addr_uses = counts;
+    }
+
+    /// For load/store `k` whose address is `add base, C`: (value index of
+    /// the add, the add instruction, base, C).
+    fn offset_address(&self, k: usize) -> Option<(usize, usize, ValueId, u32)> {
+        let f = self.f;
+        if !self.b.insts[k].emit || self.b.insts[k].addr != NONE {
+            return None;
+        }
+        let ptr = match f.insts[k].kind {
+            InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } => self.resolve(ptr),
+            _ => return None,
+        };
+        let pi = self.local_index(ptr)?;
+        let pv = self.b.vals[pi];
+        if pv.kind != Kind::None || pv.pinned || pv.uses == 0 {
+            return None;
+        }
+        let d = self.def_inst(ptr)?;
+        let InstKind::Binop { op: BinOp::Add, lhs, rhs, .. } = f.insts[d].kind else { return None };
+        if !self.b.insts[d].emit {
+            return None;
+        }
+        let (base, c) = match (self.const_int(rhs), self.const_int(lhs)) {
+            (Some(c), _) => (self.resolve(lhs), c),
+            (None, Some(c)) => (self.resolve(rhs), c),
+            _ => return None,
+        };
+        if !(0..1 << 30).contains(&(c as i32 as i64)) || self.ty(base) != IrType::I32 {
+            return None;
+        }
+        Some((pi, d, base, c as i32 as u32))
     }
 
     /// The instruction defining `v`, if an instruction does.

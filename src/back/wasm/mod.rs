@@ -439,7 +439,7 @@ pub fn translate_bytes(pexe: &[u8], opts: &Options) -> Result<Vec<u8>, Translate
         Some(e) if diagnostics.is_empty() => return Err(e),
         _ => backend.translator,
     };
-    finish(module, diagnostics, translator, opts)
+    finish(module, diagnostics, translator)
 }
 
 /// Where verified bodies go: translated here, or sent to a worker.
@@ -525,7 +525,7 @@ fn translate_bytes_parallel(pexe: &[u8], opts: &Options) -> Option<Result<Vec<u8
                 Some(e) if diagnostics.is_empty() => return Err(e),
                 _ => translator,
             };
-            finish(module, diagnostics, translator, opts)
+            finish(module, diagnostics, translator)
         })())
     })
 }
@@ -579,7 +579,6 @@ fn finish(
     module: Module,
     mut diagnostics: Vec<crate::verify::Diagnostic>,
     translator: Option<ModuleTranslator>,
-    _opts: &Options,
 ) -> Result<Vec<u8>, TranslateError> {
     if !diagnostics.is_empty() {
         diagnostics.sort_by_key(|d| d.pos);
