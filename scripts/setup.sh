@@ -53,8 +53,94 @@ fetch_crates() {
     (cd "$repo" && cargo fetch --quiet)
 }
 
+# ---- browser tests: Chromium + playwright-core (tests/browser/) --------------
+# The page's end-to-end tests drive Debian's Chromium through playwright-core
+# (pinned in tests/browser/package-lock.json; never `npx playwright install`).
+# Best effort: without them tests/browser/run.sh skips, saying why.
+ensure_browser_test_deps() {
+    if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
+        if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+            log "installing chromium (apt-get)"
+            (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+                || log "warning: could not install chromium; browser tests will be skipped"
+        else
+            log "warning: no Chromium at ${CHROMIUM:-/usr/bin/chromium}; browser tests will be skipped"
+        fi
+    fi
+    if command -v npm >/dev/null 2>&1 && [ ! -d "$repo/tests/browser/node_modules/playwright-core" ]; then
+        log "installing playwright-core for tests/browser (npm ci)"
+        (cd "$repo/tests/browser" && npm ci --no-audit --no-fund --silent) \
+            || log "warning: npm ci in tests/browser failed; browser tests will be skipped"
+    fi
+}
+# ---- end browser tests --------------------------------------------------------
+
+# ---- npm package: wasm32 target, wasm-bindgen CLI, ChromeDriver ---------------
+# scripts/build-pkg.sh runs cargo + wasm-bindgen directly (no wasm-pack: it
+# would only run those two, after a 2.5-minute install, and it tries to
+# download binaryen and its own wasm-bindgen). tests/web.rs runs in headless
+# Chromium through ChromeDriver (wasm-bindgen-test-runner + webdriver.json).
+
+# Runs a command as root: directly, or through sudo.
+as_root() {
+    if [ "$(id -u)" = 0 ]; then
+        "$@"
+    elif command -v sudo >/dev/null 2>&1; then
+        sudo "$@"
+    else
+        log "need root for: $* (no sudo)"
+        return 1
+    fi
+}
+
+ensure_wasm_target() {
+    if ! command -v rustup >/dev/null 2>&1; then
+        log "warning: no rustup; the wasm32-unknown-unknown standard library must come with your Rust"
+        return
+    fi
+    if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+        log "rustup target add wasm32-unknown-unknown"
+        rustup target add wasm32-unknown-unknown
+    fi
+}
+
+# The CLI must be exactly the wasm-bindgen version in Cargo.lock (the
+# generated glue and the library agree on a private ABI). No --locked: the
+# CLI's own lockfile pins a crate version the registry no longer serves.
+ensure_wasm_bindgen_cli() {
+    local want
+    want="$(sed -n '/^name = "wasm-bindgen"$/{n;s/^version = "\(.*\)"/\1/p}' "$repo/Cargo.lock")"
+    if [ -z "$want" ]; then
+        log "warning: no wasm-bindgen in Cargo.lock"
+        return
+    fi
+    if wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $want"; then
+        return
+    fi
+    log "cargo install wasm-bindgen-cli --version $want (about 3 minutes)"
+    cargo install wasm-bindgen-cli --version "$want"
+}
+
+ensure_chromedriver() {
+    if command -v chromedriver >/dev/null 2>&1 && [ -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
+        return
+    fi
+    if ! command -v apt-get >/dev/null 2>&1; then
+        log "warning: no chromium/chromedriver and no apt-get; the wasm-bindgen browser tests will fail"
+        return
+    fi
+    log "apt-get install chromium chromium-driver"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+}
+# ---- end npm package ----------------------------------------------------------
+
 ensure_cargo_on_path
 check_rust_version
 check_corpus
 fetch_crates
+ensure_wasm_target        # npm package (scripts/build-pkg.sh, tests/web.rs)
+ensure_wasm_bindgen_cli   # npm package
+ensure_chromedriver       # npm package (tests/web.rs)
+ensure_browser_test_deps  # browser tests (tests/browser/)
 log "ready"

@@ -35,6 +35,26 @@ run all-targets cargo test --release --all-targets --no-fail-fast
 # --all-targets leaves out doc tests; --release reuses the library just built.
 run doc cargo test --release --doc
 
+# ---- npm package and runtime: browser (wasm-bindgen) and Node tests ---------
+# The runtime's own tests; the wasm-bindgen API in headless Chromium
+# (tests/web.rs; the runner reads webdriver.json); then pkg/ is rebuilt from
+# this tree (the page's tests below use it too) and its API is tested in Node
+# against the corpus (js/test-npm/).
+run runtime node --test --test-reporter=spec js/test/
+run wasm-browser env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+    CHROMEDRIVER="$(command -v chromedriver || echo /usr/bin/chromedriver)" \
+    cargo test --target wasm32-unknown-unknown --no-default-features --test web
+run npm-build "$repo/scripts/build-pkg.sh"
+run npm node --test --test-reporter=spec js/test-npm/
+# ---- end npm package --------------------------------------------------------
+
+# ---- browser tests: the page (www/) in headless Chromium -------------------
+# tests/browser/run.sh builds what it needs (pkg/, samples, playwright-core)
+# and skips, saying why, without Node 20 or Chromium. Screenshots go to
+# target/screenshots/; the speed numbers are its "# SPEED" lines.
+run browser "$repo/tests/browser/run.sh"
+# ---- end browser tests ------------------------------------------------------
+
 printf '\n==== summary ====\n'
 for name in all-targets doc; do
     # "Running tests/corpus.rs (…)" / "Doc-tests pexe", the failing tests,
@@ -42,6 +62,24 @@ for name in all-targets doc; do
     grep -aE '^\s*(Running|Doc-tests) |^test result:|^test .* FAILED$|^error(\[E[0-9]+\]|: (test failed|[0-9]+ targets? failed|could not compile))' "$logs/$name.log" \
         | sed -E 's/^\s*Running (unittests )?([^ ]+).*/\1\2/; s/^\s*Doc-tests /doc tests: /' || true
 done
+# ---- npm package summary ----------------------------------------------------
+for name in runtime npm; do
+    if [ -f "$logs/$name.log" ]; then
+        grep -aE '^ℹ (tests|pass|fail|skipped) |^✖ ' "$logs/$name.log" | sed "s/^/$name (node --test): /" || true
+    fi
+done
+if [ -f "$logs/wasm-browser.log" ]; then
+    grep -aE '^test result:|^test .* FAIL|^error' "$logs/wasm-browser.log" | sed 's/^/wasm-bindgen tests (Chromium): /' || true
+fi
+if [ -f "$logs/npm-build.log" ]; then
+    grep -aE '^\[build-pkg\] pkg/ ready' "$logs/npm-build.log" || true
+fi
+# ---- end npm package summary ------------------------------------------------
+# ---- browser tests summary --------------------------------------------------
+if [ -f "$logs/browser.log" ]; then
+    grep -aE '^browser tests: |^# (SPEED|listing)|^ℹ (tests|pass|fail|skipped) |^✖ ' "$logs/browser.log" | sed 's/^/browser: /' || true
+fi
+# ---- end browser tests summary ----------------------------------------------
 # tests/mutation.rs leaves its counts here (test output is captured).
 if [ -f "$mutation_summary" ]; then
     cat "$mutation_summary"

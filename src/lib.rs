@@ -19,5 +19,7 @@ pub mod limits;
 pub mod pos;
 pub mod stats;
 pub mod verify;
+#[cfg(target_arch = "wasm32")]
+pub mod web;
 
 pub use pos::BitPos;

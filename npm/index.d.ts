@@ -1,0 +1,407 @@
+// Type declarations of the `pexe` npm package: read, check, translate and run
+// PNaCl programs (.pexe files) in browsers and in Node >= 20.
+//
+//   import { inspect, disassemble, translate, run, Translator } from 'pexe';
+//
+// Importing the package loads its WebAssembly (top-level await), so every
+// function below is ready to call once the import resolves. All functions
+// that take a pexe accept its bytes as a Uint8Array, an ArrayBuffer or any
+// other ArrayBufferView.
+
+/** The bytes of a pexe (or, for `run`, of a translated module). */
+export type BytesLike = Uint8Array | ArrayBuffer | ArrayBufferView;
+
+/** One problem of a pexe: a verifier diagnostic, or the error that stopped decoding. */
+export interface Diagnostic {
+  /** Position of the record at fault, `"byte:bit"` (`"0:0"` for problems of the module as a whole). */
+  pos: string;
+  /** The byte and bit of `pos`, as numbers. */
+  byte: number;
+  bit: number;
+  /** The message alone, e.g. `"Module has no entry point (disallowed)"`. */
+  message: string;
+  /** The function concerned: its value id N (`@fN`), or null. */
+  function: number | null;
+  functionName: string | null;
+  /** The basic block (`%bN`) and instruction index in that function, when known. */
+  block: number | null;
+  inst: number | null;
+  /** The whole line as `pexe verify` prints it after the file name: `"byte:bit: error: message (in function @f3 \"main\", …)"`. */
+  text: string;
+}
+
+/** What went wrong, for errors the package throws (`PexeError.kind`). */
+export type PexeErrorKind =
+  | 'decode'     // the bytes are not a readable pexe (diagnostics: the one decode error)
+  | 'verify'     // the pexe breaks the PNaCl ABI rules (diagnostics: all problems)
+  | 'translate'  // the back end could not translate it (no diagnostics)
+  | 'options'    // bad arguments (an unknown target or mode, a finished Translator, …)
+  | 'panic';     // a bug in pexe: the Rust panic message (the module stays usable)
+
+/** The error every package function throws for bad input; never a hang. */
+export class PexeError extends Error {
+  readonly name: 'PexeError';
+  readonly kind: PexeErrorKind;
+  /** Positioned problems (empty for 'translate', 'options', 'panic'). */
+  readonly diagnostics: Diagnostic[];
+  /** `disassemble` only: the listing up to the record at fault. */
+  readonly listing?: string;
+}
+
+// ---------------------------------------------------------------- inspect
+
+export interface HeaderField {
+  /** 1 = PNaCl version, 2 = align-bitcode-records flag. */
+  tag: number;
+  type: 'buffer' | 'uint32' | 'flag';
+  /** The value of a uint32 field, else null. */
+  value: number | null;
+  /** The field's raw data bytes. */
+  data: number[];
+}
+
+export interface HeaderSummary {
+  magic: 'PEXE';
+  /** PNaCl bitcode version (2). */
+  version: number;
+  /** Bytes the header takes; the bitstream starts here. */
+  size: number;
+  fields: HeaderField[];
+}
+
+export interface FunctionSummary {
+  /** Value id N: the function is `@fN` in listings and diagnostics. */
+  id: number;
+  /** Name from the module symbol table, or null (stripped pexes). */
+  name: string | null;
+  /** The signature in PNaClAsm, e.g. `"i32 (i32, i32)"`. */
+  type: string;
+  linkage: 'external' | 'internal' | 'other';
+  /** Has a body (a function block). */
+  defined: boolean;
+  /** A declared PNaCl intrinsic (`llvm.*`). */
+  intrinsic: boolean;
+  /** Position of the declaration record. */
+  pos: string;
+  /** Bits and bytes of the function block (enter to end of block), null without a body. */
+  bits: number | null;
+  bytes: number | null;
+  /** Instructions, basic blocks and constants of the body, null without a body. */
+  instructions: number | null;
+  blocks: number | null;
+  constants: number | null;
+}
+
+export interface GlobalSummary {
+  /** Global index N: the variable is `@gN`. */
+  id: number;
+  name: string | null;
+  /** Bytes of its initializer. */
+  size: number;
+  /** Alignment in bytes (0 = unspecified). */
+  align: number;
+  isConst: boolean;
+  /** Relocations (addresses of functions or globals) in its initializer. */
+  relocations: number;
+  pos: string;
+}
+
+export interface ModuleCounts {
+  types: number;
+  /** Declared functions, with and without bodies. */
+  functions: number;
+  definedFunctions: number;
+  intrinsics: number;
+  globals: number;
+  /** Bytes of all global initializers. */
+  globalBytes: number;
+  /** Over all decoded bodies. */
+  instructions: number;
+  blocks: number;
+  constants: number;
+}
+
+/** What the pexe needs from its host. */
+export interface IrtImports {
+  /** Intrinsic functions it declares (`llvm.nacl.read.tp`, `llvm.memcpy.p0i8.p0i8.i32`, …), sorted. */
+  intrinsics: string[];
+  /** IRT interfaces it names (the `nacl-irt-*` strings its libc queries through AT_SYSINFO), sorted. */
+  interfaces: string[];
+  /**
+   * Those of `interfaces` of which the JavaScript runtime answers no version
+   * (e.g. Pepper's `nacl-irt-ppapihook-0.1`): calls the program cannot make here.
+   * (libc names several versions of some interfaces and uses the first one answered.)
+   */
+  unsupported: string[];
+}
+
+/** `inspect`'s answer: plain data, JSON-serializable (no typed arrays, no bigints). */
+export interface ModuleSummary {
+  /** Input size in bytes. */
+  size: number;
+  /** null if even the header could not be read (see `decodeError`). */
+  header: HeaderSummary | null;
+  /** The module VERSION record (1), null if not reached. */
+  version: number | null;
+  counts: ModuleCounts;
+  /** Every declared function, in declaration order (value ids 0..). */
+  functions: FunctionSummary[];
+  globals: GlobalSummary[];
+  /** Value id of the entry point (the external function `_start` with a body), or null. */
+  entryPoint: number | null;
+  irt: IrtImports;
+  /** No decode error and no verifier diagnostics: `translate` accepts it. */
+  valid: boolean;
+  /** Verifier diagnostics in file order; a decode error is the last one. */
+  diagnostics: Diagnostic[];
+  /** The error that stopped decoding (also in `diagnostics`), or null. Everything before it is summarized. */
+  decodeError: Diagnostic | null;
+}
+
+/** Summarizes a pexe. Never throws for bad input: problems land in `diagnostics`. */
+export function inspect(bytes: BytesLike): ModuleSummary;
+
+// ---------------------------------------------------------------- disassemble
+
+export interface DisassembleOptions {
+  /** `'full'` (default): positions, records and PNaClAsm, as `pexe dis`; `'records'`: `pexe dis --records` (what `pexe as` reads); `'asm'`: `pexe dis --asm`. */
+  mode?: 'full' | 'records' | 'asm';
+  /** List only the body of function `@fN` (`pexe dis --function N`). */
+  function?: number;
+}
+
+/**
+ * The pnacl-bcdis listing, byte for byte what `pexe dis` prints. On a decode
+ * error throws a `PexeError` (kind 'decode') whose `listing` holds the lines
+ * up to the record at fault.
+ */
+export function disassemble(bytes: BytesLike, options?: DisassembleOptions): string;
+
+// ---------------------------------------------------------------- translate
+
+export interface TranslateOptions {
+  /** The only target of this package: `'wasm32'` (the default). */
+  target?: 'wasm32';
+  /** Write the name section (function names in traps and fault messages). Default true. */
+  names?: boolean;
+}
+
+/**
+ * Decodes, verifies and translates a pexe to one WebAssembly module
+ * following the runtime ABI (threads + legacy exceptions; runs in Node 20
+ * and current browsers). Throws a `PexeError` (kind 'decode', 'verify' or
+ * 'translate') if the pexe is not valid.
+ */
+export function translate(bytes: BytesLike, options?: TranslateOptions): Uint8Array;
+
+// ---------------------------------------------------------------- stats and WAT
+
+export interface RecordStats {
+  code: number;
+  /** The pnacl-bcanalyzer name (`INST_BINOP`, …), `unknown` for codes PNaCl does not define. */
+  name: string;
+  count: number;
+  bits: number;
+  /** Written with an abbreviation (index 4 and up). */
+  abbreviated: number;
+}
+
+export interface BlockStats {
+  blockId: number;
+  /** `module`, `function`, … (`unknown` for other ids). */
+  name: string;
+  count: number;
+  /** Bits, nested blocks included. */
+  bits: number;
+  /** Bits without nested blocks. */
+  ownBits: number;
+  subblocks: number;
+  abbrevDefs: number;
+  abbrevDefBits: number;
+  records: RecordStats[];
+}
+
+export interface FunctionSize {
+  /** Which function block (0 = the first in the file). */
+  index: number;
+  /** Its value id (`@fN`), when a matching declaration exists. */
+  func: number | null;
+  name: string | null;
+  bits: number;
+  records: number;
+  /** Position of the block's enter record. */
+  pos: string;
+}
+
+/** `pexe stats` as data: where the bits go, per block kind, record code and function. */
+export interface Stats {
+  fileBits: number;
+  headerBits: number;
+  /** Where reading stopped: the end of the module block, or the item that could not be read. */
+  end: string;
+  blocks: BlockStats[];
+  /** Every function block, in file order. */
+  functions: FunctionSize[];
+  /** The bitstream error that stopped reading, or null. */
+  error: Diagnostic | null;
+}
+
+/** Bit statistics, up to the first bitstream error (never throws for bad input). */
+export function stats(bytes: BytesLike): Stats;
+
+export interface WatOptions {
+  /** Value id N of a function with a body (`@fN`); otherwise a PexeError of kind 'options'. */
+  function: number;
+  /** Use the module's function names (default true). */
+  names?: boolean;
+}
+
+/**
+ * The WebAssembly text of the function translated from `@fN`: the
+ * `(func ...)` that `pexe translate --wat` prints for it (without the
+ * module's indentation). Throws like `translate` if the pexe does not
+ * translate. The last translation is kept, so asking for one function
+ * after another of the same pexe costs only the printing.
+ */
+export function functionWat(bytes: BytesLike, options: WatOptions): string;
+
+// ---------------------------------------------------------------- streaming
+
+export interface Progress {
+  /** Bytes fed so far. */
+  bytesRead: number;
+  /** Function bodies the pexe declares (known once the declarations are read, else null). */
+  functionsTotal: number | null;
+  functionsDecoded: number;
+  /** Always 0 for an Inspector. Translation runs inside `finish()`, which reports it as it goes. */
+  functionsTranslated: number;
+  /** Verifier problems found so far (a Translator's `finish()` throws if > 0). */
+  diagnostics: number;
+  /** 'decode' while fed, 'translate' inside finish(), 'done' after it. */
+  phase: 'decode' | 'translate' | 'done';
+}
+
+export interface StreamOptions {
+  /** Called after every `feed` and as `finish` progresses (synchronously, from inside those calls). */
+  onProgress?: (progress: Progress) => void;
+}
+
+/**
+ * Push translator: feed the chunks of a pexe as they arrive (e.g. from a
+ * `fetch()` body); bodies are decoded and verified as soon as their bytes
+ * are in, so a bad pexe fails before the download ends.
+ *
+ *   const t = new Translator({ onProgress: (p) => show(p) });
+ *   for await (const chunk of response.body) t.feed(chunk);
+ *   const wasm = t.finish();
+ */
+export class Translator {
+  constructor(options?: TranslateOptions & StreamOptions);
+  /** Throws a PexeError (kind 'decode') as soon as the bytes cannot be a pexe. */
+  feed(chunk: BytesLike): Progress;
+  /** Translates and returns the module; throws like `translate`. The Translator is spent afterwards. */
+  finish(): Uint8Array;
+  /** The counters now (also after `finish`). The four getters below are its fields. */
+  readonly progress: Progress;
+  readonly bytesRead: number;
+  readonly functionsDecoded: number;
+  readonly functionsTranslated: number;
+  readonly functionsTotal: number | null;
+  /** Releases its memory at once (otherwise the garbage collector does, eventually). */
+  free(): void;
+}
+
+/**
+ * Push form of `inspect`: `finish()` gives the same summary as
+ * `inspect(wholeFile)`, and never throws for bad input. (One difference: a
+ * block whose length word points past the end of the file is an error as
+ * soon as `inspect` sees it, while a stream reads on until the data runs
+ * out, so it may report a later error first.)
+ */
+export class Inspector {
+  constructor(options?: StreamOptions);
+  feed(chunk: BytesLike): Progress;
+  finish(): ModuleSummary;
+  readonly progress: Progress;
+  readonly bytesRead: number;
+  readonly functionsDecoded: number;
+  readonly functionsTranslated: number;
+  readonly functionsTotal: number | null;
+  free(): void;
+}
+
+/** A fetch() Response, its body, or any (async) iterable of chunks. */
+export type ChunkSource =
+  | Response
+  | ReadableStream<Uint8Array>
+  | AsyncIterable<BytesLike>
+  | Iterable<BytesLike>;
+
+/** Feeds a source to a Translator as it arrives: `await translateStreaming(fetch('app.pexe'), { onProgress })`. */
+export function translateStreaming(
+  source: ChunkSource | Promise<Response>,
+  options?: TranslateOptions & StreamOptions,
+): Promise<Uint8Array>;
+
+/** The same for an Inspector. */
+export function inspectStreaming(
+  source: ChunkSource | Promise<Response>,
+  options?: StreamOptions,
+): Promise<ModuleSummary>;
+
+// ---------------------------------------------------------------- run
+
+/** Where output goes: a function receiving chunks (copies), `'inherit'` (Node: the host's fd), or null (discard). */
+export type OutputSink = ((chunk: Uint8Array) => void) | 'inherit' | null;
+
+export interface RunOptions {
+  /** argv; `args[0]` is the program name. Default `['pexe']`. */
+  args?: string[];
+  /** Environment: `{ NAME: value }` or `['NAME=value']`. Default empty. */
+  env?: Record<string, string> | string[];
+  /** In-memory files: `{ '/path': bytes or text }`. */
+  files?: Record<string, Uint8Array | string>;
+  /** All of stdin (then EOF), a function returning the next chunk (null at EOF), or `'inherit'` (Node: fd 0). Default empty. */
+  stdin?: Uint8Array | string | (() => Uint8Array | string | null) | 'inherit';
+  /** Default: `'inherit'` in Node, discarded in browsers. */
+  stdout?: OutputSink;
+  stderr?: OutputSink;
+  /** Whether stdio hooks report being terminals (newlib then line-buffers stdout). */
+  tty?: boolean | [boolean, boolean, boolean];
+  /** Node: expose the host file system (true), or these host directories. Default false. */
+  hostFs?: boolean | string | string[];
+  /** The guest's starting directory. */
+  cwd?: string;
+  /** Bytes of the main thread's stack (default 8 MiB). */
+  stackSize?: number;
+  /** true: IRT calls to stderr; or a function receiving the trace lines. */
+  trace?: boolean | ((line: string) => void);
+  /** false: run on the calling thread (no guest threads). Default: Workers where shared memory allows. */
+  threads?: boolean;
+}
+
+export interface RunResult {
+  /** The guest's exit status; 134 after a guest fault. */
+  exitCode: number;
+  /** `"guest fault: <message> in function <name>"` when the guest trapped. */
+  fault?: string;
+}
+
+/**
+ * Runs a program: a pexe (translated first), the bytes of a module
+ * `translate` made, or a compiled `WebAssembly.Module` of one. Resolves
+ * when the guest exits; a guest trap resolves with exit code 134 and
+ * `fault`, never taking the host down. Rejects with a PexeError if the
+ * pexe does not translate.
+ */
+export function run(program: BytesLike | WebAssembly.Module, options?: RunOptions): Promise<RunResult>;
+
+/** `run` for pages: the guest's main thread always runs in a Worker (needs a cross-origin-isolated page). */
+export function runInWorker(program: BytesLike | WebAssembly.Module, options?: RunOptions): Promise<RunResult>;
+
+/** The runtime refused a module that does not follow the pexe runtime ABI. */
+export class AbiMismatch extends Error {}
+
+/** The package version, and the PNaCl bitcode version it reads. */
+export const version: string;
+export const pnaclVersion: 2;
