@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # The main job: set up, build the `pexe` CLI in release, assemble the bundled
-# sample (samples/fact.records: the factorial example of the PNaCl bitcode
-# reference plus a `_start`) into a pexe, and show what the CLI makes of it.
-#
-# Each stage is a function called from `main` at the bottom, so later
-# milestones can add theirs (translate to wasm, serve the page, run the pexe).
+# samples (samples/*.records, written for this project) into pexes, show what
+# the CLI makes of one (verify, dis, stats), run the hello sample through
+# `pexe run`, then build the npm package and serve the page
+# (scripts/serve.sh; Ctrl-C stops it). `--no-serve` stops after the CLI part.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -45,12 +44,23 @@ inspect_sample() {
     "$pexe" stats "$file"
 }
 
+run_sample() {
+    banner "run: pexe as samples/hello.records && pexe run hello.pexe"
+    "$pexe" as "$repo/samples/hello.records" -o "$out/hello.pexe"
+    "$pexe" run "$out/hello.pexe"
+}
+
 main() {
     setup
     build_cli
     assemble_sample
     inspect_sample
-    banner "done"
+    run_sample
+    if [ "${1:-}" = "--no-serve" ]; then
+        banner "done"
+        return
+    fi
+    exec "$here/serve.sh" --no-build-cli
 }
 
 main "$@"

@@ -10,6 +10,7 @@
 #   --corpus        also serve ../shared/corpus under /corpus/, read-only
 #                   (then open e.g. http://127.0.0.1:8000/?url=/corpus/cli/binji_pnacl_c/test/res/printf.pexe)
 #   --no-build      skip the builds (serve what is there)
+#   --no-build-cli  skip setup.sh (scripts/main.sh ran it already)
 #
 # Needs Node.js 20+ (the server has no dependencies). Ctrl-C stops it.
 set -euo pipefail
@@ -26,6 +27,7 @@ while [ $# -gt 0 ]; do
         --no-isolation) server_args+=(--no-isolation); shift ;;
         --corpus) server_args+=(--corpus "$repo/../shared/corpus"); shift ;;
         --no-build) build=0; shift ;;
+        --no-build-cli) build=2; shift ;;
         -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "serve.sh: unknown argument: $1 (--help)" >&2; exit 2 ;;
     esac
@@ -33,8 +35,10 @@ done
 
 banner() { printf '\n==== %s ====\n' "$*"; }
 
-if [ "$build" = 1 ]; then
-    "$here/setup.sh"
+if [ "$build" != 0 ]; then
+    if [ "$build" = 1 ]; then
+        "$here/setup.sh"
+    fi
     command -v cargo >/dev/null 2>&1 || . "$HOME/.cargo/env"
     banner "build: cargo build --release --bin pexe"
     (cd "$repo" && cargo build --release --bin pexe)
