@@ -1,7 +1,9 @@
 //! Throughput of the reading pipeline on the two largest corpus pexes.
 //!
-//! Two measurements per file, both reported in MB/s of input:
+//! Three measurements per file, all reported in MB/s of input:
 //! - `bitstream`: the event parser alone, every event of the file;
+//! - `decode`: `decode::decode_with`, events to IR with each body dropped
+//!   as it completes (no verification), to tell the stages apart;
 //! - `decode_verify`: `verify::verify_bytes`, i.e. decode to IR and run the
 //!   ABI verifier (what `pexe verify` does).
 //!
@@ -47,6 +49,15 @@ fn bench(c: &mut Criterion) {
         group.throughput(Throughput::Bytes(bytes.len() as u64));
         group.bench_with_input(BenchmarkId::new("bitstream", name), &bytes, |b, bytes| {
             b.iter(|| parse_all(black_box(bytes)))
+        });
+        group.bench_with_input(BenchmarkId::new("decode", name), &bytes, |b, bytes| {
+            b.iter(|| {
+                pexe::decode::decode_with(black_box(bytes), |_, f| {
+                    black_box(f);
+                    Ok(())
+                })
+                .unwrap()
+            })
         });
         group.bench_with_input(BenchmarkId::new("decode_verify", name), &bytes, |b, bytes| {
             b.iter(|| pexe::verify::verify_bytes(black_box(bytes)))

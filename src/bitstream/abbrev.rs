@@ -1,5 +1,6 @@
 //! Abbreviations: how a record's values are packed into bits.
 
+use super::cursor::FastBits;
 use super::{BitCursor, BitWriter, Error, ErrorKind};
 use crate::limits::{MAX_ABBREV_OPS, MAX_ABBREV_WIDTH, MAX_ZERO_WIDTH_ARRAY};
 
@@ -20,14 +21,65 @@ pub enum AbbrevOp {
 
 /// A validated abbreviation: `Array`, if present, is second to last and is
 /// followed by a scalar element operand.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Abbrev {
     ops: Vec<AbbrevOp>,
+    /// Operands before the array (all of them when there is none): the
+    /// record reader takes these as a run of scalars, then the array.
+    scalars: usize,
+    /// Those scalars in the record fast path's form, if they are a literal
+    /// or none, then fixed and VBR fields only (else it reads `ops`).
+    fast: Option<FastScalars>,
+}
+
+/// An abbreviation's scalars as the record fast path reads them: every
+/// field the same way, with no jump per operand kind.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct FastScalars {
+    /// The first operand, if it is a literal (usually the record code).
+    first_literal: Option<u64>,
+    /// The other scalars. Two bytes each, so abbreviations cost little more
+    /// memory than their operands already do.
+    fields: Vec<FastField>,
+}
+
+/// A fixed or VBR field: take `width` bits; for VBR, a set top bit among
+/// them means more chunks follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct FastField {
+    width: u8,
+    vbr: bool,
+}
+
+impl FastScalars {
+    fn of(scalars: &[AbbrevOp]) -> Option<FastScalars> {
+        let (first_literal, rest) = match scalars {
+            [AbbrevOp::Literal(v), rest @ ..] => (Some(*v), rest),
+            _ => (None, scalars),
+        };
+        let fields = rest
+            .iter()
+            .map(|op| match *op {
+                AbbrevOp::Fixed(n) => Some(FastField { width: n as u8, vbr: false }),
+                AbbrevOp::Vbr(n) => Some(FastField { width: n as u8, vbr: true }),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(FastScalars { first_literal, fields })
+    }
+}
+
+/// Shows the operands only: `scalars` follows from them.
+impl std::fmt::Debug for Abbrev {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Abbrev").field("ops", &self.ops).finish()
+    }
 }
 
 const CHAR6: &[u8; 64] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._";
 
 /// The character a char6 value stands for.
+#[inline]
 pub fn char6_decode(v: u64) -> u8 {
     CHAR6[(v & 63) as usize]
 }
@@ -65,7 +117,9 @@ impl Abbrev {
                 _ => {}
             }
         }
-        Ok(Abbrev { ops })
+        let scalars = ops.iter().position(|op| *op == AbbrevOp::Array).unwrap_or(ops.len());
+        let fast = FastScalars::of(&ops[..scalars]);
+        Ok(Abbrev { ops, scalars, fast })
     }
 
     pub fn ops(&self) -> &[AbbrevOp] {
@@ -132,31 +186,90 @@ impl Abbrev {
         }
     }
 
-    /// Reads one record encoded with this abbreviation into `out` (code first).
-    pub(crate) fn read_record(&self, c: &mut BitCursor, out: &mut Vec<u64>) -> Result<(), Error> {
+    /// Reads one record encoded with this abbreviation into the first
+    /// values of `buf` (code first), growing it if needed; returns how many.
+    #[inline]
+    pub(crate) fn read_record(&self, c: &mut BitCursor, buf: &mut Vec<u64>) -> Result<usize, Error> {
         let start = c.pos();
-        let mut ops = self.ops.iter();
-        while let Some(op) = ops.next() {
-            if *op == AbbrevOp::Array {
-                let elem = *ops.next().expect("validated: array has an element");
-                let len = c.read_vbr(6)?;
-                let bits = elem_min_bits(elem);
-                if bits == 0 {
-                    if len > MAX_ZERO_WIDTH_ARRAY {
-                        return Err(Error::new(start, ErrorKind::ArrayTooLong(len)));
-                    }
-                } else if len > c.remaining() / bits {
-                    return Err(c.too_many(start, len));
+        let scalars = self.scalars;
+        for (slot, &op) in slots(buf, 0, scalars).iter_mut().zip(&self.ops[..scalars]) {
+            *slot = read_scalar(op, c)?;
+        }
+        let [AbbrevOp::Array, elem] = self.ops[scalars..] else { return Ok(scalars) };
+        let len = c.read_vbr6()?;
+        let bits = elem_min_bits(elem);
+        if bits == 0 {
+            if len > MAX_ZERO_WIDTH_ARRAY {
+                return Err(Error::new(start, ErrorKind::ArrayTooLong(len)));
+            }
+        } else if len > c.remaining() / bits {
+            return Err(c.too_many(start, len));
+        }
+        let items = slots(buf, scalars, len as usize);
+        match elem {
+            // The common element encodings get their own loops.
+            AbbrevOp::Fixed(8) => items.iter_mut().try_for_each(|v| c.read(8).map(|x| *v = x))?,
+            AbbrevOp::Char6 => items.iter_mut().try_for_each(|v| c.read(6).map(|x| *v = char6_decode(x) as u64))?,
+            AbbrevOp::Vbr(6) => items.iter_mut().try_for_each(|v| c.read_vbr6().map(|x| *v = x))?,
+            _ => items.iter_mut().try_for_each(|v| read_scalar(elem, c).map(|x| *v = x))?,
+        }
+        Ok(scalars + len as usize)
+    }
+
+    /// `read_record` on the fast path: `None` wherever that would not
+    /// simply succeed, and then the caller reads the record with it.
+    #[inline(always)]
+    pub(crate) fn read_record_fast(&self, reader: &mut FastBits, buf: &mut Vec<u64>) -> Option<usize> {
+        // A local copy, so it can live in registers; written back on success.
+        let mut r = *reader;
+        let scalars = self.scalars;
+        let out = slots(buf, 0, scalars);
+        if let Some(fast) = &self.fast {
+            let rest = match (fast.first_literal, out.split_first_mut()) {
+                (Some(v), Some((first, rest))) => {
+                    *first = v;
+                    rest
                 }
-                out.reserve(len as usize);
-                for _ in 0..len {
-                    out.push(read_scalar(elem, c)?);
-                }
-            } else {
-                out.push(read_scalar(*op, c)?);
+                _ => out,
+            };
+            for (slot, field) in rest.iter_mut().zip(&fast.fields) {
+                let width = field.width as u32;
+                let chunk = r.read(width)?;
+                // The continuation bit of a VBR chunk; none for a fixed field.
+                let hi = (field.vbr as u64) << (width.max(1) - 1);
+                *slot = if chunk & hi == 0 { chunk } else { r.vbr_rest(width, chunk & (hi - 1))? };
+            }
+        } else {
+            for (slot, &op) in out.iter_mut().zip(&self.ops[..scalars]) {
+                *slot = match op {
+                    AbbrevOp::Literal(v) => v,
+                    AbbrevOp::Fixed(n) => r.read(n)?,
+                    AbbrevOp::Vbr(n) => r.vbr(n)?,
+                    AbbrevOp::Char6 => char6_decode(r.read(6)?) as u64,
+                    AbbrevOp::Array => return None,
+                };
             }
         }
-        Ok(())
+        let [AbbrevOp::Array, elem] = self.ops[scalars..] else {
+            *reader = r;
+            return Some(scalars);
+        };
+        let len = r.vbr6()?;
+        let bits = elem_min_bits(elem);
+        if bits == 0 || len > r.remaining() / bits {
+            return None;
+        }
+        let items = slots(buf, scalars, len as usize);
+        match elem {
+            AbbrevOp::Fixed(8) => items.iter_mut().try_for_each(|v| r.read(8).map(|x| *v = x))?,
+            AbbrevOp::Char6 => items.iter_mut().try_for_each(|v| r.read(6).map(|x| *v = char6_decode(x) as u64))?,
+            AbbrevOp::Vbr(6) => items.iter_mut().try_for_each(|v| r.vbr6().map(|x| *v = x))?,
+            AbbrevOp::Fixed(n) => items.iter_mut().try_for_each(|v| r.read(n).map(|x| *v = x))?,
+            AbbrevOp::Vbr(n) => items.iter_mut().try_for_each(|v| r.vbr(n).map(|x| *v = x))?,
+            AbbrevOp::Literal(_) | AbbrevOp::Array => return None,
+        }
+        *reader = r;
+        Some(scalars + len as usize)
     }
 
     /// Whether `values` (code first) can be written with this abbreviation.
@@ -205,6 +318,22 @@ fn width(w: u64, c: &BitCursor, start: super::BitPos) -> Result<u32, Error> {
     Ok(w as u32)
 }
 
+/// `buf[from..from + n]`, growing `buf` first if it is shorter. The record
+/// buffer only grows, so filling it needs no capacity check per value.
+#[inline(always)]
+pub(crate) fn slots(buf: &mut Vec<u64>, from: usize, n: usize) -> &mut [u64] {
+    if buf.len() < from + n {
+        grow(buf, from + n);
+    }
+    &mut buf[from..from + n]
+}
+
+#[cold]
+#[inline(never)]
+fn grow(buf: &mut Vec<u64>, len: usize) {
+    buf.resize(len, 0);
+}
+
 fn elem_min_bits(op: AbbrevOp) -> u64 {
     match op {
         AbbrevOp::Literal(_) => 0,
@@ -215,7 +344,7 @@ fn elem_min_bits(op: AbbrevOp) -> u64 {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn read_scalar(op: AbbrevOp, c: &mut BitCursor) -> Result<u64, Error> {
     match op {
         AbbrevOp::Literal(v) => Ok(v),

@@ -76,10 +76,36 @@ impl<'a> BitCursor<'a> {
         Error::new(self.pos(), ErrorKind::UnexpectedEof)
     }
 
+    /// The 64 bits starting at the byte holding the next bit, shifted so the
+    /// next bit is bit 0: at least 57 valid bits. `None` near the end of the
+    /// window, where the slow paths read byte by byte.
+    #[inline(always)]
+    fn peek(&self) -> Option<u64> {
+        let byte = (self.bit >> 3) as usize;
+        let bytes = self.data.get(byte..byte + 8)?;
+        let word = u64::from_le_bytes(bytes.try_into().unwrap());
+        Some(word >> (self.bit & 7))
+    }
+
     /// Reads `n` bits (0..=64), least significant first.
     #[inline]
     pub fn read(&mut self, n: u32) -> Result<u64, Error> {
         debug_assert!(n <= 64);
+        // A full peek holds at least 57 bits, and then at least that many
+        // remain in the window, so no bounds check is needed.
+        if n <= 57 {
+            if let Some(word) = self.peek() {
+                self.bit += n as u64;
+                return Ok(word & ((1u64 << n) - 1));
+            }
+        }
+        self.read_checked(n)
+    }
+
+    /// `read` for wide fields and the last bytes of the window.
+    #[cold]
+    #[inline(never)]
+    fn read_checked(&mut self, n: u32) -> Result<u64, Error> {
         if n as u64 > self.remaining() {
             return Err(self.eof());
         }
@@ -118,6 +144,42 @@ impl<'a> BitCursor<'a> {
     #[inline]
     pub fn read_vbr(&mut self, width: u32) -> Result<u64, Error> {
         debug_assert!((2..=32).contains(&width));
+        if let Some(word) = self.peek() {
+            let hi = 1u64 << (width - 1);
+            let chunk = word & ((hi << 1) - 1);
+            if chunk & hi == 0 {
+                self.bit += width as u64;
+                return Ok(chunk);
+            }
+            if let Some((value, used)) = vbr_in_word(word, width) {
+                self.bit += used as u64;
+                return Ok(value);
+            }
+        }
+        self.read_vbr_slow(width)
+    }
+
+    /// Reads a vbr6 field, the encoding of unabbreviated records.
+    #[inline(always)]
+    pub(crate) fn read_vbr6(&mut self) -> Result<u64, Error> {
+        if let Some(word) = self.peek() {
+            if word & 32 == 0 {
+                self.bit += 6;
+                return Ok(word & 31);
+            }
+            if let Some((value, used)) = vbr_in_word(word, 6) {
+                self.bit += used as u64;
+                return Ok(value);
+            }
+        }
+        self.read_vbr_slow(6)
+    }
+
+    /// `read_vbr` chunk by chunk with every check: values that do not fit
+    /// in one peek, the end of the window, and overflow.
+    #[cold]
+    #[inline(never)]
+    fn read_vbr_slow(&mut self, width: u32) -> Result<u64, Error> {
         let start = self.pos();
         let hi = 1u64 << (width - 1);
         let chunk = self.read(width)?;
@@ -161,7 +223,147 @@ impl<'a> BitCursor<'a> {
     }
 }
 
-#[inline]
+/// The record fast path's reader: a 64-bit buffer refilled a word at a time,
+/// meant to live in registers for the length of one record.
+///
+/// It never reports errors: anything unusual (fewer than 8 bytes left to
+/// refill from, a VBR value longer than 64 bits can hold without checks)
+/// makes it answer `None`, and the caller reads the item again from its
+/// start with [`BitCursor`], whose answer (value or error) is then the
+/// answer. So where it does answer, it must answer what `BitCursor` would.
+#[derive(Clone, Copy)]
+pub(crate) struct FastBits<'a> {
+    data: &'a [u8],
+    /// Next byte to load into `buf`.
+    next: usize,
+    /// Unread bits, least significant first; bits above `avail` are
+    /// either zero or the true bits of the bytes from `next` on.
+    buf: u64,
+    avail: u32,
+}
+
+impl<'a> FastBits<'a> {
+    /// A reader at bit `bit` of `data`, if 8 bytes can be loaded there.
+    #[inline(always)]
+    pub fn new(data: &'a [u8], bit: u64) -> Option<Self> {
+        let byte = (bit >> 3) as usize;
+        let word = load(data, byte)?;
+        let shift = (bit & 7) as u32;
+        Some(FastBits { data, next: byte + 8, buf: word >> shift, avail: 64 - shift })
+    }
+
+    /// Bit position of the next unread bit, relative to `data`.
+    #[inline(always)]
+    pub fn pos(&self) -> u64 {
+        self.next as u64 * 8 - self.avail as u64
+    }
+
+    /// Bits left in `data`.
+    #[inline(always)]
+    pub fn remaining(&self) -> u64 {
+        self.data.len() as u64 * 8 - self.pos()
+    }
+
+    /// Makes at least 57 bits available.
+    #[inline(always)]
+    fn refill(&mut self) -> Option<()> {
+        let word = load(self.data, self.next)?;
+        self.buf |= word << self.avail;
+        let bytes = (63 - self.avail) >> 3;
+        self.next += bytes as usize;
+        self.avail += bytes * 8;
+        Some(())
+    }
+
+    /// `n` (0..=32) bits.
+    #[inline(always)]
+    pub fn read(&mut self, n: u32) -> Option<u64> {
+        debug_assert!(n <= 32);
+        if self.avail < n {
+            self.refill()?;
+        }
+        let value = self.buf & ((1u64 << n) - 1);
+        self.buf >>= n;
+        self.avail -= n;
+        Some(value)
+    }
+
+    /// A VBR field with `width`-bit (2..=32) chunks.
+    #[inline(always)]
+    pub fn vbr(&mut self, width: u32) -> Option<u64> {
+        let hi = 1u64 << (width - 1);
+        let chunk = self.read(width)?;
+        if chunk & hi == 0 {
+            return Some(chunk);
+        }
+        self.vbr_rest(width, chunk & (hi - 1))
+    }
+
+    /// A vbr6 field.
+    #[inline(always)]
+    pub fn vbr6(&mut self) -> Option<u64> {
+        if self.avail < 6 {
+            self.refill()?;
+        }
+        let chunk = self.buf & 63;
+        self.buf >>= 6;
+        self.avail -= 6;
+        if chunk & 32 == 0 {
+            return Some(chunk);
+        }
+        self.vbr_rest(6, chunk & 31)
+    }
+
+    /// The chunks after the first of a multi-chunk VBR value; gives up
+    /// (`None`) before a chunk whose payload could pass bit 63.
+    #[inline(always)]
+    pub fn vbr_rest(&mut self, width: u32, first: u64) -> Option<u64> {
+        let hi = 1u64 << (width - 1);
+        let mut value = first;
+        let mut shift = width - 1;
+        while shift + (width - 1) <= 64 {
+            let chunk = self.read(width)?;
+            value |= (chunk & (hi - 1)) << shift;
+            if chunk & hi == 0 {
+                return Some(value);
+            }
+            shift += width - 1;
+        }
+        None
+    }
+}
+
+/// The 8 bytes at `byte`, little endian, if they are all in `data`.
+#[inline(always)]
+fn load(data: &[u8], byte: usize) -> Option<u64> {
+    let bytes = data.get(byte..byte.checked_add(8)?)?;
+    Some(u64::from_le_bytes(bytes.try_into().unwrap()))
+}
+
+/// Decodes a multi-chunk VBR value lying wholly in the 57 valid bits of a
+/// peeked `word` (whose first chunk has its continuation bit set): the value
+/// and the bits it took, or `None` if it runs past those bits (then the
+/// slow path decides, overflow included; within 57 bits none can occur).
+#[inline(always)]
+fn vbr_in_word(word: u64, width: u32) -> Option<(u64, u32)> {
+    let hi = 1u64 << (width - 1);
+    let m = (hi << 1) - 1;
+    let mut value = 0u64;
+    let mut used = 0u32;
+    let mut shift = 0u32;
+    while used + width <= 57 {
+        let chunk = (word >> used) & m;
+        value |= (chunk & (hi - 1)) << shift;
+        used += width;
+        shift += width - 1;
+        if chunk & hi == 0 {
+            return Some((value, used));
+        }
+    }
+    None
+}
+
+#[inline(always)]
 fn mask(n: u32) -> u64 {
     if n >= 64 {
         u64::MAX
@@ -188,6 +390,147 @@ mod tests {
         assert_eq!(c.read_vbr(6).unwrap(), 40);
         assert_eq!(c.read_vbr(6).unwrap(), u64::MAX);
         assert_eq!(c.read(64).unwrap(), 0xdead_beef_1234_5678);
+    }
+
+    /// A small deterministic generator for the tests below.
+    fn xorshift(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
+    /// A field: fixed (`true`) or VBR of `width` bits holding `value`.
+    fn random_fields(seed: &mut u64, n: usize) -> Vec<(bool, u32, u64)> {
+        (0..n)
+            .map(|_| {
+                let fixed = xorshift(seed) % 2 == 0;
+                let width = if fixed { (xorshift(seed) % 33) as u32 } else { 2 + (xorshift(seed) % 31) as u32 };
+                // Mostly small values, sometimes up to 64 bits.
+                let bits = match xorshift(seed) % 4 {
+                    0 => 64,
+                    1 => (xorshift(seed) % 64) as u32,
+                    _ => (xorshift(seed) % 12) as u32,
+                };
+                let mut value = if bits == 64 { xorshift(seed) } else { xorshift(seed) & ((1u64 << bits) - 1) };
+                if fixed && width < 64 {
+                    value &= (1u64 << width) - 1;
+                }
+                (fixed, width, value)
+            })
+            .collect()
+    }
+
+    /// The fast paths of `read`/`read_vbr` (one peek) and their slow paths
+    /// (the last bytes, long values) agree with the writer at every
+    /// alignment, up to the very end of the buffer.
+    #[test]
+    fn cursor_reads_every_field_back() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15;
+        for shift in 0..8 {
+            let fields = random_fields(&mut seed, 400);
+            let mut w = crate::bitstream::BitWriter::new();
+            w.write(0, shift);
+            for &(fixed, width, value) in &fields {
+                if fixed {
+                    w.write(value, width);
+                } else {
+                    w.write_vbr(value, width);
+                }
+            }
+            let bytes = w.into_bytes();
+            let mut c = BitCursor::new(&bytes, 0);
+            c.read(shift).unwrap();
+            for &(fixed, width, value) in &fields {
+                let got = if fixed { c.read(width) } else { c.read_vbr(width) };
+                assert_eq!(got.unwrap(), value, "fixed {fixed} width {width}");
+            }
+            assert!(c.remaining() < 8);
+        }
+    }
+
+    /// `FastBits` either gives up or answers exactly what `BitCursor` does,
+    /// value and position, including near the end of the data (where it
+    /// must give up) and for VBR values too long for it.
+    #[test]
+    fn fast_bits_agree_with_cursor() {
+        let mut seed = 0x2545_f491_4f6c_dd1d;
+        let fields = random_fields(&mut seed, 2000);
+        let mut w = crate::bitstream::BitWriter::new();
+        for &(fixed, width, value) in &fields {
+            if fixed {
+                w.write(value, width);
+            } else {
+                w.write_vbr(value, width);
+            }
+        }
+        let bytes = w.into_bytes();
+        let mut c = BitCursor::new(&bytes, 0);
+        let (mut answered, mut gave_up) = (0, 0);
+        for &(fixed, width, value) in &fields {
+            // A fresh reader at each field, and one carried over three fields,
+            // so refills happen at every offset.
+            let at = c.pos().0;
+            let fast = FastBits::new(&bytes, at).and_then(|mut r| {
+                let v = if fixed {
+                    r.read(width)
+                } else if width == 6 {
+                    r.vbr6()
+                } else {
+                    r.vbr(width)
+                }?;
+                Some((v, r.pos()))
+            });
+            let slow = if fixed { c.read(width) } else { c.read_vbr(width) }.unwrap();
+            assert_eq!(slow, value);
+            match fast {
+                Some((v, pos)) => {
+                    assert_eq!((v, pos), (slow, c.pos().0), "fixed {fixed} width {width} value {value}");
+                    answered += 1;
+                }
+                None => gave_up += 1,
+            }
+        }
+        // It gives up on long VBR values (a fifth of these are 64-bit).
+        assert!(answered > 1500 && gave_up > 0, "{answered} answered, {gave_up} gave up");
+        // Runs of fields through one reader (refills in the middle of records).
+        let mut c = BitCursor::new(&bytes, 0);
+        for chunk in fields.chunks(3) {
+            let mut r = FastBits::new(&bytes, c.pos().0);
+            for &(fixed, width, _) in chunk {
+                let slow = if fixed { c.read(width) } else { c.read_vbr(width) }.unwrap();
+                if let Some(reader) = r.as_mut() {
+                    match if fixed { reader.read(width) } else { reader.vbr(width) } {
+                        Some(v) => assert_eq!((v, reader.pos()), (slow, c.pos().0)),
+                        None => r = None,
+                    }
+                }
+            }
+        }
+        // Fewer than 8 bytes: no fast reader at all.
+        assert!(FastBits::new(&bytes[..7], 0).is_none());
+        assert!(FastBits::new(&bytes, (bytes.len() as u64 - 7) * 8).is_none());
+    }
+
+    #[test]
+    fn vbr_overflow_is_reported_at_the_field_start() {
+        // vbr6 chunks: 13 continuation chunks of payload 31, then one more:
+        // 14 * 5 = 70 payload bits, more than 64.
+        let mut w = crate::bitstream::BitWriter::new();
+        w.write(0b101, 3);
+        for _ in 0..13 {
+            w.write(0b111111, 6);
+        }
+        w.write(0b011111, 6);
+        w.write(0, 64);
+        let bytes = w.into_bytes();
+        let mut c = BitCursor::new(&bytes, 2);
+        c.read(3).unwrap();
+        let e = c.read_vbr(6).unwrap_err();
+        assert_eq!(e.kind(), &ErrorKind::VbrOverflow);
+        assert_eq!(e.pos(), BitPos(2 * 8 + 3));
+        let mut r = FastBits::new(&bytes, 3).unwrap();
+        assert_eq!(r.vbr6(), None, "the fast reader leaves overflow to the cursor");
     }
 
     #[test]

@@ -1,6 +1,14 @@
 //! The streaming event parser: bytes in, one block/abbreviation/record out.
+//!
+//! Records take a fast path (`Core::fast_record`, reading with
+//! `cursor::FastBits`) when every 8-byte word it loads lies inside the input
+//! held. It reports no errors: anything unusual (a block boundary, an
+//! unknown abbreviation, a count too large for the bits left, a VBR value
+//! past 64 bits, SETBID) sends the item to the careful path (`in_block`,
+//! with `BitCursor`), which then decides, so both give the same answers.
 
-use super::abbrev::Abbrev;
+use super::abbrev::{slots, Abbrev};
+use super::cursor::FastBits;
 use super::header::{self, Header, HeaderStatus};
 use super::{abbrev_ids, BitCursor, BitPos, Error, ErrorKind, BLOCKINFO_BLOCK_ID, MODULE_BLOCK_ID};
 use crate::limits::{MAX_ABBREVS_PER_BLOCK, MAX_BLOCKINFO_TARGETS, MAX_BLOCK_DEPTH};
@@ -49,6 +57,12 @@ impl BlockInfo {
         self.abbrevs.iter().find(|(id, _)| *id == block_id).map_or(&[], |(_, v)| v)
     }
 
+    /// Where `block_id`'s list is in `abbrevs` (entries are only appended,
+    /// so the index stays valid as BLOCKINFO grows), or `usize::MAX`.
+    fn index_of(&self, block_id: u32) -> usize {
+        self.abbrevs.iter().position(|(id, _)| *id == block_id).unwrap_or(usize::MAX)
+    }
+
     fn abbrevs_mut(&mut self, block_id: u32) -> &mut Vec<Abbrev> {
         match self.abbrevs.iter().position(|(id, _)| *id == block_id) {
             Some(i) => &mut self.abbrevs[i].1,
@@ -79,6 +93,9 @@ struct Frame {
     end: u64,
     /// Abbreviations from BLOCKINFO at the time the block was entered.
     inherited: usize,
+    /// Index of this block id's list in `BlockInfo::abbrevs` (meaningful
+    /// when `inherited > 0`), so records need no search by block id.
+    blockinfo_index: usize,
     local: Vec<Abbrev>,
 }
 
@@ -117,16 +134,23 @@ struct Core {
     blockinfo: Arc<BlockInfo>,
     /// Target of the last SETBID in the current BLOCKINFO block.
     setbid: Option<u32>,
+    /// Values of the last record (code first) are `ops[..ops_len]`; the
+    /// buffer only grows (see `abbrev::slots`).
     ops: Vec<u64>,
+    ops_len: usize,
     /// For `resume_block`: the parser reads one block, not a module.
     resume_depth: Option<usize>,
     /// Position of the last ENTER_SUBBLOCK item read.
     last_enter: u64,
     /// Whether the module block has been read (only padding may follow).
     saw_module: bool,
+    /// The item just read. Kept here rather than returned so the per-record
+    /// path moves no large values through the stack.
+    item: Item,
 }
 
 /// An event without its borrows, produced first and borrowed second.
+#[derive(Clone, Copy)]
 enum Item {
     Header,
     Enter { pos: u64, block_id: u32, abbrev_width: u32, num_words: u32, end: u64 },
@@ -159,9 +183,11 @@ impl<'a> Parser<'a> {
             blockinfo: Arc::new(BlockInfo::default()),
             setbid: None,
             ops: Vec::new(),
+            ops_len: 0,
             resume_depth: None,
             last_enter: 0,
             saw_module: false,
+            item: Item::End,
         },
         }
     }
@@ -207,6 +233,7 @@ impl<'a> Parser<'a> {
             abbrev_width: range.abbrev_width,
             end: range.end.0,
             inherited,
+            blockinfo_index: blockinfo.index_of(range.block_id),
             local: Vec::new(),
         });
         p.core.blockinfo = blockinfo;
@@ -243,30 +270,52 @@ impl<'a> Parser<'a> {
 
     /// Reads the next event.
     pub fn next(&mut self) -> Res<Step<'_>> {
-        let save = self.core.pos;
-        match self.next_inner() {
-            Ok(Some(kind)) => Ok(Step::Event(self.event(kind))),
-            Ok(None) => Ok(Step::NeedMoreData),
-            Err(e) if e.is_eof() && !self.core.eof => {
-                self.core.pos = save;
-                Ok(Step::NeedMoreData)
-            }
-            Err(e) => {
-                let block = self.core.stack.last().map(|f| f.block_id);
-                Err(e.in_block(block))
-            }
-        }
+        Ok(if self.step()? { Step::Event(self.event()) } else { Step::NeedMoreData })
     }
 
     /// Convenience for whole input: the next event, with running out of
     /// data treated as an error.
+    #[inline]
     pub fn next_event(&mut self) -> Res<Event<'_>> {
         debug_assert!(self.core.eof);
-        let pos = BitPos(self.core.pos);
-        match self.next()? {
-            Step::Event(e) => Ok(e),
-            Step::NeedMoreData => Err(Error::new(pos, ErrorKind::UnexpectedEof)),
+        if let State::InModule = self.core.state {
+            if let Some((pos, abbrev, code)) = self.core.fast_record(&self.data, self.base) {
+                return Ok(Event::Record { pos: BitPos(pos), abbrev, code, ops: &self.core.ops[1..self.core.ops_len] });
+            }
         }
+        self.next_event_slow()
+    }
+
+    #[inline(never)]
+    fn next_event_slow(&mut self) -> Res<Event<'_>> {
+        let pos = BitPos(self.core.pos);
+        if self.step()? {
+            Ok(self.event())
+        } else {
+            Err(Error::new(pos, ErrorKind::UnexpectedEof))
+        }
+    }
+
+    /// Reads the next item into `core.item`; false when it has not fully
+    /// arrived yet.
+    #[inline]
+    fn step(&mut self) -> Res<bool> {
+        let save = self.core.pos;
+        match self.next_inner() {
+            Ok(ready) => Ok(ready),
+            Err(e) => self.failed(e, save),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn failed(&mut self, e: Error, save: u64) -> Res<bool> {
+        if e.is_eof() && !self.core.eof {
+            self.core.pos = save;
+            return Ok(false);
+        }
+        let block = self.core.stack.last().map(|f| f.block_id);
+        Err(e.in_block(block))
     }
 
     /// Skips the block just entered (call right after its `EnterBlock`),
@@ -348,7 +397,8 @@ impl Core {
             return Err(Error::new(pos, ErrorKind::TooDeep(MAX_BLOCK_DEPTH)));
         }
         let inherited = self.blockinfo.abbrevs(block_id).len();
-        self.stack.push(Frame { block_id, abbrev_width: width as u32, end, inherited, local: Vec::new() });
+        let blockinfo_index = self.blockinfo.index_of(block_id);
+        self.stack.push(Frame { block_id, abbrev_width: width as u32, end, inherited, blockinfo_index, local: Vec::new() });
         if block_id == BLOCKINFO_BLOCK_ID {
             self.setbid = None;
         }
@@ -357,8 +407,63 @@ impl Core {
         Ok(Item::Enter { pos: pos.0, block_id, abbrev_width: width as u32, num_words, end })
     }
 
-    fn in_block(&mut self, c: &mut BitCursor) -> Res<Option<Item>> {
-                let pos = c.pos();
+    /// Reads the next item inside the module into `self.item` if it is an
+    /// ordinary record lying well inside `data`: the common case, with no
+    /// error checks beyond noticing that one might fail. Answers the
+    /// record's position, abbreviation index and code; `None` leaves the
+    /// position as it was, for `in_block` to read the item properly.
+    #[inline(always)]
+    fn fast_record(&mut self, data: &[u8], base: u64) -> Option<(u64, u32, u32)> {
+        let f = self.stack.last()?;
+        let pos = self.pos;
+        if pos >= f.end {
+            return None;
+        }
+        let mut r = FastBits::new(data, pos.checked_sub(base * 8)?)?;
+        let id = r.read(f.abbrev_width)?;
+        let len = match id as u32 {
+            abbrev_ids::END_BLOCK | abbrev_ids::ENTER_SUBBLOCK | abbrev_ids::DEFINE_ABBREV => return None,
+            abbrev_ids::UNABBREV_RECORD => {
+                let code = r.vbr6()?;
+                let n = r.vbr6()?;
+                if n > r.remaining() / 6 {
+                    return None;
+                }
+                let values = slots(&mut self.ops, 0, n as usize + 1);
+                values[0] = code;
+                for v in &mut values[1..] {
+                    *v = r.vbr6()?;
+                }
+                n as usize + 1
+            }
+            _ => {
+                let i = (id - abbrev_ids::FIRST_APPLICATION_ABBREV as u64) as usize;
+                let abbrev = if i < f.inherited {
+                    &self.blockinfo.abbrevs[f.blockinfo_index].1[i]
+                } else {
+                    f.local.get(i - f.inherited)?
+                };
+                abbrev.read_record_fast(&mut r, &mut self.ops)?
+            }
+        };
+        if len == 0 {
+            return None;
+        }
+        let code = u32::try_from(self.ops[0]).ok()?;
+        // SETBID takes the careful path.
+        if f.block_id == BLOCKINFO_BLOCK_ID && code == 1 {
+            return None;
+        }
+        self.ops_len = len;
+        self.pos = base * 8 + r.pos();
+        self.item = Item::Record { pos, abbrev: id as u32, code };
+        Some((pos, id as u32, code))
+    }
+
+    /// Reads the next item inside the module into `self.item`.
+    #[inline(never)]
+    fn in_block(&mut self, c: &mut BitCursor) -> Res<()> {
+        let pos = c.pos();
         let f = self.stack.last().expect("inside a block");
         let (block_id, width, end) = (f.block_id, f.abbrev_width, f.end);
         if pos.0 >= end {
@@ -377,12 +482,14 @@ impl Core {
                     self.saw_module = true;
                     self.state = if self.resume_depth.is_some() { State::Done } else { State::TopLevel };
                 }
-                Ok(Some(Item::Exit { pos: pos.0, block_id }))
+                self.item = Item::Exit { pos: pos.0, block_id };
+                Ok(())
             }
             abbrev_ids::ENTER_SUBBLOCK => {
                 let sub = c.read_vbr(8)?;
                 let sub = u32::try_from(sub).map_err(|_| Error::new(pos, ErrorKind::CodeTooLarge(sub)))?;
-                self.enter(c, pos, sub).map(Some)
+                self.item = self.enter(c, pos, sub)?;
+                Ok(())
             }
             abbrev_ids::DEFINE_ABBREV => {
                 let abbrev = Abbrev::read(c)?;
@@ -413,59 +520,61 @@ impl Core {
                     (None, index as u32)
                 };
                 self.pos = c.pos().0;
-                Ok(Some(Item::Define { pos: pos.0, target, index }))
+                self.item = Item::Define { pos: pos.0, target, index };
+                Ok(())
             }
             abbrev_ids::UNABBREV_RECORD => {
-                self.ops.clear();
-                let code = c.read_vbr(6)?;
-                let n = c.read_vbr(6)?;
+                let code = c.read_vbr6()?;
+                let n = c.read_vbr6()?;
                 if n > c.remaining() / 6 {
                     return Err(c.too_many(pos, n));
                 }
-                self.ops.reserve(n as usize + 1);
-                self.ops.push(code);
-                for _ in 0..n {
-                    let v = c.read_vbr(6)?;
-                    self.ops.push(v);
+                let values = slots(&mut self.ops, 0, n as usize + 1);
+                values[0] = code;
+                for v in &mut values[1..] {
+                    *v = c.read_vbr6()?;
                 }
-                self.record(c.pos().0, pos, abbrev_ids::UNABBREV_RECORD, block_id).map(Some)
+                self.ops_len = n as usize + 1;
+                self.record(c.pos().0, pos, abbrev_ids::UNABBREV_RECORD, block_id)
             }
             _ => {
                 let f = self.stack.last().unwrap();
                 let i = (id - abbrev_ids::FIRST_APPLICATION_ABBREV as u64) as usize;
                 let abbrev = if i < f.inherited {
-                    &self.blockinfo.abbrevs(block_id)[i]
+                    &self.blockinfo.abbrevs[f.blockinfo_index].1[i]
                 } else {
                     f.local.get(i - f.inherited).ok_or_else(|| Error::new(pos, ErrorKind::UnknownAbbrev(id)))?
                 };
-                self.ops.clear();
-                abbrev.read_record(c, &mut self.ops)?;
-                if self.ops.is_empty() {
+                self.ops_len = abbrev.read_record(c, &mut self.ops)?;
+                if self.ops_len == 0 {
                     return Err(Error::new(pos, ErrorKind::EmptyRecord));
                 }
-                self.record(c.pos().0, pos, id as u32, block_id).map(Some)
+                self.record(c.pos().0, pos, id as u32, block_id)
             }
         }
     }
 
     /// Finishes a record whose values (code first) are in `self.ops`.
-    fn record(&mut self, next: u64, pos: BitPos, abbrev: u32, block_id: u32) -> Res<Item> {
+    #[inline]
+    fn record(&mut self, next: u64, pos: BitPos, abbrev: u32, block_id: u32) -> Res<()> {
         let code = self.ops[0];
         let code = u32::try_from(code).map_err(|_| Error::new(pos, ErrorKind::CodeTooLarge(code)))?;
         if block_id == BLOCKINFO_BLOCK_ID && code == 1 {
-            match self.ops[1..] {
+            match self.ops[1..self.ops_len] {
                 [bid] if bid <= u32::MAX as u64 => self.setbid = Some(bid as u32),
                 _ => return Err(Error::new(pos, ErrorKind::BadBlockInfo("SETBID needs one block id".into()))),
             }
         }
         self.pos = next;
-        Ok(Item::Record { pos: pos.0, abbrev, code })
+        self.item = Item::Record { pos: pos.0, abbrev, code };
+        Ok(())
     }
 }
 
 impl<'a> Parser<'a> {
-    fn event(&self, item: Item) -> Event<'_> {
-        match item {
+    #[inline]
+    fn event(&self) -> Event<'_> {
+        match self.core.item {
             Item::Header => Event::Header(self.core.header.as_ref().expect("header was read")),
             Item::Enter { pos, block_id, abbrev_width, num_words, end } => {
                 Event::EnterBlock { pos: BitPos(pos), block_id, abbrev_width, num_words, end: BitPos(end) }
@@ -482,32 +591,199 @@ impl<'a> Parser<'a> {
                 Event::DefineAbbrev { pos: BitPos(pos), abbrev, target, index }
             }
             Item::Record { pos, abbrev, code } => {
-                Event::Record { pos: BitPos(pos), abbrev, code, ops: &self.core.ops[1..] }
+                Event::Record { pos: BitPos(pos), abbrev, code, ops: &self.core.ops[1..self.core.ops_len] }
             }
             Item::End => Event::End,
         }
     }
 
-    fn next_inner(&mut self) -> Res<Option<Item>> {
+    #[inline]
+    fn next_inner(&mut self) -> Res<bool> {
+        if let State::InModule = self.core.state {
+            if self.core.fast_record(&self.data, self.base).is_some() {
+                return Ok(true);
+            }
+        }
         let mut c = BitCursor::new(&self.data, self.base).with_more_to_come(!self.core.eof);
         c.seek(BitPos(self.core.pos))?;
         let core = &mut self.core;
-        match core.state {
-            State::Header => {
-                match header::parse(&self.data, core.eof)? {
-                    HeaderStatus::NeedMoreData => Ok(None),
-                    HeaderStatus::Complete(h) => {
-                        core.pos = h.size as u64 * 8;
-                        core.header = Some(h);
-                        core.state = State::TopLevel;
-                        Ok(Some(Item::Header))
-                    }
-                }
+        let item = match core.state {
+            State::InModule => {
+                core.in_block(&mut c)?;
+                return Ok(true);
             }
-            State::Done => Ok(Some(Item::End)),
-            State::TopLevel => core.top_level(&mut c),
-            State::InModule => core.in_block(&mut c),
-        }
+            State::Header => match header::parse(&self.data, core.eof)? {
+                HeaderStatus::NeedMoreData => return Ok(false),
+                HeaderStatus::Complete(h) => {
+                    core.pos = h.size as u64 * 8;
+                    core.header = Some(h);
+                    core.state = State::TopLevel;
+                    Item::Header
+                }
+            },
+            State::Done => Item::End,
+            State::TopLevel => match core.top_level(&mut c)? {
+                Some(item) => item,
+                None => return Ok(false),
+            },
+        };
+        core.item = item;
+        Ok(true)
     }
 
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bitstream::{AbbrevOp, Writer, STANDARD_HEADER};
+
+    /// Every event as owned data, for comparing two parses.
+    fn owned(e: &Event) -> String {
+        format!("{e:?}")
+    }
+
+    /// A module whose records take every abbreviation shape (BLOCKINFO and
+    /// local abbreviations, literals, fixed, VBR, char6, arrays of each)
+    /// with values small and large (VBR values past what the record fast
+    /// path reads, so it hands them to the careful path).
+    fn many_shapes() -> Vec<u8> {
+        use AbbrevOp::*;
+        let shapes = [
+            vec![Literal(7), Vbr(6), Vbr(4), Fixed(4)],
+            vec![Fixed(5), Vbr(8), Char6],
+            vec![Literal(3), Array, Fixed(8)],
+            vec![Vbr(6), Array, Char6],
+            vec![Literal(9), Fixed(0), Array, Vbr(6)],
+            vec![Fixed(32), Array, Vbr(11)],
+            vec![Literal(1), Array, Fixed(3)],
+            vec![Vbr(32), Vbr(2)],
+        ];
+        let mut w = Writer::new(&STANDARD_HEADER);
+        w.enter_block(MODULE_BLOCK_ID, 3).unwrap();
+        w.enter_block(BLOCKINFO_BLOCK_ID, 2).unwrap();
+        w.record(3, &[1, 12]).unwrap();
+        for ops in &shapes[..4] {
+            w.define_abbrev(Abbrev::new(ops.clone()).unwrap()).unwrap();
+        }
+        w.exit_block().unwrap();
+        let mut seed = 0x1234_5678_9abc_def1u64;
+        let mut next = move |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        let value = |op: AbbrevOp, next: &mut dyn FnMut(u64) -> u64| match op {
+            Literal(v) => v,
+            Fixed(n) => next(1 << n),
+            Vbr(_) => {
+                let bits = [3, 20, 63][next(3) as usize];
+                next(1 << bits)
+            }
+            Char6 => b"azAZ09._"[next(8) as usize] as u64,
+            Array => unreachable!("arrays are expanded by the caller"),
+        };
+        for _block in 0..3 {
+            w.enter_block(12, 4).unwrap();
+            for ops in &shapes[4..] {
+                w.define_abbrev(Abbrev::new(ops.clone()).unwrap()).unwrap();
+            }
+            for _ in 0..300 {
+                let index = 3 + next(9) as u32;
+                let mut values = Vec::new();
+                if index == 3 {
+                    for _ in 0..1 + next(6) {
+                        let bits = next(64);
+                        values.push(next(1 << bits));
+                    }
+                } else {
+                    let shape = &shapes[index as usize - 4];
+                    let mut ops = shape.iter();
+                    while let Some(&op) = ops.next() {
+                        if op == Array {
+                            let elem = *ops.next().unwrap();
+                            for _ in 0..next(12) {
+                                values.push(value(elem, &mut next));
+                            }
+                        } else {
+                            values.push(value(op, &mut next));
+                        }
+                    }
+                }
+                // Codes fit in 32 bits (the rest is another test's business).
+                values[0] &= 0xf_ffff;
+                w.record(index, &values).unwrap();
+            }
+            w.exit_block().unwrap();
+        }
+        w.exit_block().unwrap();
+        w.finish().unwrap()
+    }
+
+    /// The record fast path (whole buffer) and the careful path (streaming
+    /// byte by byte, where the fast path rarely has 8 bytes to spare) give
+    /// the same events.
+    #[test]
+    fn fast_and_careful_paths_agree() {
+        let bytes = many_shapes();
+        let mut whole = Vec::new();
+        let mut p = Parser::new(&bytes);
+        loop {
+            let e = p.next_event().unwrap();
+            whole.push(owned(&e));
+            if let Event::End = e {
+                break;
+            }
+        }
+        assert!(whole.len() > 900);
+        let mut streamed = Vec::new();
+        let mut p = Parser::streaming();
+        let mut fed = 0;
+        loop {
+            match p.next().unwrap() {
+                Step::Event(e) => {
+                    streamed.push(owned(&e));
+                    if let Event::End = e {
+                        break;
+                    }
+                }
+                Step::NeedMoreData if fed < bytes.len() => {
+                    p.feed(&bytes[fed..fed + 1]).unwrap();
+                    fed += 1;
+                }
+                Step::NeedMoreData => p.finish(),
+            }
+        }
+        assert_eq!(whole, streamed);
+    }
+
+    /// Errors found on the fast path's ground are the careful path's: a
+    /// truncated file fails at the same position either way.
+    #[test]
+    fn truncation_errors_do_not_depend_on_the_path() {
+        let bytes = many_shapes();
+        for cut in [bytes.len() - 1, bytes.len() - 9, bytes.len() / 2, 700] {
+            let data = &bytes[..cut];
+            let mut p = Parser::new(data);
+            let err = loop {
+                match p.next_event() {
+                    Ok(Event::End) => panic!("a cut file must fail"),
+                    Ok(_) => {}
+                    Err(e) => break e,
+                }
+            };
+            let mut s = Parser::streaming();
+            s.feed(data).unwrap();
+            s.finish();
+            let err2 = loop {
+                match s.next() {
+                    Ok(Step::Event(Event::End)) => panic!("a cut file must fail"),
+                    Ok(_) => {}
+                    Err(e) => break e,
+                }
+            };
+            assert_eq!(err, err2);
+        }
+    }
 }

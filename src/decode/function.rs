@@ -8,7 +8,8 @@ use crate::ir::{
 };
 use crate::limits::MAX_SWITCH_CASES;
 use crate::BitPos;
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// Value ids are small dense integers: a multiplicative hash is enough and
@@ -64,6 +65,32 @@ mod cst {
     pub const FLOAT: u32 = 6;
 }
 
+/// `values` as bytes; a value above 255 is an error naming it as `what`.
+pub(crate) fn bytes_of(values: &[u64], pos: BitPos, what: &str) -> Res<Vec<u8>> {
+    // Checked in one pass first so the conversion loop has no exits.
+    if let Some(&v) = values.iter().find(|&&v| v > u8::MAX as u64) {
+        return Err(DecodeError::new(pos, format!("{what} {v} is not a byte")));
+    }
+    Ok(values.iter().map(|&v| v as u8).collect())
+}
+
+/// What `FunctionState::push` appends before filling the slot in.
+const PLACEHOLDER: Inst = Inst { kind: InstKind::Unreachable, result: None, pos: BitPos(0) };
+
+#[cold]
+#[inline(never)]
+fn grow<T>(v: &mut Vec<T>) {
+    v.reserve(1);
+}
+
+#[cold]
+fn undefined_operand(abs: u32, pos: BitPos) -> DecodeError {
+    DecodeError::new(
+        pos,
+        format!("operand refers to value id {abs}, which is not defined yet and has no forward type declaration"),
+    )
+}
+
 /// Decodes PNaCl's sign rotation: the low bit is the sign.
 pub(crate) fn sign_rotated(v: u64) -> i64 {
     if v & 1 == 0 {
@@ -85,12 +112,16 @@ fn sext(v: i64, bits: u32) -> i64 {
 }
 
 pub(crate) struct FunctionState {
-    pub func: Function,
+    pub func: Box<Function>,
     /// Types of parameters, constants and instruction results, by
     /// `value id - first_local`.
     local_types: Vec<ValType>,
     /// Types declared by FORWARDTYPEREF for values not defined yet.
     forward: IdMap<ValType>,
+    /// The keys put into `forward`, smallest first, so defining a value
+    /// looks in `forward` only when one may be due (values are defined in
+    /// increasing order: keys below the value being defined never will be).
+    forward_due: BinaryHeap<Reverse<u32>>,
     /// Blocks declared by DECLAREBLOCKS (`None` before it).
     declared: Option<u32>,
     /// Block receiving instructions.
@@ -123,22 +154,71 @@ impl<'m> Env<'m> {
     }
 }
 
+/// Buffers of finished bodies kept for the next one, so a decoder that is
+/// handed its bodies back (`ModuleState::recycle`) allocates only when a
+/// body is larger than every one before it.
+#[derive(Default)]
+pub(crate) struct Spare {
+    func: Option<Box<Function>>,
+    local_types: Vec<ValType>,
+    forward: IdMap<ValType>,
+    forward_due: BinaryHeap<Reverse<u32>>,
+}
+
+impl Spare {
+    /// Keeps `f`'s buffers (emptied) for the next body.
+    pub fn recycle(&mut self, mut f: Box<Function>) {
+        let Function {
+            id: _,
+            first_local: _,
+            params,
+            consts,
+            insts,
+            blocks,
+            results,
+            value_names,
+            block_names,
+            forward_types,
+            pos: _,
+        } = &mut *f;
+        params.clear();
+        consts.clear();
+        insts.clear();
+        blocks.clear();
+        results.clear();
+        value_names.clear();
+        block_names.clear();
+        forward_types.clear();
+        self.func = Some(f);
+    }
+}
+
 impl FunctionState {
-    pub fn new(module: &Module, id: FuncId, pos: BitPos, end: BitPos) -> Self {
-        let params = module.function(id).sig.params.clone();
+    pub fn new(module: &Module, id: FuncId, pos: BitPos, end: BitPos, spare: &mut Spare) -> Self {
+        let params = &module.function(id).sig.params;
         let first_local = module.num_global_values();
-        FunctionState {
-            local_types: params.clone(),
-            func: Function { id, first_local, params, pos, ..Function::default() },
-            forward: IdMap::default(),
-            declared: None,
-            cur_block: 0,
-            const_type: None,
-            end,
-        }
+        let func = match spare.func.take() {
+            Some(mut f) => {
+                f.id = id;
+                f.first_local = first_local;
+                f.params.extend_from_slice(params);
+                f.pos = pos;
+                f
+            }
+            None => Box::new(Function { id, first_local, params: params.clone(), pos, ..Function::default() }),
+        };
+        let mut local_types = std::mem::take(&mut spare.local_types);
+        local_types.clear();
+        local_types.extend_from_slice(params);
+        let mut forward = std::mem::take(&mut spare.forward);
+        forward.clear();
+        let mut forward_due = std::mem::take(&mut spare.forward_due);
+        forward_due.clear();
+        FunctionState { local_types, func, forward, forward_due, declared: None, cur_block: 0, const_type: None, end }
     }
 
     /// Next value id to be defined.
+    #[inline]
     fn next_value(&self) -> u32 {
         self.func.first_local + self.local_types.len() as u32
     }
@@ -148,18 +228,32 @@ impl FunctionState {
     }
 
     /// Type of `v` as known now.
+    #[inline]
     pub fn value_type(&self, v: u32) -> Option<ValType> {
         if v < self.func.first_local {
             return Some(ValType::I32);
         }
-        self.local_types
-            .get((v - self.func.first_local) as usize)
-            .copied()
-            .or_else(|| self.forward.get(&v).copied())
+        match self.local_types.get((v - self.func.first_local) as usize) {
+            Some(&t) => Some(t),
+            None if self.forward.is_empty() => None,
+            None => self.forward.get(&v).copied(),
+        }
     }
 
     /// Resolves a relative operand to an absolute id and its type.
+    #[inline(always)]
     fn operand(&self, rel: u64, pos: BitPos) -> Res<(ValueId, ValType)> {
+        // The common case: a function-local value defined already.
+        let defined = self.local_types.len() as u64;
+        if rel.wrapping_sub(1) < defined {
+            let index = (defined - rel) as usize;
+            return Ok((ValueId(self.func.first_local + index as u32), self.local_types[index]));
+        }
+        self.operand_slow(rel, pos)
+    }
+
+    #[inline(never)]
+    fn operand_slow(&self, rel: u64, pos: BitPos) -> Res<(ValueId, ValType)> {
         let next = self.next_value();
         if rel > u32::MAX as u64 {
             return Err(DecodeError::new(pos, format!("relative value index {rel} is out of range")));
@@ -168,20 +262,20 @@ impl FunctionState {
         self.typed(abs, pos)
     }
 
+    #[inline]
     fn typed(&self, abs: u32, pos: BitPos) -> Res<(ValueId, ValType)> {
         match self.value_type(abs) {
             Some(t) => Ok((ValueId(abs), t)),
-            None => Err(DecodeError::new(
-                pos,
-                format!("operand refers to value id {abs}, which is not defined yet and has no forward type declaration"),
-            )),
+            None => Err(undefined_operand(abs, pos)),
         }
     }
 
+    #[inline]
     fn block_id(&self, v: u64, pos: BitPos) -> Res<BlockId> {
         u32::try_from(v).map(BlockId).map_err(|_| DecodeError::new(pos, format!("block index {v} is out of range")))
     }
 
+    #[inline]
     fn align(v: u64, pos: BitPos) -> Res<u32> {
         match v {
             0 => Ok(0),
@@ -193,7 +287,8 @@ impl FunctionState {
     /// A record of the function block itself.
     pub fn record(&mut self, env: &Env, pos: BitPos, code: u32, ops: &[u64]) -> Res<Decoded> {
         let bad = |what: &str| DecodeError::new(pos, format!("malformed {what} record: {ops:?}"));
-        let result_and = |this: &mut Self, kind: InstKind, ty: Option<ValType>| this.push(pos, kind, ty);
+        // `push` builds the instruction in its slot, from the closure.
+        let result_and = |this: &mut Self, kind: InstKind, ty: Option<ValType>| this.push(pos, ty, || kind);
         match code {
             code::DECLAREBLOCKS => {
                 let [n] = *ops else { return Err(bad("declare blocks")) };
@@ -225,6 +320,8 @@ impl FunctionState {
                     if old != ty {
                         return Err(DecodeError::new(pos, "conflicting forward type declarations"));
                     }
+                } else {
+                    self.forward_due.push(Reverse(v));
                 }
                 self.func.forward_types.push(ForwardType { value: ValueId(v), ty, pos });
                 Ok(Decoded::ForwardType(self.func.forward_types.len() - 1))
@@ -238,28 +335,28 @@ impl FunctionState {
                 let (lhs, ty) = self.operand(a, pos)?;
                 let (rhs, _) = self.operand(b, pos)?;
                 let op = BinOp::from_code(opc).ok_or_else(|| DecodeError::new(pos, format!("unknown binary opcode {opc}")))?;
-                result_and(self, InstKind::Binop { op, lhs, rhs, flags }, Some(ty))
+                self.push(pos, Some(ty), || InstKind::Binop { op, lhs, rhs, flags })
             }
             code::CAST => {
                 let [v, ty, opc] = *ops else { return Err(bad("cast")) };
                 let (value, _) = self.operand(v, pos)?;
                 let to = env.value_type_id(ty, pos)?;
                 let op = CastOp::from_code(opc).ok_or_else(|| DecodeError::new(pos, format!("unknown cast opcode {opc}")))?;
-                result_and(self, InstKind::Cast { op, value, to }, Some(to))
+                self.push(pos, Some(to), || InstKind::Cast { op, value, to })
             }
             code::EXTRACTELT => {
                 let [v, i] = *ops else { return Err(bad("extractelement")) };
                 let (vector, vty) = self.operand(v, pos)?;
                 let (index, _) = self.operand(i, pos)?;
                 let ty = ValType::Scalar(vty.elem());
-                result_and(self, InstKind::ExtractElement { vector, index }, Some(ty))
+                self.push(pos, Some(ty), || InstKind::ExtractElement { vector, index })
             }
             code::INSERTELT => {
                 let [v, e, i] = *ops else { return Err(bad("insertelement")) };
                 let (vector, vty) = self.operand(v, pos)?;
                 let (element, _) = self.operand(e, pos)?;
                 let (index, _) = self.operand(i, pos)?;
-                result_and(self, InstKind::InsertElement { vector, element, index }, Some(vty))
+                self.push(pos, Some(vty), || InstKind::InsertElement { vector, element, index })
             }
             code::RET => {
                 let value = match *ops {
@@ -267,7 +364,7 @@ impl FunctionState {
                     [v] => Some(self.operand(v, pos)?.0),
                     _ => return Err(bad("return")),
                 };
-                result_and(self, InstKind::Ret { value }, None)
+                self.push(pos, None, || InstKind::Ret { value })
             }
             code::BR => {
                 let kind = match *ops {
@@ -286,7 +383,7 @@ impl FunctionState {
                 if !ops.is_empty() {
                     return Err(bad("unreachable"));
                 }
-                result_and(self, InstKind::Unreachable, None)
+                self.push(pos, None, || InstKind::Unreachable)
             }
             code::PHI => {
                 if ops.len() < 3 || ops.len() % 2 == 0 {
@@ -302,27 +399,27 @@ impl FunctionState {
                         .ok_or_else(|| DecodeError::new(pos, format!("phi operand {} is out of range", pair[0])))?;
                     incoming.push((ValueId(abs), self.block_id(pair[1], pos)?));
                 }
-                result_and(self, InstKind::Phi { ty, incoming: incoming.into() }, Some(ty))
+                self.push(pos, Some(ty), || InstKind::Phi { ty, incoming: incoming.into() })
             }
             code::ALLOCA => {
                 let [s, a] = *ops else { return Err(bad("alloca")) };
                 let (size, _) = self.operand(s, pos)?;
                 let align = Self::align(a, pos)?;
-                result_and(self, InstKind::Alloca { size, align }, Some(ValType::I32))
+                self.push(pos, Some(ValType::I32), || InstKind::Alloca { size, align })
             }
             code::LOAD => {
                 let [p, a, ty] = *ops else { return Err(bad("load")) };
                 let (ptr, _) = self.operand(p, pos)?;
                 let align = Self::align(a, pos)?;
                 let ty = env.value_type_id(ty, pos)?;
-                result_and(self, InstKind::Load { ptr, ty, align }, Some(ty))
+                self.push(pos, Some(ty), || InstKind::Load { ptr, ty, align })
             }
             code::STORE => {
                 let [p, v, a] = *ops else { return Err(bad("store")) };
                 let (ptr, _) = self.operand(p, pos)?;
                 let (value, _) = self.operand(v, pos)?;
                 let align = Self::align(a, pos)?;
-                result_and(self, InstKind::Store { ptr, value, align }, None)
+                self.push(pos, None, || InstKind::Store { ptr, value, align })
             }
             code::CMP2 => {
                 let [a, b, p] = *ops else { return Err(bad("compare")) };
@@ -333,14 +430,14 @@ impl FunctionState {
                     ValType::Scalar(_) => ValType::I1,
                     ValType::Vector { lanes, .. } => ValType::Vector { elem: Scalar::I1, lanes },
                 };
-                result_and(self, InstKind::Cmp { pred, lhs, rhs }, Some(result))
+                self.push(pos, Some(result), || InstKind::Cmp { pred, lhs, rhs })
             }
             code::VSELECT => {
                 let [t, f, c] = *ops else { return Err(bad("select")) };
                 let (if_true, ty) = self.operand(t, pos)?;
                 let (if_false, _) = self.operand(f, pos)?;
                 let (cond, _) = self.operand(c, pos)?;
-                result_and(self, InstKind::Select { cond, if_true, if_false }, Some(ty))
+                self.push(pos, Some(ty), || InstKind::Select { cond, if_true, if_false })
             }
             code::CALL | code::CALL_INDIRECT => {
                 let indirect = code == code::CALL_INDIRECT;
@@ -358,10 +455,12 @@ impl FunctionState {
                     })?;
                     env.module.function(f).sig.ret
                 };
-                let args = ops[fixed..]
-                    .iter()
-                    .map(|&a| self.operand(a, pos).map(|(v, _)| v))
-                    .collect::<Res<Box<[ValueId]>>>()?;
+                // Sized exactly, so the boxed slice needs no reallocation.
+                let mut args = Vec::with_capacity(ops.len() - fixed);
+                for &a in &ops[fixed..] {
+                    args.push(self.operand(a, pos)?.0);
+                }
+                let args = args.into_boxed_slice();
                 let tail = cc_info & 1 == 1;
                 let cc = u32::try_from(cc_info >> 1).map_err(|_| bad("call"))?;
                 let kind = if indirect {
@@ -394,45 +493,41 @@ impl FunctionState {
         for _ in 0..n {
             let items = *ops.get(at).ok_or_else(bad)?;
             at += 1;
-            let mut values = Vec::new();
+            // The case's values come before its target: checked first, then
+            // read again once the target is known (no buffer per case).
+            let first = at;
             for _ in 0..items {
                 let is_single = *ops.get(at).ok_or_else(bad)?;
-                let low = sext(sign_rotated(*ops.get(at + 1).ok_or_else(bad)?), bits);
+                ops.get(at + 1).ok_or_else(bad)?;
                 if is_single != 1 {
                     return Err(DecodeError::new(pos, "switch case ranges are not allowed in PNaCl"));
                 }
                 at += 2;
-                values.push(low);
             }
             let target = self.block_id(*ops.get(at).ok_or_else(bad)?, pos)?;
             at += 1;
-            cases.extend(values.into_iter().map(|value| SwitchCase { value, target }));
+            let values = ops[first..at - 1].chunks_exact(2).map(|pair| sext(sign_rotated(pair[1]), bits));
+            cases.extend(values.map(|value| SwitchCase { value, target }));
         }
         if at != ops.len() {
             return Err(bad());
         }
-        self.push(pos, InstKind::Switch { ty, cond, default, cases: cases.into() }, None)
+        self.push(pos, None, || InstKind::Switch { ty, cond, default, cases: cases.into() })
     }
 
     /// Appends an instruction to the current block.
-    fn push(&mut self, pos: BitPos, kind: InstKind, ty: Option<ValType>) -> Res<Decoded> {
-        let Some(n) = self.declared else {
-            return Err(DecodeError::new(pos, "instruction before the blocks count"));
-        };
-        if self.cur_block >= n {
-            return Err(DecodeError::new(pos, format!("instruction after the last of the {n} declared blocks")));
+    #[inline(always)]
+    fn push(&mut self, pos: BitPos, ty: Option<ValType>, kind: impl FnOnce() -> InstKind) -> Res<Decoded> {
+        match self.declared {
+            Some(n) if self.cur_block < n => {}
+            _ => return Err(self.misplaced_inst(pos)),
         }
         let id = InstId(self.func.insts.len() as u32);
         let result = match ty {
             Some(ty) => {
                 let v = self.next_value();
-                if let Some(declared) = if self.forward.is_empty() { None } else { self.forward.remove(&v) } {
-                    if declared != ty {
-                        return Err(DecodeError::new(
-                            pos,
-                            format!("value declared as {declared} by a forward type declaration is defined as {ty}"),
-                        ));
-                    }
+                if self.forward_due.peek().is_some_and(|&Reverse(due)| due <= v) {
+                    self.resolve_forward(v, ty, pos)?;
                 }
                 self.local_types.push(ty);
                 self.func.results.push(id);
@@ -440,9 +535,24 @@ impl FunctionState {
             }
             None => None,
         };
-        let terminates = kind.is_terminator();
-        self.func.insts.push(Inst { kind, result, pos });
-        let end = self.func.insts.len() as u32;
+        let insts = &mut self.func.insts;
+        if insts.len() == insts.capacity() {
+            // Out of line, so the push below is a plain store in place.
+            grow(insts);
+        }
+        // A constant placeholder, then the fields stored into the slot: an
+        // instruction assembled on the stack and copied in whole is read
+        // back wider than it was written, which stalls store forwarding.
+        insts.push(PLACEHOLDER);
+        let end = insts.len() as u32;
+        let mut terminates = false;
+        if let Some(slot) = insts.last_mut() {
+            slot.result = result;
+            slot.pos = pos;
+            // The placeholder's kind owns nothing: no drop to run.
+            std::mem::forget(std::mem::replace(&mut slot.kind, kind()));
+            terminates = slot.kind.is_terminator();
+        }
         self.func.blocks[self.cur_block as usize].end = end;
         if terminates {
             self.cur_block += 1;
@@ -451,6 +561,34 @@ impl FunctionState {
             }
         }
         Ok(Decoded::Inst(id))
+    }
+
+    /// The error for an instruction before DECLAREBLOCKS or after the last block.
+    #[cold]
+    #[inline(never)]
+    fn misplaced_inst(&self, pos: BitPos) -> DecodeError {
+        match self.declared {
+            None => DecodeError::new(pos, "instruction before the blocks count"),
+            Some(n) => DecodeError::new(pos, format!("instruction after the last of the {n} declared blocks")),
+        }
+    }
+
+    /// Value `v` of type `ty` is being defined: it must have the type a
+    /// FORWARDTYPEREF declared for it, if any, which it then no longer needs.
+    #[inline(never)]
+    fn resolve_forward(&mut self, v: u32, ty: ValType, pos: BitPos) -> Res<()> {
+        while self.forward_due.peek().is_some_and(|&Reverse(due)| due <= v) {
+            self.forward_due.pop();
+        }
+        if let Some(declared) = self.forward.remove(&v) {
+            if declared != ty {
+                return Err(DecodeError::new(
+                    pos,
+                    format!("value declared as {declared} by a forward type declaration is defined as {ty}"),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// A record of the constants block inside this function.
@@ -487,12 +625,7 @@ impl FunctionState {
 
     /// A record of the function's value symbol table.
     pub fn symbol(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Res<Decoded> {
-        let name = |chars: &[u64]| -> Res<Vec<u8>> {
-            chars
-                .iter()
-                .map(|&c| u8::try_from(c).map_err(|_| DecodeError::new(pos, format!("name character {c} is not a byte"))))
-                .collect()
-        };
+        let name = |chars: &[u64]| -> Res<Vec<u8>> { bytes_of(chars, pos, "name character") };
         match (code, ops) {
             (1, [v, chars @ ..]) => {
                 let v = u32::try_from(*v).map_err(|_| DecodeError::new(pos, "symbol value id out of range"))?;
@@ -513,9 +646,12 @@ impl FunctionState {
         matches!(id, CONSTANTS_BLOCK_ID | VALUE_SYMTAB_BLOCK_ID)
     }
 
-    /// The finished body.
-    pub fn finish(self) -> Function {
+    /// The finished body; its scratch buffers go to `spare`.
+    pub fn finish(self, spare: &mut Spare) -> Box<Function> {
         debug_assert!(FUNCTION_BLOCK_ID == 12);
+        spare.local_types = self.local_types;
+        spare.forward = self.forward;
+        spare.forward_due = self.forward_due;
         self.func
     }
 }

@@ -101,6 +101,7 @@ impl Decoder {
     }
 
     /// Processes the next event of the file.
+    #[inline]
     pub fn event(&mut self, event: &Event) -> Result<Decoded, DecodeError> {
         self.state.event(event)
     }
@@ -140,13 +141,40 @@ pub fn decode_with(
 ) -> Result<Module, DecodeError> {
     let mut parser = Parser::new(bytes);
     let mut decoder = Decoder::new();
-    loop {
-        let event = parser.next_event().map_err(DecodeError::from_bitstream)?;
-        if let Event::End = event {
-            break;
-        }
-        if let Decoded::FunctionEnd(f) = decoder.event(&event)? {
+    while let Some(decoded) = next_decoded(&mut parser, &mut decoder)? {
+        if let Decoded::FunctionEnd(f) = decoded {
             on_function(decoder.module(), *f)?;
+        }
+    }
+    decoder.finish()
+}
+
+/// Reads the next event of a whole file into the decoder; `None` at the end.
+#[inline(always)]
+fn next_decoded(parser: &mut Parser, decoder: &mut Decoder) -> Result<Option<Decoded>, DecodeError> {
+    match parser.next_event() {
+        // Records go in field by field: moving the whole event first would
+        // copy it with loads wider than the stores that wrote it.
+        Ok(Event::Record { pos, code, ops, .. }) => decoder.state.record_event(pos, code, ops).map(Some),
+        Ok(Event::End) => Ok(None),
+        Ok(event) => decoder.event(&event).map(Some),
+        Err(e) => Err(DecodeError::from_bitstream(e)),
+    }
+}
+
+/// Decodes a whole pexe, showing each body to `on_function` as soon as it
+/// is complete and then reusing its buffers for the next one (for callers
+/// that only look at bodies, like the verifier).
+pub(crate) fn decode_each(
+    bytes: &[u8],
+    mut on_function: impl FnMut(&Module, &Function) -> Result<(), DecodeError>,
+) -> Result<Module, DecodeError> {
+    let mut parser = Parser::new(bytes);
+    let mut decoder = Decoder::new();
+    while let Some(decoded) = next_decoded(&mut parser, &mut decoder)? {
+        if let Decoded::FunctionEnd(f) = decoded {
+            on_function(decoder.module(), &f)?;
+            decoder.state.recycle(f);
         }
     }
     decoder.finish()

@@ -1,7 +1,7 @@
 //! Module-level decoding: block structure, types, declarations, globals,
 //! the module symbol table, and handing records to the current body.
 
-use super::function::{Env, FunctionState};
+use super::function::{bytes_of, Env, FunctionState, Spare};
 use super::{DecodeError, Decoded};
 use crate::bitstream::{
     Event, BLOCKINFO_BLOCK_ID, CONSTANTS_BLOCK_ID, FUNCTION_BLOCK_ID, GLOBALVAR_BLOCK_ID, MODULE_BLOCK_ID,
@@ -38,6 +38,8 @@ pub(crate) struct ModuleState {
     next_body: usize,
     bodies: Vec<FuncId>,
     body: Option<FunctionState>,
+    /// Buffers for the next body.
+    spare: Spare,
     done: bool,
     seen: Seen,
 }
@@ -60,6 +62,7 @@ impl ModuleState {
             next_body: 0,
             bodies: Vec::new(),
             body: None,
+            spare: Spare::default(),
             done: false,
             seen: Seen::default(),
         }
@@ -70,7 +73,7 @@ impl ModuleState {
     }
 
     pub fn function(&self) -> Option<&Function> {
-        self.body.as_ref().map(|b| &b.func)
+        self.body.as_ref().map(|b| &*b.func)
     }
 
     pub fn value_type(&self, v: ValueId) -> Option<ValType> {
@@ -84,6 +87,11 @@ impl ModuleState {
         self.body.as_ref().and_then(|b| b.current_block())
     }
 
+    /// Takes back a body handed out by `FunctionEnd`, to reuse its buffers.
+    pub fn recycle(&mut self, f: Box<Function>) {
+        self.spare.recycle(f);
+    }
+
     pub fn finish(self) -> Result<Module, DecodeError> {
         if !self.done {
             return Err(DecodeError::new(BitPos(0), "the module block never closed"));
@@ -92,6 +100,8 @@ impl ModuleState {
     }
 
     /// Adds the innermost block and the function being read to an error.
+    #[cold]
+    #[inline(never)]
     fn context(&self, e: DecodeError) -> DecodeError {
         let e = match self.stack.last() {
             Some(&b) => e.in_block(b),
@@ -106,10 +116,24 @@ impl ModuleState {
         }
     }
 
+    #[inline]
     pub fn event(&mut self, event: &Event) -> Res<Decoded> {
-        self.event_inner(event).map_err(|e| self.context(e))
+        match self.event_inner(event) {
+            Ok(d) => Ok(d),
+            Err(e) => Err(self.context(e)),
+        }
     }
 
+    /// `event` for a record.
+    #[inline]
+    pub fn record_event(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Res<Decoded> {
+        match self.record(pos, code, ops) {
+            Ok(d) => Ok(d),
+            Err(e) => Err(self.context(e)),
+        }
+    }
+
+    #[inline]
     fn event_inner(&mut self, event: &Event) -> Res<Decoded> {
         match *event {
             Event::Header(_) | Event::End => Ok(Decoded::Other),
@@ -120,6 +144,7 @@ impl ModuleState {
         }
     }
 
+    #[inline(never)]
     fn enter(&mut self, pos: BitPos, id: u32, end: BitPos) -> Res<Decoded> {
         let parent = self.stack.last().copied();
         let allowed = match parent {
@@ -149,12 +174,13 @@ impl ModuleState {
                 return Err(DecodeError::new(pos, "function block without a defined function address to implement"));
             };
             self.next_body += 1;
-            self.body = Some(FunctionState::new(&self.module, fid, pos, end));
+            self.body = Some(FunctionState::new(&self.module, fid, pos, end, &mut self.spare));
             return Ok(Decoded::FunctionBegin(fid));
         }
         Ok(Decoded::EnterBlock(id))
     }
 
+    #[inline(never)]
     fn exit(&mut self, pos: BitPos, id: u32) -> Res<Decoded> {
         match id {
             TYPE_BLOCK_ID => {
@@ -170,7 +196,7 @@ impl ModuleState {
             FUNCTION_BLOCK_ID => {
                 let body = self.body.take().expect("function block open");
                 self.stack.pop();
-                return Ok(Decoded::FunctionEnd(Box::new(body.finish())));
+                return Ok(Decoded::FunctionEnd(body.finish(&mut self.spare)));
             }
             MODULE_BLOCK_ID => {
                 self.stack.pop();
@@ -193,6 +219,7 @@ impl ModuleState {
         Ok(Decoded::ExitBlock(id))
     }
 
+    #[inline]
     fn record(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Res<Decoded> {
         let Some(&block) = self.stack.last() else {
             return Err(DecodeError::new(pos, "record outside any block"));
@@ -395,12 +422,7 @@ impl ModuleState {
                         }
                         Initializer::ZeroFill(n)
                     }
-                    (3, bytes) => Initializer::Data(
-                        bytes
-                            .iter()
-                            .map(|&b| u8::try_from(b).map_err(|_| DecodeError::new(pos, format!("data value {b} is not a byte"))))
-                            .collect::<Res<Vec<u8>>>()?,
-                    ),
+                    (3, bytes) => Initializer::Data(bytes_of(bytes, pos, "data value")?),
                     (4, &[v]) => Initializer::Reloc { target: value_id(v, pos)?, addend: 0 },
                     (4, &[v, x]) => {
                         // The addend is written as a 32-bit two's complement value.
@@ -437,10 +459,7 @@ impl ModuleState {
         let (1, [v, chars @ ..]) = (code, ops) else {
             return Err(DecodeError::new(pos, format!("malformed module value symbol table record (code {code})")));
         };
-        let name = chars
-            .iter()
-            .map(|&c| u8::try_from(c).map_err(|_| DecodeError::new(pos, format!("name character {c} is not a byte"))))
-            .collect::<Res<Vec<u8>>>()?;
+        let name = bytes_of(chars, pos, "name character")?;
         let id = value_id(*v, pos)?;
         if let Some(f) = self.module.func_of(id) {
             self.module.functions[f.0 as usize].name = Some(name);

@@ -322,10 +322,13 @@ impl Cfg {
     }
 
     /// Whether `a` dominates `b` (reflexive). False if either is unreachable.
-    #[inline]
+    #[inline(always)]
     pub fn dominates(&self, a: u32, b: u32) -> bool {
-        let (a, b) = (self.node[a as usize], self.node[b as usize]);
-        a.pre <= b.pre && b.pre - a.pre < a.size
+        let (a, b) = (&self.node[a as usize], &self.node[b as usize]);
+        // `a.pre <= b.pre && b.pre - a.pre < a.size` in one comparison:
+        // block counts are far below 2^31 (`MAX_BASIC_BLOCKS`), so a
+        // wrapped difference is never below a subtree size.
+        b.pre.wrapping_sub(a.pre) < a.size
     }
 }
 

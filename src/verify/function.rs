@@ -28,23 +28,27 @@ pub struct FunctionVerifier {
     cfg: Cfg,
     /// Type and defining instruction of each function-local value.
     locals: Vec<Local>,
-    /// Block of each instruction (valid when the blocks tile the body).
+    /// Block of each instruction by `Local::def_at` (so instruction `i` at
+    /// `i + 1`; entry 0 is the entry block, where parameters and constants
+    /// count as defined). Valid when the blocks tile the body.
     inst_block: Vec<u32>,
     edges: Vec<(u32, u32)>,
     /// Phi entries as (block, value), sorted for the predecessor check.
     phi_entries: Vec<(u32, u32)>,
     case_values: Vec<i64>,
+    /// Tests turn the quick checks off to compare the two paths.
+    #[cfg(test)]
+    pub(super) full_checks_only: bool,
 }
 
 /// A function-local value (parameter, constant or instruction result).
 #[derive(Clone, Copy)]
 struct Local {
     ty: ValType,
-    /// The defining instruction, or `NO_INST` for parameters and constants.
-    def: u32,
+    /// 1 + the defining instruction's index; 0 for parameters and
+    /// constants, defined before the body (see `def_reaches`).
+    def_at: u32,
 }
-
-const NO_INST: u32 = u32::MAX;
 
 /// What an instruction yields, for comparing with its recorded result.
 #[derive(Clone, Copy, PartialEq)]
@@ -69,7 +73,11 @@ impl FunctionVerifier {
             ));
             return;
         };
-        let numbered = number_locals(&mut self.locals, f);
+        #[cfg(test)]
+        let quick = !self.full_checks_only;
+        #[cfg(not(test))]
+        let quick = true;
+        let numbered = number_locals(&mut self.locals, f, quick);
         let mut cx = Cx { m, f, decl, out, label: None, locals: &self.locals, bad_operand: false };
         if decl.is_proto {
             let msg = format!("Function {} has a body but is declared as a prototype", cx.label());
@@ -115,6 +123,9 @@ impl FunctionVerifier {
                     if start + i + 1 != end && inst.kind.is_terminator() {
                         cx.err(&at, format!("terminator in the middle of block %b{b}"));
                     }
+                    if quick && cx.quick_ok(&at, &layout) {
+                        continue;
+                    }
                     let yields = cx.check_inst(&at, Some(&layout), phi_entries, case_values);
                     cx.check_result(&at, yields);
                 }
@@ -136,10 +147,37 @@ impl FunctionVerifier {
 /// that result ids run on from the constants in instruction order and that
 /// `Function::results` lists those instructions; otherwise no value id can
 /// be trusted.
-fn number_locals(locals: &mut Vec<Local>, f: &Function) -> Result<(), (BitPos, Option<InstId>, String)> {
+fn number_locals(locals: &mut Vec<Local>, f: &Function, quick: bool) -> Result<(), (BitPos, Option<InstId>, String)> {
     locals.clear();
-    locals.extend(f.params.iter().map(|&ty| Local { ty, def: NO_INST }));
-    locals.extend(f.consts.iter().map(|c| Local { ty: c.ty, def: NO_INST }));
+    locals.extend(f.params.iter().map(|&ty| Local { ty, def_at: 0 }));
+    locals.extend(f.consts.iter().map(|c| Local { ty: c.ty, def_at: 0 }));
+    let fixed = locals.len();
+    // Through `results` when it lists, in increasing order, exactly the
+    // instructions with results, numbered in turn (always, for decoded
+    // bodies): no branch per instruction on whether it has a result.
+    let with_result = f.insts.iter().filter(|inst| inst.result.is_some()).count();
+    if quick && with_result == f.results.len() {
+        let first = f.first_inst_value();
+        let mut after = 0u32;
+        for (k, &InstId(i)) in f.results.iter().enumerate() {
+            match f.insts.get(i as usize).and_then(|inst| inst.result) {
+                Some((v, ty)) if v.0 == first.wrapping_add(k as u32) && (k == 0 || i >= after) => {
+                    locals.push(Local { ty, def_at: i + 1 });
+                    after = i + 1;
+                }
+                _ => break,
+            }
+        }
+        if locals.len() - fixed == f.results.len() {
+            return Ok(());
+        }
+        locals.truncate(fixed);
+    }
+    number_locals_in_order(locals, f)
+}
+
+/// `number_locals` instruction by instruction, naming the first at fault.
+fn number_locals_in_order(locals: &mut Vec<Local>, f: &Function) -> Result<(), (BitPos, Option<InstId>, String)> {
     let first = f.first_inst_value();
     for (i, inst) in f.insts.iter().enumerate() {
         if let Some((v, ty)) = inst.result {
@@ -149,7 +187,7 @@ fn number_locals(locals: &mut Vec<Local>, f: &Function) -> Result<(), (BitPos, O
                 let msg = format!("instruction result is numbered {} but should be {expected} (%v{k})", v.0);
                 return Err((inst.pos, Some(InstId(i as u32)), msg));
             }
-            locals.push(Local { ty, def: i as u32 });
+            locals.push(Local { ty, def_at: i as u32 + 1 });
         }
     }
     let produced = locals.len() - (f.params.len() + f.consts.len());
@@ -193,12 +231,12 @@ fn build_structure(cx: &mut Cx<'_>, inst_block: &mut Vec<u32>, edges: &mut Vec<(
     }
     let n = f.blocks.len();
     inst_block.clear();
-    inst_block.resize(f.insts.len(), 0);
+    inst_block.resize(f.insts.len() + 1, 0);
     edges.clear();
     for (b, blk) in f.blocks.iter().enumerate() {
         let b = b as u32;
         let insts = &f.insts[blk.start as usize..blk.end as usize];
-        inst_block[blk.start as usize..blk.end as usize].fill(b);
+        inst_block[blk.start as usize + 1..blk.end as usize + 1].fill(b);
         let Some(last) = insts.last() else {
             cx.report(f.pos, Some(BlockId(b)), None, format!("block %b{b} is empty (it needs a terminator)"));
             continue;
@@ -299,7 +337,7 @@ impl Cx<'_> {
     #[inline]
     fn def(&self, v: ValueId) -> Option<usize> {
         let l = self.locals.get(v.0.wrapping_sub(self.f.first_local) as usize)?;
-        (l.def != NO_INST).then_some(l.def as usize)
+        (l.def_at != 0).then(|| l.def_at as usize - 1)
     }
 
     /// How listings name `v`: `@f3`, `@g2`, `%p0`, `%c4`, `%v7`.
@@ -370,8 +408,8 @@ impl Cx<'_> {
     #[inline(always)]
     fn operand(&mut self, at: &At<'_>, v: ValueId, is_direct_callee: bool) -> Option<ValType> {
         match self.locals.get(v.0.wrapping_sub(self.f.first_local) as usize) {
-            Some(&Local { ty, def }) => {
-                if def != NO_INST && !self.def_reaches(at, def as usize) {
+            Some(&Local { ty, def_at }) => {
+                if !self.def_reaches(at, def_at as usize) {
                     self.bad_operand = true;
                 }
                 Some(ty)
@@ -389,22 +427,23 @@ impl Cx<'_> {
         }
     }
 
-    /// Whether instruction `d`'s result may be used by the one at `at`.
+    /// Whether the value defined at `def_at` (see `Local`) may be used by
+    /// the instruction at `at`.
     #[inline(always)]
-    fn def_reaches(&self, at: &At<'_>, d: usize) -> bool {
-        if d == at.i {
-            return matches!(at.inst.kind, InstKind::Phi { .. });
-        }
+    fn def_reaches(&self, at: &At<'_>, def_at: usize) -> bool {
         match at.dom {
+            // "Earlier in the same block, or in a dominating block" (a block
+            // dominates itself; parameters and constants sit before the
+            // entry block's first instruction). Written without branches:
+            // which case applies is data-dependent and mispredicts.
             Some((l, b)) => {
-                let db = l.inst_block[d];
-                if db == b {
-                    d < at.i
-                } else {
-                    l.cfg.dominates(db, b)
-                }
+                let db = l.inst_block[def_at];
+                l.cfg.dominates(db, b) & ((db != b) | (def_at <= at.i))
             }
-            None => true,
+            // `dom` is `None` for phis (checked per edge), unreachable
+            // blocks and bodies without blocks: only a non-phi's use of its
+            // own result is wrong then.
+            None => def_at != at.i + 1 || matches!(at.inst.kind, InstKind::Phi { .. }),
         }
     }
 
@@ -422,16 +461,16 @@ impl Cx<'_> {
         let mut check = |v: ValueId, is_direct_callee: bool, dom: Option<(&Layout<'_>, u32)>| {
             let x = v.0.wrapping_sub(self.f.first_local) as usize;
             if let Some(local) = self.locals.get(x) {
-                if local.def == NO_INST {
+                if local.def_at == 0 {
                     return;
                 }
-                let d = local.def as usize;
+                let d = local.def_at as usize - 1;
                 if d == at.i {
                     if dom.is_some() || !matches!(at.inst.kind, InstKind::Phi { .. }) {
                         found.self_use.get_or_insert(v);
                     }
                 } else if let Some((l, b)) = dom {
-                    let db = l.inst_block[d];
+                    let db = l.inst_block[d + 1];
                     let ok = if db == b { d < at.i } else { l.cfg.dominates(db, b) };
                     if !ok {
                         found.not_dominating.get_or_insert((v, d));
@@ -561,6 +600,131 @@ impl Cx<'_> {
         } else if t.0 == 0 {
             self.err(at, "branch to the entry block %b0 (the entry block cannot have predecessors)".into());
         }
+    }
+
+    /// Whether the instruction at `at` certainly passes `check_inst` and
+    /// `check_result` without a diagnostic: the common instructions, checked
+    /// directly with no reporting machinery. `false` means "not known", and
+    /// the full checks run (and decide).
+    #[inline(always)]
+    fn quick_ok(&self, at: &At<'_>, layout: &Layout<'_>) -> bool {
+        let result = at.inst.result.map(|(_, t)| t);
+        match at.inst.kind {
+            InstKind::Phi { ty, ref incoming } => result == Some(ty) && self.quick_phi(at, layout, ty, incoming),
+            InstKind::Binop { op, lhs, rhs, flags } => {
+                let (Some(a), Some(b)) = (self.quick_op(at, lhs), self.quick_op(at, rhs)) else { return false };
+                let is_float = a.is_float_or_float_vector();
+                let allowed = if is_float {
+                    matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::SDiv | BinOp::SRem)
+                } else {
+                    a.elem() != Scalar::I1 || matches!(op, BinOp::And | BinOp::Or | BinOp::Xor)
+                };
+                a == b && allowed && flags == 0 && result == Some(a)
+            }
+            InstKind::Load { ptr, ty, align } => {
+                self.quick_op(at, ptr) == Some(ValType::I32)
+                    && is_valid_memory_type(ty)
+                    && is_allowed_access_alignment(ty, align)
+                    && result == Some(ty)
+            }
+            InstKind::Store { ptr, value, align } => {
+                let Some(t) = self.quick_op(at, value) else { return false };
+                self.quick_op(at, ptr) == Some(ValType::I32)
+                    && is_valid_memory_type(t)
+                    && is_allowed_access_alignment(t, align)
+                    && result.is_none()
+            }
+            InstKind::Cmp { pred, lhs, rhs } => {
+                let (Some(a), Some(b)) = (self.quick_op(at, lhs), self.quick_op(at, rhs)) else { return false };
+                let is_fcmp = pred_is_float(pred);
+                a == b
+                    && is_fcmp == a.is_float_or_float_vector()
+                    && (is_fcmp || a.elem() != Scalar::I1)
+                    && result == Some(bool_type_for(a))
+            }
+            InstKind::Br { target } => self.quick_target(target) && result.is_none(),
+            InstKind::CondBr { cond, if_true, if_false } => {
+                self.quick_op(at, cond) == Some(ValType::I1)
+                    && self.quick_target(if_true)
+                    && self.quick_target(if_false)
+                    && result.is_none()
+            }
+            InstKind::Ret { value } => {
+                let ok = match (self.decl.sig.ret, value) {
+                    (None, None) => true,
+                    (Some(w), Some(v)) => self.quick_op(at, v) == Some(w),
+                    _ => false,
+                };
+                ok && result.is_none()
+            }
+            InstKind::Alloca { size, align } => {
+                self.quick_op(at, size) == Some(ValType::I32)
+                    && is_valid_object_alignment(align)
+                    && result == Some(ValType::I32)
+            }
+            InstKind::Cast { op, value, to } => {
+                let Some(from) = self.quick_op(at, value) else { return false };
+                is_valid_value_type(to) && cast_is_legal(op, from, to) && result == Some(to)
+            }
+            InstKind::Call { callee, ref args, ret, cc, .. } => {
+                // Direct calls of ordinary functions (intrinsics have more rules).
+                let Some(decl) = self.m.functions.get(callee.0 as usize) else { return false };
+                let sig = &decl.sig;
+                if cc != 0 || (decl.is_proto && is_intrinsic_name(decl)) || ret != sig.ret || result != ret {
+                    return false;
+                }
+                args.len() == sig.params.len()
+                    && args.iter().zip(&sig.params).all(|(&a, &p)| self.quick_op(at, a) == Some(p))
+            }
+            InstKind::Unreachable => result.is_none(),
+            _ => false,
+        }
+    }
+
+    /// `check_phi` finding nothing, for the common shape: one entry per
+    /// predecessor (a few, each named once), values of the phi's type that
+    /// are available at the end of their blocks.
+    #[inline(never)]
+    fn quick_phi(&self, at: &At<'_>, l: &Layout<'_>, ty: ValType, incoming: &[(ValueId, BlockId)]) -> bool {
+        let Some(b) = at.block else { return false };
+        let preds = l.cfg.preds(b);
+        if !is_valid_value_type(ty) || incoming.is_empty() || incoming.len() != preds.len() || incoming.len() > 8 {
+            return false;
+        }
+        for (k, &(v, bb)) in incoming.iter().enumerate() {
+            // Distinct predecessors, as many as there are: exactly the predecessors.
+            if preds.binary_search(&bb.0).is_err() || incoming[..k].iter().any(|&(_, other)| other == bb) {
+                return false;
+            }
+            // `at.dom` is `None` for a phi, so this checks definition, type
+            // and intrinsic use only; availability is per edge, below.
+            if self.quick_op(at, v) != Some(ty) {
+                return false;
+            }
+            if let Some(d) = self.def(v) {
+                if l.cfg.is_reachable(bb.0) && !l.cfg.dominates(l.inst_block[d + 1], bb.0) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// `op` without reporting: the type of a defined operand whose
+    /// definition reaches `at` and that is not an intrinsic's address.
+    #[inline(always)]
+    fn quick_op(&self, at: &At<'_>, v: ValueId) -> Option<ValType> {
+        match self.locals.get(v.0.wrapping_sub(self.f.first_local) as usize) {
+            Some(&Local { ty, def_at }) => self.def_reaches(at, def_at as usize).then_some(ty),
+            None if v.0 < self.f.first_local => (!self.is_intrinsic_value(v)).then_some(ValType::I32),
+            None => None,
+        }
+    }
+
+    /// `check_target` without reporting.
+    #[inline(always)]
+    fn quick_target(&self, t: BlockId) -> bool {
+        t.0 != 0 && (t.0 as usize) < self.f.blocks.len()
     }
 
     /// Type and ABI checks of one instruction (every operand goes through
@@ -789,21 +953,7 @@ impl Cx<'_> {
 
     fn check_cast(&mut self, at: &At<'_>, op: CastOp, value: ValueId, to: ValType) -> Yields {
         let Some(from) = self.op(at, value) else { return Yields::Value(to) };
-        let (fe, te) = (from.elem(), to.elem());
-        let legal = if op == CastOp::Bitcast {
-            bit_size(from) == bit_size(to)
-        } else {
-            lanes(from) == lanes(to)
-                && match op {
-                    CastOp::Trunc => fe.is_int() && te.is_int() && fe.bits() > te.bits(),
-                    CastOp::ZExt | CastOp::SExt => fe.is_int() && te.is_int() && fe.bits() < te.bits(),
-                    CastOp::FpTrunc => fe == Scalar::F64 && te == Scalar::F32,
-                    CastOp::FpExt => fe == Scalar::F32 && te == Scalar::F64,
-                    CastOp::FpToUi | CastOp::FpToSi => fe.is_float() && te.is_int(),
-                    CastOp::UiToFp | CastOp::SiToFp | CastOp::Bitcast => fe.is_int() && te.is_float(),
-                }
-        };
-        if !legal {
+        if !cast_is_legal(op, from, to) {
             let why = if op == CastOp::Bitcast {
                 " (bit sizes differ)"
             } else if lanes(from) != lanes(to) {
@@ -925,7 +1075,7 @@ impl Cx<'_> {
                 continue;
             }
             if let Some(d) = self.def(v) {
-                let db = l.inst_block[d];
+                let db = l.inst_block[d + 1];
                 if !l.cfg.dominates(db, bb.0) {
                     let msg = format!(
                         "phi entry {} (defined at {}) does not dominate the end of %b{}",
@@ -1167,6 +1317,25 @@ type ConstantRule = (&'static str, usize, fn(i64) -> bool);
 fn pred_is_float(p: CmpPred) -> bool {
     use CmpPred::*;
     !matches!(p, IEq | INe | IUgt | IUge | IUlt | IUle | ISgt | ISge | ISlt | ISle)
+}
+
+/// Whether a cast `op` from `from` to `to` is one PNaCl allows.
+#[inline]
+fn cast_is_legal(op: CastOp, from: ValType, to: ValType) -> bool {
+    let (fe, te) = (from.elem(), to.elem());
+    if op == CastOp::Bitcast {
+        bit_size(from) == bit_size(to)
+    } else {
+        lanes(from) == lanes(to)
+            && match op {
+                CastOp::Trunc => fe.is_int() && te.is_int() && fe.bits() > te.bits(),
+                CastOp::ZExt | CastOp::SExt => fe.is_int() && te.is_int() && fe.bits() < te.bits(),
+                CastOp::FpTrunc => fe == Scalar::F64 && te == Scalar::F32,
+                CastOp::FpExt => fe == Scalar::F32 && te == Scalar::F64,
+                CastOp::FpToUi | CastOp::FpToSi => fe.is_float() && te.is_int(),
+                CastOp::UiToFp | CastOp::SiToFp | CastOp::Bitcast => fe.is_int() && te.is_float(),
+            }
+    }
 }
 
 /// Whether `x` is a value of a `bits`-wide integer, read as signed or as

@@ -221,8 +221,8 @@ pub fn verify_function(m: &Module, f: &Function) -> Vec<Diagnostic> {
 pub fn verify_bytes(bytes: &[u8]) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut verifier = FunctionVerifier::new();
-    let decoded = crate::decode::decode_with(bytes, |m, f| {
-        verifier.verify(m, &f, &mut out);
+    let decoded = crate::decode::decode_each(bytes, |m, f| {
+        verifier.verify(m, f, &mut out);
         Ok(())
     });
     match decoded {

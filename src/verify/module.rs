@@ -43,6 +43,15 @@ fn linkage_name(l: Linkage) -> &'static str {
     }
 }
 
+/// A name for messages, made only when a message is.
+struct Label<F>(F);
+
+impl<F: Fn() -> String> std::fmt::Display for Label<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&(self.0)())
+    }
+}
+
 pub(super) fn check_module(m: &Module, out: &mut Vec<Diagnostic>) {
     if m.version != 1 {
         out.push(Diagnostic::module(
@@ -67,7 +76,8 @@ pub(super) fn check_module(m: &Module, out: &mut Vec<Diagnostic>) {
 }
 
 fn check_function_decl(m: &Module, id: FuncId, decl: &FunctionDecl, out: &mut Vec<Diagnostic>) {
-    let name = function_label(m, id);
+    // Formatted only into messages: most declarations have none.
+    let name = Label(|| function_label(m, id));
     let mut report = |message: String| out.push(Diagnostic::for_decl(m, id, decl.pos, message));
 
     // The declared type id must name the signature the decoder resolved.
@@ -126,7 +136,7 @@ fn check_globals(m: &Module, out: &mut Vec<Diagnostic>) {
     let n_values = m.num_global_values() as u64;
     let mut total_size: u64 = 0;
     for (i, g) in m.globals.iter().enumerate() {
-        let name = global_label(m, i as u32);
+        let name = Label(|| global_label(m, i as u32));
         let mut report = |message: String| out.push(Diagnostic::module(g.pos, message));
         if !is_valid_object_alignment(g.align) {
             report(format!("Global variable {name} has disallowed alignment: {} (not a power of 2)", g.align));

@@ -994,3 +994,126 @@ fn verifier_is_reusable_across_bodies() {
     v.verify(&m, &small, &mut out);
     clean(&out);
 }
+
+/// The quick checks (`Cx::quick_ok`) only skip work: on real bodies, and on
+/// the same bodies with random fields broken, the diagnostics are the same
+/// with them and without them.
+#[test]
+fn quick_checks_agree_with_full_checks() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/ppapi/lpdevs_PNaCl-examples/part2.pexe");
+    let bytes = std::fs::read(path).expect("corpus file");
+    let (m, bodies) = crate::decode::decode(&bytes).unwrap();
+    assert!(bodies.len() > 100);
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n.max(1)
+        }
+    }
+    let mut rng = Rng(0x853c_49e6_748f_ea9b);
+    let types = [I1, I8, I32, I64, F32, F64, V4I32, V4I1];
+    let (mut quick, mut full) = (FunctionVerifier::new(), FunctionVerifier::new());
+    full.full_checks_only = true;
+    let (mut compared, mut with_problems) = (0, 0);
+    for f in &bodies {
+        for round in 0..4 {
+            let mut g = f.clone();
+            // Round 0 is the body as it is; later rounds break a few fields.
+            for _ in 0..round {
+                if g.insts.is_empty() {
+                    break;
+                }
+                let end = g.end_value() as u64 + 2;
+                let i = rng.next(g.insts.len() as u64) as usize;
+                let value = |v: &mut ValueId, rng: &mut Rng| *v = ValueId(rng.next(end) as u32);
+                let inst = &mut g.insts[i];
+                match rng.next(5) {
+                    0 => {
+                        if let Some((_, t)) = inst.result.as_mut() {
+                            *t = types[rng.next(types.len() as u64) as usize];
+                        }
+                    }
+                    4 => {
+                        // Result numbering: ids, presence, the results list.
+                        match rng.next(4) {
+                            0 => inst.result = inst.result.map(|(v, t)| (ValueId(v.0 ^ 1), t)),
+                            1 => inst.result = None,
+                            2 => inst.result = Some((ValueId(rng.next(end) as u32), I32)),
+                            _ if g.results.len() >= 2 => {
+                                let k = rng.next(g.results.len() as u64 - 1) as usize;
+                                g.results.swap(k, k + 1);
+                            }
+                            _ => {}
+                        }
+                    }
+                    1 => match &mut inst.kind {
+                        InstKind::Binop { lhs, rhs, flags, .. } => {
+                            value(if rng.next(2) == 0 { lhs } else { rhs }, &mut rng);
+                            *flags = rng.next(2);
+                        }
+                        InstKind::Cmp { lhs, rhs, .. } => value(if rng.next(2) == 0 { lhs } else { rhs }, &mut rng),
+                        InstKind::Cast { value: v, to, .. } => {
+                            value(v, &mut rng);
+                            *to = types[rng.next(types.len() as u64) as usize];
+                        }
+                        InstKind::Load { ptr, align, .. } => {
+                            value(ptr, &mut rng);
+                            *align = 1 << rng.next(4);
+                        }
+                        InstKind::Store { ptr, value: v, align } => {
+                            value(if rng.next(2) == 0 { ptr } else { v }, &mut rng);
+                            *align = 1 << rng.next(4);
+                        }
+                        InstKind::Alloca { size, align } => {
+                            value(size, &mut rng);
+                            *align = rng.next(5) as u32;
+                        }
+                        InstKind::Ret { value: Some(v) } | InstKind::CondBr { cond: v, .. } => value(v, &mut rng),
+                        InstKind::Call { callee, args, cc, .. } => {
+                            match args.len() {
+                                0 => value(callee, &mut rng),
+                                n => value(&mut args[rng.next(n as u64) as usize], &mut rng),
+                            }
+                            *cc = rng.next(3) as u32 / 2;
+                        }
+                        InstKind::Phi { ty, incoming } => {
+                            let k = rng.next(incoming.len() as u64) as usize;
+                            match rng.next(3) {
+                                0 => value(&mut incoming[k].0, &mut rng),
+                                1 => incoming[k].1 = BlockId(rng.next(g.blocks.len() as u64 + 1) as u32),
+                                _ => *ty = types[rng.next(types.len() as u64) as usize],
+                            }
+                        }
+                        _ => {}
+                    },
+                    2 => match &mut inst.kind {
+                        InstKind::Br { target } => *target = BlockId(rng.next(g.blocks.len() as u64 + 1) as u32),
+                        InstKind::Binop { op, .. } => *op = BinOp::from_code(rng.next(13)).unwrap(),
+                        InstKind::Cmp { pred, .. } => *pred = CmpPred::from_code(rng.next(16) + 32 * rng.next(2)).unwrap_or(CmpPred::IEq),
+                        InstKind::Cast { op, .. } => *op = CastOp::from_code(rng.next(12)).unwrap_or(CastOp::Bitcast),
+                        InstKind::Load { ty, .. } => *ty = types[rng.next(types.len() as u64) as usize],
+                        _ => {}
+                    },
+                    _ => {
+                        // Swap two instructions of one block: uses before definitions.
+                        let b = g.blocks[rng.next(g.blocks.len() as u64) as usize];
+                        if b.end - b.start >= 3 {
+                            let (x, y) = (b.start + rng.next((b.end - b.start - 1) as u64) as u32, b.start);
+                            g.insts.swap(x as usize, y as usize);
+                        }
+                    }
+                }
+            }
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            quick.verify(&m, &g, &mut a);
+            full.verify(&m, &g, &mut b);
+            assert_eq!(a, b, "function @f{} round {round}", g.id.0);
+            compared += 1;
+            with_problems += usize::from(!a.is_empty());
+        }
+    }
+    assert!(compared > 400 && with_problems > 100, "{compared} compared, {with_problems} with problems");
+}
