@@ -9,6 +9,7 @@
 //! text ─ asm ─▶ bytes (the inverse of the records column of a listing)
 //! ```
 
+pub mod abi;
 pub mod asm;
 pub mod back;
 pub mod bitstream;

@@ -3,7 +3,7 @@
 //! back end uses) accepts the module; the module has the shape the runtime
 //! ABI fixes (imports, exports, table, memory).
 
-use pexe::back::wasm::{imports, translate, translate_bytes, Options, TranslateError};
+use pexe::back::wasm::{translate, translate_bytes, Options, TranslateError};
 use std::path::{Path, PathBuf};
 use wasmparser::{Payload, TypeRef, Validator, WasmFeatures};
 
@@ -131,7 +131,7 @@ fn module_shape_follows_the_abi() {
     assert_eq!(imported[0], "env.memory");
     assert_eq!(imported[1], "env.fault");
     assert_eq!(imported[2], "env.fmod_f64");
-    for (k, f) in imports::IRT_FUNCS.iter().enumerate() {
+    for (k, f) in pexe::abi::abi().irt_imports().enumerate() {
         assert_eq!(imported[3 + k], format!("irt.{}", f.name));
     }
     let memory = memory.unwrap();

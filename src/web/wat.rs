@@ -9,7 +9,7 @@
 //! text is cut out of it; it is what `pexe translate --wat` prints for that
 //! `(func ...)`, names included.
 
-use crate::back::wasm::imports::NUM_IMPORTED_FUNCS;
+use crate::back::wasm::imports::ImportLayout;
 use crate::back::wasm::{Options, TranslateError};
 use crate::bitstream::{Event, Parser};
 use crate::decode::{DecodeError, Decoded, Decoder};
@@ -33,8 +33,10 @@ struct Cached {
     names: bool,
     wasm: Vec<u8>,
     /// Value ids of the functions with bodies, in order (the k-th is wasm
-    /// function `NUM_IMPORTED_FUNCS + k`).
+    /// function `imported + k`).
     defined: Vec<u32>,
+    /// Imported functions of the module (ImportLayout::num_imported_funcs).
+    imported: u32,
 }
 
 thread_local! {
@@ -49,21 +51,22 @@ pub fn function_wat(pexe: &[u8], function: u32, names: bool) -> Result<String, W
         if !hit {
             let wasm =
                 crate::back::wasm::translate_bytes(pexe, &Options { names, ..Options::default() }).map_err(WatError::Translate)?;
-            let defined = defined_functions(pexe).map_err(|e| WatError::Translate(e.into()))?;
-            *last = Some(Cached { pexe: pexe.to_vec(), names, wasm, defined });
+            let (defined, imported) = defined_functions(pexe).map_err(|e| WatError::Translate(e.into()))?;
+            *last = Some(Cached { pexe: pexe.to_vec(), names, wasm, defined, imported });
         }
         let c = last.as_ref().expect("cached above");
         let k = c.defined.iter().position(|&id| id == function).ok_or(WatError::NoBody(function))?;
-        let index = NUM_IMPORTED_FUNCS + k as u32;
+        let index = c.imported + k as u32;
         let small = keep_one_body(&c.wasm, k).map_err(WatError::Print)?;
         let text = wasmprinter::print_bytes(&small).map_err(|e| WatError::Print(e.to_string()))?;
         cut_function(&text, index).ok_or_else(|| WatError::Print(format!("function {index} not found in the printed module")))
     })
 }
 
-/// Value ids of the functions with bodies: the declarations, read up to the
-/// first body (they all come before it).
-fn defined_functions(pexe: &[u8]) -> Result<Vec<u32>, DecodeError> {
+/// Value ids of the functions with bodies, and how many functions the
+/// module imports: the declarations and globals, read up to the first body
+/// (they all come before it).
+fn defined_functions(pexe: &[u8]) -> Result<(Vec<u32>, u32), DecodeError> {
     let mut parser = Parser::new(pexe);
     let mut decoder = Decoder::new();
     loop {
@@ -76,7 +79,8 @@ fn defined_functions(pexe: &[u8]) -> Result<Vec<u32>, DecodeError> {
         }
     }
     let m = decoder.module();
-    Ok(m.functions.iter().enumerate().filter(|(_, d)| !d.is_proto).map(|(i, _)| i as u32).collect())
+    let defined = m.functions.iter().enumerate().filter(|(_, d)| !d.is_proto).map(|(i, _)| i as u32).collect();
+    Ok((defined, ImportLayout::for_module(m).num_imported_funcs()))
 }
 
 /// A copy of `wasm` in which every body but the `keep`-th is `unreachable`,

@@ -1,103 +1,71 @@
 // The runtime ABI as data: what a translated pexe imports and exports.
 //
-// abi.md ("Imports", "Entry points") is the contract; this file is its JS
-// side. Every pexe imports `env.memory`, `env.fault`, `env.fmod_f64` and then
-// the 52 IRT functions below, always in this order, so the table address of
-// IRT function k is 1 + k (address 1 is the AT_SYSINFO value: `query`).
+// The function lists come from abi.gen.js, generated from the one list of
+// the ABI (src/abi/irt.h, src/abi/ppapi.h; tests/abi.rs fails when the
+// generated copy drifts). Every pexe imports `env.memory`, `env.fault`,
+// `env.fmod_f64` and then the 52 IRT functions, always in this order, so
+// the table address of IRT function k is 1 + k (address 1 is the
+// AT_SYSINFO value: `query`). A Pepper plugin also imports every PPB
+// function (`ppapi.<key>`), at table addresses 53 + k.
 //
-// Each IRT entry: [name, argument kinds, result kind]. Argument kinds say
-// how a trace prints them and give the wasm type (`l` is i64, all others
-// i32): i int, x hex int, o octal mode, f fd, p pointer, s C string, l i64.
+// Each IRT entry: { index, name, args, result }. Argument kinds say how a
+// trace prints them and give the wasm type (`l` is i64, all others i32):
+// i int, x hex int, o octal mode, f fd, p pointer, s C string, l i64.
 // Result kinds: e errno (0 = success), b bytes written (query), p pointer
 // (tls_get), n none.
 
-export const IRT_FUNCTIONS = Object.freeze([
-  ['query', 'spi', 'b'],
-  ['exit', 'i', 'n'],
-  ['gettod', 'p', 'e'],
-  ['clock', 'p', 'e'],
-  ['nanosleep', 'pp', 'e'],
-  ['sched_yield', '', 'e'],
-  ['sysconf', 'ip', 'e'],
-  ['close', 'f', 'e'],
-  ['dup', 'fp', 'e'],
-  ['dup2', 'ff', 'e'],
-  ['read', 'fpip', 'e'],
-  ['write', 'fpip', 'e'],
-  ['seek', 'flip', 'e'],
-  ['fstat', 'fp', 'e'],
-  ['getdents', 'fpip', 'e'],
-  ['fchdir', 'f', 'e'],
-  ['fchmod', 'fo', 'e'],
-  ['fsync', 'f', 'e'],
-  ['fdatasync', 'f', 'e'],
-  ['ftruncate', 'fl', 'e'],
-  ['isatty', 'fp', 'e'],
-  ['open', 'sxop', 'e'],
-  ['stat', 'sp', 'e'],
-  ['mkdir', 'so', 'e'],
-  ['rmdir', 's', 'e'],
-  ['chdir', 's', 'e'],
-  ['getcwd', 'pi', 'e'],
-  ['unlink', 's', 'e'],
-  ['truncate', 'sl', 'e'],
-  ['lstat', 'sp', 'e'],
-  ['link', 'ss', 'e'],
-  ['rename', 'ss', 'e'],
-  ['symlink', 'ss', 'e'],
-  ['chmod', 'so', 'e'],
-  ['access', 'si', 'e'],
-  ['readlink', 'spip', 'e'],
-  ['utimes', 'sp', 'e'],
-  ['mmap', 'pixxil', 'e'],
-  ['munmap', 'pi', 'e'],
-  ['mprotect', 'pix', 'e'],
-  ['tls_init', 'p', 'e'],
-  ['tls_get', '', 'p'],
-  ['thread_create', 'ppp', 'e'],
-  ['thread_exit', 'p', 'n'],
-  ['thread_nice', 'i', 'e'],
-  ['futex_wait_abs', 'pip', 'e'],
-  ['futex_wake', 'pip', 'e'],
-  ['clock_getres', 'ip', 'e'],
-  ['clock_gettime', 'ip', 'e'],
-  ['get_random_bytes', 'pip', 'e'],
-  ['ppapi_start', 'p', 'e'],
-  ['ppapi_register_thread_creator', 'p', 'n'],
-].map(([name, args, result], index) => Object.freeze({ index, name, args, result })));
+import {
+  IRT_FUNCTIONS as GEN_IRT,
+  IRT_INTERFACES as GEN_IRT_INTERFACES,
+  PPB_FUNCTIONS,
+  PPB_INTERFACES,
+  PPP_FUNCTIONS,
+  PPP_INTERFACES,
+  PPAPI_HOOK,
+} from './abi.gen.js';
+
+export { PPB_FUNCTIONS, PPB_INTERFACES, PPP_FUNCTIONS, PPP_INTERFACES, PPAPI_HOOK };
+
+export const IRT_FUNCTIONS = Object.freeze(
+  GEN_IRT.map((f) => Object.freeze({ index: f.index, name: f.name, args: f.trace, result: f.result, decl: f.decl })),
+);
 
 /** IRT function name → its entry. */
 export const IRT_BY_NAME = Object.freeze(
   Object.fromEntries(IRT_FUNCTIONS.map((f) => [f.name, f])),
 );
 
-/** The table address of IRT function `index` (abi.md: element 1 + k). */
+/** The table address of IRT function `index` (element 1 + k). */
 export function irtAddress(index) {
   return 1 + index;
 }
+
+/** The table address of PPB function `index` (after the IRT's). */
+export function ppbAddress(index) {
+  return 1 + IRT_FUNCTIONS.length + index;
+}
+
+/** [first, last] IRT indices of a list of consecutive function names. */
+function range(name, names) {
+  const first = IRT_BY_NAME[names[0]].index;
+  names.forEach((n, i) => {
+    if (IRT_BY_NAME[n].index !== first + i) throw new Error(`abi.gen.js: ${name} is not a contiguous run of imports`);
+  });
+  return Object.freeze([first, first + names.length - 1]);
+}
+
+const ranges = Object.fromEntries(Object.entries(GEN_IRT_INTERFACES).map(([name, fns]) => [name, range(name, fns)]));
 
 /**
  * Interfaces `query` answers: name → [first, last] IRT index (inclusive).
  * The table a caller passes must hold 4 bytes per slot.
  */
-export const IRT_INTERFACES = Object.freeze({
-  'nacl-irt-basic-0.1': [1, 6],
-  'nacl-irt-fdio-0.1': [7, 14],
-  'nacl-irt-dev-fdio-0.1': [7, 14],
-  'nacl-irt-dev-fdio-0.3': [7, 20],
-  'nacl-irt-dev-filename-0.3': [21, 36],
-  'nacl-irt-memory-0.3': [37, 39],
-  'nacl-irt-tls-0.1': [40, 41],
-  'nacl-irt-thread-0.1': [42, 44],
-  'nacl-irt-futex-0.1': [45, 46],
-  'nacl-irt-clock_get-0.1': [47, 48],
-  'nacl-irt-random-0.1': [49, 49],
-});
+export const IRT_INTERFACES = Object.freeze(
+  Object.fromEntries(Object.entries(ranges).filter(([name]) => name !== PPAPI_HOOK)),
+);
 
-/** Answered only when the embedder provides Pepper (never, so far). */
-export const PEPPER_INTERFACES = Object.freeze({
-  'nacl-irt-ppapihook-0.1': [50, 51],
-});
+/** Answered only to Pepper plugins. */
+export const PEPPER_INTERFACES = Object.freeze({ [PPAPI_HOOK]: ranges[PPAPI_HOOK] });
 
 /**
  * IRT functions whose state is process-wide (file descriptors, the file
@@ -106,7 +74,9 @@ export const PEPPER_INTERFACES = Object.freeze({
  */
 export const HOST_CALLS = Object.freeze(
   new Set([
-    ...IRT_FUNCTIONS.slice(7, 40).map((f) => f.name),
+    ...GEN_IRT_INTERFACES['nacl-irt-dev-fdio-0.3'],
+    ...GEN_IRT_INTERFACES['nacl-irt-dev-filename-0.3'],
+    ...GEN_IRT_INTERFACES['nacl-irt-memory-0.3'],
     'thread_create',
   ]),
 );
@@ -117,6 +87,12 @@ export const EXPECTED_IMPORTS = Object.freeze([
   ['env', 'fault', 'function'],
   ['env', 'fmod_f64', 'function'],
   ...IRT_FUNCTIONS.map((f) => ['irt', f.name, 'function']),
+]);
+
+/** The imports of a Pepper plugin: the above, then every PPB function. */
+export const EXPECTED_PEPPER_IMPORTS = Object.freeze([
+  ...EXPECTED_IMPORTS,
+  ...PPB_FUNCTIONS.map((f) => ['ppapi', f.key, 'function']),
 ]);
 
 /** Exports the runtime uses: [name, kind, required]. */
@@ -132,6 +108,14 @@ export const EXPECTED_EXPORTS = Object.freeze([
   ['__pexe_longjmp_tag', 'tag', false],
 ]);
 
+/**
+ * A `ppapi` import object whose every function is `fn` (imports the
+ * module links against but that nothing may call yet).
+ */
+export function uniformPpapiImports(fn) {
+  return Object.fromEntries(PPB_FUNCTIONS.map((f) => [f.key, fn]));
+}
+
 /** A module that does not follow the runtime ABI. */
 export class AbiMismatch extends Error {
   constructor(message) {
@@ -143,17 +127,20 @@ export class AbiMismatch extends Error {
 /**
  * Checks a module's imports and exports against the ABI (with
  * `WebAssembly.Module.imports` / `exports`); throws `AbiMismatch` naming
- * the first difference.
+ * the first difference. Returns `{ pepper }`: whether the module is a
+ * Pepper plugin (imports the PPB functions).
  */
 export function checkModule(module) {
   const imports = WebAssembly.Module.imports(module);
-  if (imports.length !== EXPECTED_IMPORTS.length) {
+  const pepper = imports.length > EXPECTED_IMPORTS.length;
+  const expected = pepper ? EXPECTED_PEPPER_IMPORTS : EXPECTED_IMPORTS;
+  if (imports.length !== expected.length) {
     throw new AbiMismatch(
-      `the module has ${imports.length} imports; the runtime ABI has ${EXPECTED_IMPORTS.length}`,
+      `the module has ${imports.length} imports; the runtime ABI has ${EXPECTED_IMPORTS.length} (${EXPECTED_PEPPER_IMPORTS.length} for a Pepper plugin)`,
     );
   }
   imports.forEach((imp, i) => {
-    const [module, name, kind] = EXPECTED_IMPORTS[i];
+    const [module, name, kind] = expected[i];
     if (imp.module !== module || imp.name !== name || imp.kind !== kind) {
       throw new AbiMismatch(
         `import ${i} is ${imp.module}.${imp.name} (${imp.kind}); the runtime ABI expects ${module}.${name} (${kind})`,
@@ -169,4 +156,5 @@ export function checkModule(module) {
       throw new AbiMismatch(`export ${name} is a ${got}; the runtime ABI expects a ${kind}`);
     }
   }
+  return { pepper };
 }

@@ -20,7 +20,7 @@ import { filename } from './irt/filename.js';
 import { PageAllocator, memory as memoryCalls } from './irt/memory.js';
 import { threadCreate } from './irt/thread.js';
 import { monotonicNs } from './irt/clock.js';
-import { IRT_FUNCTIONS } from './abi.js';
+import { IRT_FUNCTIONS, uniformPpapiImports } from './abi.js';
 import { GuestMemory } from './memory.js';
 import { envStrings, startInfoSize, writeStartInfo } from './startinfo.js';
 
@@ -38,7 +38,7 @@ export function createMemory(limits) {
 function probeImports(memory) {
   const irt = {};
   for (const { name } of IRT_FUNCTIONS) irt[name] = () => errno.ENOSYS;
-  return { env: { memory, fault() {}, fmod_f64: (a, b) => a % b }, irt };
+  return { env: { memory, fault() {}, fmod_f64: (a, b) => a % b }, irt, ppapi: uniformPpapiImports(() => 0) };
 }
 
 /**

@@ -14,7 +14,7 @@
 //   {type: 'fault', message}        a guest fault (faults.js)
 //   {type: 'error', error}          a runtime bug
 
-import { HOST_CALLS, IRT_FUNCTIONS } from './abi.js';
+import { HOST_CALLS, IRT_FUNCTIONS, uniformPpapiImports } from './abi.js';
 import { EXITING, WAKE_EPOCH } from './control.js';
 import { ExitError, GuestFault, ThreadExit, describeFault, envFaultMessage } from './faults.js';
 import { basic } from './irt/basic.js';
@@ -98,7 +98,13 @@ export function buildImports(thread, hostCalls, { trace = null } = {}) {
     irt[name] = fn;
   }
   if (trace) irt = strace(irt, { sink: trace, mem: thread.mem, tid: thread.tid });
+  // A Pepper plugin also links against the PPB functions; nothing can
+  // reach them while the Pepper hook is not answered.
+  const ppapi = uniformPpapiImports(() => {
+    throw new GuestFault('a Pepper browser function was called, but this runtime has no Pepper');
+  });
   return {
+    ppapi,
     env: {
       memory: thread.memory,
       fault(kind, detail) {

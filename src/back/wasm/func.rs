@@ -49,7 +49,7 @@
 //! All scratch space lives in [`FuncTranslator`] and is reused from one body
 //! to the next.
 
-use super::imports::{FAULT_FUNC, FMOD_FUNC, PEXE_TABLE_BASE};
+use super::imports::{FAULT_FUNC, FMOD_FUNC};
 use super::types::{wasm_type, Signatures};
 use super::{global, Callee, ModuleCx, TranslateError};
 use crate::ir::{BinOp, CastOp, CmpPred, ConstValue, Function, Inst, InstKind, Scalar, ValType as IrType, ValueId};
@@ -1321,7 +1321,7 @@ impl<'a> Fx<'a> {
         let Some(i) = self.local_index(v) else {
             let x = v.0;
             if x < self.cx.num_funcs {
-                self.i32_const((PEXE_TABLE_BASE + x) as i32);
+                self.i32_const((self.cx.pexe_table_base + x) as i32);
             } else {
                 let g = (x - self.cx.num_funcs) as usize;
                 match self.cx.global_addrs.get(g) {

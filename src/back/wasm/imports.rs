@@ -1,19 +1,24 @@
-//! What a translated module imports, and the fixed indices that follow from
-//! it: the one place the Rust side writes down the import list of the
-//! runtime ABI ("Imports"; the JavaScript runtime in `js/src/runtime/`
-//! provides the same list).
+//! What a translated module imports, and the indices that follow from it.
+//! The functions themselves come from the ABI's one list ([`crate::abi`]);
+//! this module places them.
 //!
 //! Function index space: `env.fault` (0), `env.fmod_f64` (1), then the 52
-//! IRT functions `irt.<name>` in table order (2..=53), then the pexe's
-//! defined functions, then the module's own helpers. Table index space:
-//! 0 is null, `1 + k` is IRT function `k`, `53 + i` is pexe function `i`.
+//! IRT functions `irt.<name>` in list order, then — in Pepper plugins
+//! only — every PPB function `ppapi.<key>`, then the pexe's defined
+//! functions, then the module's own helpers. Table index space: 0 is null,
+//! `1 + k` is IRT function `k`, then the PPB functions, then pexe function
+//! `i` at [`ImportLayout::pexe_table_base`]` + i`.
 
+use crate::abi;
+use crate::ir::{Initializer, Module};
 use wasm_encoder::ValType;
 
 /// Module name of the imports the back end itself relies on.
 pub const ENV: &str = "env";
 /// Module name of the IRT functions.
 pub const IRT: &str = "irt";
+/// Module name of the Pepper browser (PPB) functions.
+pub const PPAPI: &str = "ppapi";
 
 /// `env.memory`: the shared linear memory.
 pub const MEMORY: &str = "memory";
@@ -28,14 +33,9 @@ pub const FAULT_FUNC: u32 = 0;
 pub const FMOD_FUNC: u32 = 1;
 /// Function index of IRT function 0 (`irt.query`).
 pub const IRT_FUNC_BASE: u32 = 2;
-/// Imported functions: fault, fmod and the IRT.
-pub const NUM_IMPORTED_FUNCS: u32 = IRT_FUNC_BASE + IRT_FUNCS.len() as u32;
 
 /// Table index of IRT function 0; IRT function `k` is at `IRT_TABLE_BASE + k`.
 pub const IRT_TABLE_BASE: u32 = 1;
-/// Table index of pexe function 0 (value id 0); function `i` is at
-/// `PEXE_TABLE_BASE + i`, which is also its address as a pexe value.
-pub const PEXE_TABLE_BASE: u32 = IRT_TABLE_BASE + IRT_FUNCS.len() as u32;
 
 /// `env.fault` kinds (the runtime maps each to its message).
 pub mod fault {
@@ -62,79 +62,85 @@ pub mod export {
     pub const LONGJMP_TAG: &str = "__pexe_longjmp_tag";
 }
 
-use ValType::{I32, I64};
-
-/// One IRT import: its field name, parameters and results.
-pub struct IrtFunc {
-    pub name: &'static str,
-    pub params: &'static [ValType],
-    pub results: &'static [ValType],
+/// What one module imports: the IRT always, the Pepper browser functions
+/// when the pexe is a plugin. Index arithmetic of the ABI follows from it.
+#[derive(Clone, Debug)]
+pub struct ImportLayout {
+    /// The IRT functions, in import order (`irt.<name>`).
+    pub irt: Vec<&'static abi::Function>,
+    /// The PPB functions (`ppapi.<key>`); empty unless the pexe is a plugin.
+    pub ppb: Vec<&'static abi::Function>,
 }
 
-const fn f(name: &'static str, params: &'static [ValType], results: &'static [ValType]) -> IrtFunc {
-    IrtFunc { name, params, results }
+impl ImportLayout {
+    /// The layout for `m`: a module whose data contains the Pepper hook's
+    /// interface string ([`abi::PPAPI_HOOK`], which only libppapi asks
+    /// for) is a plugin and imports every PPB function.
+    pub fn for_module(m: &Module) -> Self {
+        Self::new(is_pepper_plugin(m))
+    }
+
+    /// The layout with or without the Pepper imports.
+    pub fn new(pepper: bool) -> Self {
+        let abi = abi::abi();
+        ImportLayout {
+            irt: abi.irt_imports().collect(),
+            ppb: if pepper { abi.ppb_imports().collect() } else { Vec::new() },
+        }
+    }
+
+    /// Whether the PPB functions are imported.
+    pub fn pepper(&self) -> bool {
+        !self.ppb.is_empty()
+    }
+
+    /// Imported functions: fault, fmod, the IRT, the PPB functions.
+    pub fn num_imported_funcs(&self) -> u32 {
+        IRT_FUNC_BASE + (self.irt.len() + self.ppb.len()) as u32
+    }
+
+    /// Function index of PPB import `k`.
+    pub fn ppb_func_base(&self) -> u32 {
+        IRT_FUNC_BASE + self.irt.len() as u32
+    }
+
+    /// Table index of PPB function 0 (right after the IRT's).
+    pub fn ppb_table_base(&self) -> u32 {
+        IRT_TABLE_BASE + self.irt.len() as u32
+    }
+
+    /// Table index of pexe function 0 (value id 0); function `i` is at
+    /// `pexe_table_base() + i`, which is also its address as a pexe value.
+    pub fn pexe_table_base(&self) -> u32 {
+        IRT_TABLE_BASE + (self.irt.len() + self.ppb.len()) as u32
+    }
+
+    /// Every imported function in order: (module, field, lowered signature).
+    pub fn functions(&self) -> impl Iterator<Item = (&'static str, &'static str, abi::Lowered)> + '_ {
+        let irt = self.irt.iter().map(|f| (IRT, f.key.as_str(), f.lower()));
+        let ppb = self.ppb.iter().map(|f| (PPAPI, f.key.as_str(), f.lower()));
+        irt.chain(ppb)
+    }
 }
 
-const R: &[ValType] = &[I32];
-const NONE: &[ValType] = &[];
+/// Whether some global's data holds the Pepper hook's NUL-terminated name.
+pub fn is_pepper_plugin(m: &Module) -> bool {
+    let needle: Vec<u8> = abi::PPAPI_HOOK.bytes().chain([0]).collect();
+    m.globals.iter().flat_map(|g| &g.init).any(|init| match init {
+        Initializer::Data(bytes) => bytes.windows(needle.len()).any(|w| w == needle.as_slice()),
+        _ => false,
+    })
+}
 
-/// The IRT functions in ABI order: entry `k` is import `irt.<name>` and
-/// table element `1 + k`. Types follow the C prototypes under ILP32
-/// (`nacl_irt_off_t` is i64).
-pub const IRT_FUNCS: [IrtFunc; 52] = [
-    f("query", &[I32, I32, I32], R),
-    f("exit", &[I32], NONE),
-    f("gettod", &[I32], R),
-    f("clock", &[I32], R),
-    f("nanosleep", &[I32, I32], R),
-    f("sched_yield", &[], R),
-    f("sysconf", &[I32, I32], R),
-    f("close", &[I32], R),
-    f("dup", &[I32, I32], R),
-    f("dup2", &[I32, I32], R),
-    f("read", &[I32, I32, I32, I32], R),
-    f("write", &[I32, I32, I32, I32], R),
-    f("seek", &[I32, I64, I32, I32], R),
-    f("fstat", &[I32, I32], R),
-    f("getdents", &[I32, I32, I32, I32], R),
-    f("fchdir", &[I32], R),
-    f("fchmod", &[I32, I32], R),
-    f("fsync", &[I32], R),
-    f("fdatasync", &[I32], R),
-    f("ftruncate", &[I32, I64], R),
-    f("isatty", &[I32, I32], R),
-    f("open", &[I32, I32, I32, I32], R),
-    f("stat", &[I32, I32], R),
-    f("mkdir", &[I32, I32], R),
-    f("rmdir", &[I32], R),
-    f("chdir", &[I32], R),
-    f("getcwd", &[I32, I32], R),
-    f("unlink", &[I32], R),
-    f("truncate", &[I32, I64], R),
-    f("lstat", &[I32, I32], R),
-    f("link", &[I32, I32], R),
-    f("rename", &[I32, I32], R),
-    f("symlink", &[I32, I32], R),
-    f("chmod", &[I32, I32], R),
-    f("access", &[I32, I32], R),
-    f("readlink", &[I32, I32, I32, I32], R),
-    f("utimes", &[I32, I32], R),
-    f("mmap", &[I32, I32, I32, I32, I32, I64], R),
-    f("munmap", &[I32, I32], R),
-    f("mprotect", &[I32, I32, I32], R),
-    f("tls_init", &[I32], R),
-    f("tls_get", &[], R),
-    f("thread_create", &[I32, I32, I32], R),
-    f("thread_exit", &[I32], NONE),
-    f("thread_nice", &[I32], R),
-    f("futex_wait_abs", &[I32, I32, I32], R),
-    f("futex_wake", &[I32, I32, I32], R),
-    f("clock_getres", &[I32, I32], R),
-    f("clock_gettime", &[I32, I32], R),
-    f("get_random_bytes", &[I32, I32, I32], R),
-    f("ppapi_start", &[I32], R),
-    f("ppapi_register_thread_creator", &[I32], NONE),
-];
+/// The wasm value type of an ABI value kind.
+pub fn val_type(k: abi::ValKind) -> ValType {
+    match k {
+        abi::ValKind::I32 => ValType::I32,
+        abi::ValKind::I64 => ValType::I64,
+        abi::ValKind::F32 => ValType::F32,
+        abi::ValKind::F64 => ValType::F64,
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -142,15 +148,14 @@ mod tests {
 
     #[test]
     fn indices_follow_the_abi() {
-        assert_eq!(NUM_IMPORTED_FUNCS, 54);
-        assert_eq!(PEXE_TABLE_BASE, 53);
-        assert_eq!(IRT_FUNCS[0].name, "query");
-        assert_eq!(IRT_FUNCS[12].name, "seek");
-        assert_eq!(IRT_FUNCS[37].params.len(), 6);
-        assert_eq!(IRT_FUNCS[51].name, "ppapi_register_thread_creator");
-        let mut names: Vec<_> = IRT_FUNCS.iter().map(|f| f.name).collect();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), 52);
+        let plain = ImportLayout::new(false);
+        assert_eq!(plain.num_imported_funcs(), 54);
+        assert_eq!(plain.pexe_table_base(), 53);
+        assert_eq!(plain.irt[0].name, "query");
+        let pepper = ImportLayout::new(true);
+        assert!(pepper.ppb.len() > 10);
+        assert_eq!(pepper.ppb_table_base(), 53);
+        assert_eq!(pepper.pexe_table_base(), 53 + pepper.ppb.len() as u32);
+        assert_eq!(pepper.functions().count(), 52 + pepper.ppb.len());
     }
 }

@@ -4,7 +4,7 @@
 //! Globals are laid out from [`GLOBAL_BASE`] (the first 64 KiB stay a zero
 //! guard page), each aligned to its alignment (unspecified = 1), in
 //! declaration order. Relocations are resolved here: a function's address is
-//! its table index ([`PEXE_TABLE_BASE`] + id), a global's is where it was
+//! its table index (`pexe_table_base` + id), a global's is where it was
 //! placed, plus the addend, wrapped to 32 bits. `__heap_base` is the end of
 //! the globals rounded up to 64 KiB.
 //!
@@ -12,7 +12,6 @@
 //! runtime's memory starts zeroed), so a large zero-filled global costs
 //! nothing and the image is never larger than the initializers' data.
 
-use super::imports::PEXE_TABLE_BASE;
 use super::TranslateError;
 use crate::ir::{Initializer, Module};
 
@@ -42,7 +41,7 @@ pub struct Layout {
 }
 
 impl Layout {
-    pub fn new(m: &Module) -> Result<Layout, TranslateError> {
+    pub fn new(m: &Module, pexe_table_base: u32) -> Result<Layout, TranslateError> {
         let mut addrs = Vec::with_capacity(m.globals.len());
         let mut at = u64::from(GLOBAL_BASE);
         for g in &m.globals {
@@ -71,7 +70,7 @@ impl Layout {
                     Initializer::Reloc { target, addend } => {
                         let t = u64::from(target.0);
                         let base = if t < num_funcs {
-                            u64::from(PEXE_TABLE_BASE) + t
+                            u64::from(pexe_table_base) + t
                         } else {
                             // Verified: an existing global.
                             addrs.get((t - num_funcs) as usize).map_or(0, |&a| u64::from(a))
@@ -164,7 +163,7 @@ mod tests {
         m.globals.push(global(8, vec![Initializer::ZeroFill(100_000)]));
         m.globals
             .push(global(4, vec![Initializer::Reloc { target: ValueId(1), addend: 4 }, Initializer::Data(vec![9])]));
-        let l = Layout::new(&m).unwrap();
+        let l = Layout::new(&m, 53).unwrap();
         assert_eq!(l.addrs, vec![0x10000, 0x10008, 0x10008 + 100_000]);
         assert_eq!(l.heap_base, 0x30000);
         assert_eq!(l.initial_pages(), 17);

@@ -51,7 +51,7 @@ pub use layout::{Layout, GLOBAL_BASE};
 use crate::ir::{Function, Module, ValType as IrType, ValueId};
 use crate::verify::{FunctionVerifier, Intrinsic, Verified};
 use func::FuncTranslator;
-use imports::{export, IRT_FUNCS, IRT_FUNC_BASE, NUM_IMPORTED_FUNCS, PEXE_TABLE_BASE};
+use imports::{export, ImportLayout, IRT_FUNC_BASE};
 use types::Signatures;
 use wasm_encoder::{
     CodeSection, ConstExpr, DataCountSection, DataSection, ElementSection, Elements, EntityType, ExportKind,
@@ -116,6 +116,8 @@ pub(crate) struct ModuleCx {
     pub global_addrs: Vec<u32>,
     /// Type index of `(i32) -> ()` (block type of switch wrappers).
     pub i32_to_void: u32,
+    /// Table index of pexe function 0 (a function's address is this + id).
+    pub pexe_table_base: u32,
 }
 
 impl ModuleCx {
@@ -141,18 +143,29 @@ struct ModuleTranslator {
     void_void: u32,
     i32_void: u32,
     longjmp_ty: u32,
-    irt_types: Vec<u32>,
+    /// What the module imports, and the type index of each import.
+    imports: ImportLayout,
+    import_types: Vec<u32>,
     fault_ty: u32,
     fmod_ty: u32,
 }
 
 impl ModuleTranslator {
     fn new(m: &Module, opts: &Options) -> Result<Self, TranslateError> {
-        let layout = Layout::new(m)?;
+        let imports = ImportLayout::for_module(m);
+        let layout = Layout::new(m, imports.pexe_table_base())?;
         let mut sigs = Signatures::new();
         let fault_ty = sigs.intern(&[ValType::I32, ValType::I32], &[]);
         let fmod_ty = sigs.intern(&[ValType::F64, ValType::F64], &[ValType::F64]);
-        let irt_types = IRT_FUNCS.iter().map(|f| sigs.intern(f.params, f.results)).collect();
+        let import_types = imports
+            .functions()
+            .map(|(_, _, l)| {
+                let params: Vec<ValType> = l.params.iter().map(|&k| imports::val_type(k)).collect();
+                let results: Vec<ValType> = l.results.iter().map(|&k| imports::val_type(k)).collect();
+                sigs.intern(&params, &results)
+            })
+            .collect();
+        let num_imported = imports.num_imported_funcs();
         let void_void = sigs.intern(&[], &[]);
         let i32_void = sigs.intern(&[ValType::I32], &[]);
         let longjmp_ty = fault_ty;
@@ -160,7 +173,7 @@ impl ModuleTranslator {
         let mut defined = Vec::new();
         for (i, d) in m.functions.iter().enumerate() {
             let callee = if !d.is_proto {
-                let index = NUM_IMPORTED_FUNCS + defined.len() as u32;
+                let index = num_imported + defined.len() as u32;
                 defined.push(i as u32);
                 Callee::Defined { index, ty: sigs.intern_pnacl(d.sig.params.iter().copied(), d.sig.ret) }
             } else {
@@ -171,7 +184,7 @@ impl ModuleTranslator {
             };
             funcs.push(FuncEntry { callee, params: d.sig.params.clone(), ret: d.sig.ret });
         }
-        let total = u64::from(NUM_IMPORTED_FUNCS) + defined.len() as u64 + 2;
+        let total = u64::from(num_imported) + defined.len() as u64 + 2;
         if total > 1_000_000 {
             return Err(TranslateError::TooMany { what: "functions", count: total });
         }
@@ -183,6 +196,7 @@ impl ModuleTranslator {
                 funcs,
                 global_addrs: layout.addrs.clone(),
                 i32_to_void: i32_void,
+                pexe_table_base: imports.pexe_table_base(),
             },
             sigs,
             layout,
@@ -194,7 +208,8 @@ impl ModuleTranslator {
             void_void,
             i32_void,
             longjmp_ty,
-            irt_types,
+            imports,
+            import_types,
             fault_ty,
             fmod_ty,
         })
@@ -216,7 +231,7 @@ impl ModuleTranslator {
             return Err(TranslateError::MissingBodies { missing: self.defined.len() - self.next });
         }
         let ndef = self.defined.len() as u32;
-        let init_data_func = NUM_IMPORTED_FUNCS + ndef;
+        let init_data_func = self.imports.num_imported_funcs() + ndef;
         let thread_start_func = init_data_func + 1;
         let mut module = wasm_encoder::Module::new();
 
@@ -235,8 +250,8 @@ impl ModuleTranslator {
         );
         imports.import(imports::ENV, imports::FAULT, EntityType::Function(self.fault_ty));
         imports.import(imports::ENV, imports::FMOD_F64, EntityType::Function(self.fmod_ty));
-        for (f, &ty) in IRT_FUNCS.iter().zip(&self.irt_types) {
-            imports.import(imports::IRT, f.name, EntityType::Function(ty));
+        for ((module_name, field, _), &ty) in self.imports.functions().zip(&self.import_types) {
+            imports.import(module_name, field, EntityType::Function(ty));
         }
 
         // Functions: the pexe's bodies, then the helpers.
@@ -250,7 +265,7 @@ impl ModuleTranslator {
         functions.function(self.void_void);
         functions.function(self.i32_void);
 
-        let table_size = u64::from(PEXE_TABLE_BASE) + u64::from(self.cx.num_funcs);
+        let table_size = u64::from(self.cx.pexe_table_base) + u64::from(self.cx.num_funcs);
         let mut tables = TableSection::new();
         tables.table(TableType {
             element_type: RefType::FUNCREF,
@@ -290,10 +305,17 @@ impl ModuleTranslator {
         exports.export(export::THREAD_POINTER, ExportKind::Global, global::THREAD_POINTER);
         exports.export(export::LONGJMP_TAG, ExportKind::Tag, LONGJMP_TAG);
 
-        // Table elements: the IRT, then runs of defined pexe functions.
+        // Table elements: the imports (IRT, PPB), then runs of defined pexe
+        // functions.
         let mut elements = ElementSection::new();
-        let irt: Vec<u32> = (0..IRT_FUNCS.len() as u32).map(|k| IRT_FUNC_BASE + k).collect();
-        elements.active(None, &ConstExpr::i32_const(imports::IRT_TABLE_BASE as i32), Elements::Functions(irt.into()));
+        let nimports = self.imports.irt.len() + self.imports.ppb.len();
+        let imported: Vec<u32> = (0..nimports as u32).map(|k| IRT_FUNC_BASE + k).collect();
+        elements.active(
+            None,
+            &ConstExpr::i32_const(imports::IRT_TABLE_BASE as i32),
+            Elements::Functions(imported.into()),
+        );
+        let pexe_table_base = self.cx.pexe_table_base;
         let mut run: Vec<u32> = Vec::new();
         let mut run_start = 0u32;
         for (i, e) in self.cx.funcs.iter().enumerate() {
@@ -306,14 +328,14 @@ impl ModuleTranslator {
                 }
                 _ => {
                     if !run.is_empty() {
-                        let offset = ConstExpr::i32_const((PEXE_TABLE_BASE + run_start) as i32);
+                        let offset = ConstExpr::i32_const((pexe_table_base + run_start) as i32);
                         elements.active(None, &offset, Elements::Functions(std::mem::take(&mut run).into()));
                     }
                 }
             }
         }
         if !run.is_empty() {
-            let offset = ConstExpr::i32_const((PEXE_TABLE_BASE + run_start) as i32);
+            let offset = ConstExpr::i32_const((pexe_table_base + run_start) as i32);
             elements.active(None, &offset, Elements::Functions(run.into()));
         }
 
@@ -362,8 +384,8 @@ impl ModuleTranslator {
             let mut names = NameMap::new();
             names.append(imports::FAULT_FUNC, "env.fault");
             names.append(imports::FMOD_FUNC, "env.fmod_f64");
-            for (k, f) in IRT_FUNCS.iter().enumerate() {
-                names.append(IRT_FUNC_BASE + k as u32, &format!("irt.{}", f.name));
+            for (k, (module_name, field, _)) in self.imports.functions().enumerate() {
+                names.append(IRT_FUNC_BASE + k as u32, &format!("{module_name}.{field}"));
             }
             for &id in &self.defined {
                 let d = &m.functions[id as usize];

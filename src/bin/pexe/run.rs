@@ -232,6 +232,10 @@ const RUNTIME_FILES: &[(&str, &str)] = &[
         include_str!("../../../js/src/runtime/abi.js"),
     ),
     (
+        "runtime/abi.gen.js",
+        include_str!("../../../js/src/runtime/abi.gen.js"),
+    ),
+    (
         "runtime/control.js",
         include_str!("../../../js/src/runtime/control.js"),
     ),

@@ -1,0 +1,184 @@
+//! The runtime ABI's function list: every function that crosses between a
+//! translated pexe and the runtime that runs it, written once.
+//!
+//! Three families, all declared in C in this folder and read at first use:
+//!
+//! | family | declared in | served by | called by |
+//! |---|---|---|---|
+//! | IRT (`nacl-irt-*`) | `irt.h` | the runtime (JS, native) | the pexe, through `query` tables |
+//! | PPB (`PPB_*`) | `ppapi.h` | the runtime (the "browser") | the pexe, through `PPB_GetInterface` tables |
+//! | PPP (`PPP_*`, `@…`) | `ppapi.h` | the pexe (the plugin) | the runtime, through pointers the pexe hands it |
+//!
+//! Everything that must agree on these lists comes from here: the wasm back
+//! end's imports ([`Abi::irt_imports`], [`Abi::ppb_imports`]), the
+//! JavaScript runtime's tables (`js.rs` generates them; a test fails when
+//! the checked-in copy drifts) and the documentation (`doc.rs`). The list is
+//! target neutral: a declaration carries C types ([`CType`]); what a
+//! particular calling convention makes of them is [`Function::lower`] (the
+//! PNaCl pexe convention: by-value structs as pointers, sret for struct
+//! results, small integers widened).
+//!
+//! Identity: an IRT function is its name (`irt.<name>`). A PPB function is
+//! `<interface>:<member>` of the first interface version that declared it
+//! ([`Function::key`]); a later version whose member has the same C
+//! prototype reuses it, so `PPB_Var;1.1` and `PPB_Var;1.2` share `AddRef`.
+//! Import order is the order of first declaration in the files.
+
+mod ctype;
+pub mod doc;
+pub mod js;
+mod parse;
+
+pub use ctype::{CType, ValKind};
+pub use parse::ParseError;
+
+use std::sync::OnceLock;
+
+/// The IRT declarations (`irt.h`).
+pub const IRT_SOURCE: &str = include_str!("irt.h");
+/// The Pepper declarations (`ppapi.h`).
+pub const PPAPI_SOURCE: &str = include_str!("ppapi.h");
+
+/// The interface string a Pepper plugin's IRT lookup asks for; a pexe that
+/// contains it is a plugin and gets the Pepper imports.
+pub const PPAPI_HOOK: &str = "nacl-irt-ppapihook-0.1";
+
+/// Which list a function or interface belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// `nacl-irt-*` and the query function: served by the runtime.
+    Irt,
+    /// `PPB_*`: browser interfaces, served by the runtime.
+    Ppb,
+    /// `PPP_*` and the `@` groups: plugin functions the runtime calls.
+    Ppp,
+}
+
+impl Family {
+    /// Who implements functions of this family.
+    pub fn served_by(self) -> Side {
+        match self {
+            Family::Irt | Family::Ppb => Side::Runtime,
+            Family::Ppp => Side::Plugin,
+        }
+    }
+}
+
+/// Who implements a function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// The runtime (JavaScript in the page or Node, the native runtime).
+    Runtime,
+    /// The pexe.
+    Plugin,
+}
+
+/// One parameter of a declaration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub name: String,
+    pub ty: CType,
+}
+
+/// One function (deduplicated across interface versions).
+#[derive(Clone, Debug)]
+pub struct Function {
+    /// Unique name: `exit` (IRT), `PPB_Var;1.0:AddRef` (PPB, PPP).
+    pub key: String,
+    /// The C member name (`AddRef`).
+    pub name: String,
+    pub family: Family,
+    /// The C result type.
+    pub ret: CType,
+    pub params: Vec<Param>,
+    /// The declaration as written (one line).
+    pub decl: String,
+}
+
+/// A function under a calling convention: value kinds in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lowered {
+    /// Parameters, the sret pointer first when there is one.
+    pub params: Vec<ValKind>,
+    /// At most one result.
+    pub results: Vec<ValKind>,
+    /// Whether `params[0]` is a pointer to the struct result.
+    pub sret: bool,
+}
+
+impl Function {
+    /// The pexe (PNaCl le32) form of this function: what the pexe's
+    /// `call` instructions pass and expect.
+    pub fn lower(&self) -> Lowered {
+        let mut params = Vec::with_capacity(self.params.len() + 1);
+        let mut results = Vec::new();
+        let sret = matches!(self.ret, CType::Struct(_));
+        if sret {
+            params.push(ValKind::I32);
+        } else if let Some(k) = self.ret.val_kind() {
+            results.push(k);
+        }
+        for p in &self.params {
+            // A by-value struct travels as a pointer to a copy.
+            params.push(p.ty.val_kind().unwrap_or(ValKind::I32));
+        }
+        Lowered { params, results, sret }
+    }
+}
+
+/// One interface: a name and its functions in table order.
+#[derive(Clone, Debug)]
+pub struct Interface {
+    /// The string a pexe asks for (`PPB_Var;1.1`), or `@group`.
+    pub name: String,
+    pub family: Family,
+    /// Indices into [`Abi::functions`], in vtable order.
+    pub functions: Vec<usize>,
+}
+
+/// The whole list.
+#[derive(Debug)]
+pub struct Abi {
+    /// Every function once, IRT first, in import order.
+    pub functions: Vec<Function>,
+    /// Every interface, in file order.
+    pub interfaces: Vec<Interface>,
+}
+
+impl Abi {
+    /// Parses declaration sources (IRT first, then Pepper).
+    pub fn parse(irt: &str, ppapi: &str) -> Result<Abi, ParseError> {
+        parse::parse(&[("irt.h", irt), ("ppapi.h", ppapi)])
+    }
+
+    /// The IRT functions, in import order (`irt.<name>`; table element
+    /// `1 + k` in the wasm ABI).
+    pub fn irt_imports(&self) -> impl Iterator<Item = &Function> + '_ {
+        self.functions.iter().filter(|f| f.family == Family::Irt)
+    }
+
+    /// The PPB functions, in import order (`ppapi.<key>`).
+    pub fn ppb_imports(&self) -> impl Iterator<Item = &Function> + '_ {
+        self.functions.iter().filter(|f| f.family == Family::Ppb)
+    }
+
+    /// The interface called `name`.
+    pub fn interface(&self, name: &str) -> Option<&Interface> {
+        self.interfaces.iter().find(|i| i.name == name)
+    }
+
+    /// The function with key `key`.
+    pub fn function(&self, key: &str) -> Option<&Function> {
+        self.functions.iter().find(|f| f.key == key)
+    }
+}
+
+/// The list of this build (parsed once; the sources are part of the binary
+/// and a test parses them, so this cannot fail at run time).
+pub fn abi() -> &'static Abi {
+    static ABI: OnceLock<Abi> = OnceLock::new();
+    ABI.get_or_init(|| Abi::parse(IRT_SOURCE, PPAPI_SOURCE).expect("src/abi declarations parse (tested)"))
+}
+
+#[cfg(test)]
+mod tests;
