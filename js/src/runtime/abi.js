@@ -40,6 +40,9 @@ export function irtAddress(index) {
   return 1 + index;
 }
 
+/** PPB function key → its import index. */
+export const PPB_INDEX = new Map(PPB_FUNCTIONS.map((f) => [f.key, f.index]));
+
 /** The table address of PPB function `index` (after the IRT's). */
 export function ppbAddress(index) {
   return 1 + IRT_FUNCTIONS.length + index;

@@ -15,10 +15,14 @@
 // thread_create fails with EAGAIN.
 
 import { AbiMismatch, checkModule } from './abi.js';
+import { Browser } from './pepper/browser.js';
+import { PluginMain } from './pepper/plugin.js';
+import { DirectLink } from './threads/rpc.js';
 import { FAULT_EXIT_STATUS } from './defs.js';
 import { moduleInfo } from './module-info.js';
 import { Process, createMemory } from './process.js';
-import { buildImports, createThread, runMain } from './thread.js';
+import { buildImports, classify, createThread, runMain } from './thread.js';
+import { EXITING } from './control.js';
 import { runInWorkers } from './threads/spawn.js';
 import { browserPlatform, nodePlatform, workersAvailable } from './threads/platform.js';
 
@@ -77,8 +81,63 @@ async function compile(wasm) {
  * - `threads`: false to run on the calling thread (one guest thread).
  */
 export async function run(wasm, options = {}) {
+  let plugin = null;
+  // A Pepper plugin without a page: its messages go to `onMessage`.
+  const embedder = options.embedder ?? {
+    postMessage(value) {
+      options.onMessage?.(value);
+      plugin?.onActivity?.();
+    },
+    log(level, source, text) {
+      options.onLog?.(level, source, text);
+    },
+    loadFailed(message) {
+      options.onLog?.('error', 'NativeClient', `NaCl module load failed: ${message}`);
+    },
+    missingInterface(name) {
+      options.onLog?.('warning', 'pexe', `the plugin asked for ${name}, which this runtime does not provide`);
+    },
+  };
+  const launched = await launch(wasm, { ...options, embedder });
+  plugin = launched.plugin;
+  if (plugin) return drivePlugin(plugin, options);
+  return launched.exited;
+}
+
+/**
+ * `run` for pages: the guest's main thread always runs in a Worker (so
+ * blocking calls never run on the page's main thread); rejects where that
+ * is impossible (no cross-origin isolation).
+ */
+export function runInWorker(wasm, options = {}) {
+  return run(wasm, { ...options, threads: true, requireWorkers: true });
+}
+
+/**
+ * Starts a translated Pepper plugin (a pexe that calls
+ * nacl-irt-ppapihook-0.1) and returns its handle at once:
+ * `{ postMessage(value), setView(view), setFocus(bool), destroy(),
+ * exited }`, `exited` resolving like `run()` (plus `destroyed: true` after
+ * `destroy()`). Options are `run()`'s, and:
+ * - `embedder`: the page side: `postMessage(value)` (plugin → page),
+ *   `log(level, source, text)`, `loaded()`, `loadFailed(message)`,
+ *   `missingInterface(name)`, optionally `rewriteUrl(href)`;
+ * - `attributes`: DidCreate's argn/argv, `[[name, value], …]` in order;
+ * - `view`: the initial view (`{ rect: {x, y, width, height}, … }`);
+ * - `baseUrl`: the document URL that the plugin's URLs resolve against;
+ * - `fetch`: the fetch function URL loads use (default: global fetch).
+ * Rejects (AbiMismatch) when the module is not a Pepper plugin.
+ */
+export async function startPlugin(wasm, options = {}) {
+  const launched = await launch(wasm, { ...options, pepper: options.pepper ?? true });
+  if (!launched.plugin) throw new AbiMismatch('the module is not a Pepper plugin (it does not import the PPB functions)');
+  return launched.plugin;
+}
+
+/** Compiles, checks, lays out and starts a module: `{ exited, plugin? }`. */
+async function launch(wasm, options) {
   const { module, bytes } = await compile(wasm);
-  checkModule(module);
+  const { pepper } = checkModule(module);
   const info = bytes ? moduleInfo(bytes) : { memory: null, startResults: null };
   const node = await loadNode();
   const useWorkers = options.threads !== false && workersAvailable(node);
@@ -95,10 +154,24 @@ export async function run(wasm, options = {}) {
   const proc = new Process({ module, memory, options: opts, node });
   const setup = await proc.prepare();
   const traceSink = traceSinkFor(options.trace, node);
+  let handle = null;
+  if (pepper) {
+    proc.browser = new Browser({
+      proc,
+      embedder: options.embedder ?? {},
+      attributes: options.attributes,
+      view: options.view,
+      baseUrl: options.baseUrl,
+      fetch: options.fetch,
+      transport: { toMain() {} },
+    });
+    handle = pluginHandle(proc.browser);
+  }
 
+  let exited;
   if (useWorkers) {
     const platform = node ? nodePlatform(node.worker_threads) : browserPlatform();
-    return runInWorkers({
+    exited = runInWorkers({
       proc,
       platform,
       setup,
@@ -106,32 +179,133 @@ export async function run(wasm, options = {}) {
       traceSink,
       traceInWorker: options.trace === true && !!node,
       passthrough: !!node,
+      onStart: (control) => handle?.setControl(control),
     });
+  } else {
+    exited = runInline({ proc, setup, startResults: info.startResults, traceSink, onStart: (control) => handle?.setControl(control) });
   }
-  return runInline({ proc, setup, startResults: info.startResults, traceSink });
+  if (!handle) return { exited };
+  handle.exited = exited;
+  return { exited, plugin: handle };
+}
+
+/** The embedder's handle on a running plugin. */
+function pluginHandle(browser) {
+  let control = null;
+  let stopped = false;
+  return {
+    exited: null,
+    setControl(c) {
+      control = c;
+      if (stopped) control.stop({ exitCode: 0, destroyed: true });
+    },
+    postMessage(value) {
+      browser.postMessage(value);
+    },
+    setView(view) {
+      browser.setView(view);
+    },
+    setFocus(hasFocus) {
+      browser.setFocus(hasFocus);
+    },
+    /** Live vars and resources (for leak checks). */
+    stats() {
+      return { vars: browser.vars.size, resources: browser.resources.size, heapBytes: browser.heap.liveBytes };
+    },
+    /** Removes the instance: every guest thread ends. */
+    destroy() {
+      stopped = true;
+      control?.stop({ exitCode: 0, destroyed: true });
+    },
+  };
 }
 
 /**
- * `run` for pages: the guest's main thread always runs in a Worker (so
- * blocking calls never run on the page's main thread); rejects where that
- * is impossible (no cross-origin isolation).
+ * `run()` of a Pepper plugin without a page: posts `options.messages`
+ * (an array or an (async) iterable) in order, hands each message the
+ * plugin posts to `options.onMessage`, and ends when the plugin exits, or
+ * once the input has ended and the plugin has posted nothing for
+ * `options.idleTimeout` ms (default 2000).
  */
-export function runInWorker(wasm, options = {}) {
-  return run(wasm, { ...options, threads: true, requireWorkers: true });
+async function drivePlugin(plugin, options) {
+  const idleMs = options.idleTimeout ?? 2000;
+  let inputDone = false;
+  let idleTimer = null;
+  const armIdle = () => {
+    clearTimeout(idleTimer);
+    if (inputDone) idleTimer = setTimeout(() => plugin.destroy(), idleMs);
+  };
+  plugin.onActivity = armIdle;
+  (async () => {
+    try {
+      for await (const m of options.messages ?? []) plugin.postMessage(m);
+    } finally {
+      inputDone = true;
+      armIdle();
+    }
+  })().catch(() => {});
+  const result = await plugin.exited;
+  clearTimeout(idleTimer);
+  const { destroyed, ...rest } = result;
+  return destroyed ? { ...rest, exitCode: 0, idle: true } : rest;
 }
 
 /** One guest thread on the calling thread. */
-async function runInline({ proc, setup, startResults, traceSink }) {
+async function runInline({ proc, setup, startResults, traceSink, onStart }) {
   const thread = createThread({
     memory: proc.memory,
     control: proc.control,
     tid: 0,
     processStartNs: proc.startNs,
     processors: proc.processors,
+    pepper: !!proc.browser,
   });
-  const imports = buildImports(thread, proc.hostCalls, { trace: traceSink });
+  const dispatch = (name, args, tid) => {
+    const irt = proc.hostCalls[name];
+    if (irt) return irt(...args);
+    return proc.browser.call(name, tid, args);
+  };
+  const link = proc.browser ? new DirectLink(dispatch, 0) : null;
+  const imports = buildImports(thread, proc.hostCalls, { trace: traceSink, link });
   const instance = await WebAssembly.instantiate(proc.module, imports);
   const outcome = runMain(thread, instance, setup, startResults);
+  if (outcome.type !== 'pepper') return settle(outcome);
+
+  // A Pepper plugin: this thread is its main loop. Items run one per
+  // macrotask, in order; the run ends at the first exit or fault, or when
+  // the embedder stops it.
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const finish = (result, error) => {
+      if (done) return;
+      done = true;
+      Atomics.store(proc.control, EXITING, 1);
+      proc.browser.shutdown();
+      if (error) reject(error);
+      else resolve(result);
+    };
+    const main = new PluginMain(thread, link, outcome.funcs);
+    const guard = (fn) => {
+      if (done) return;
+      try {
+        fn();
+      } catch (e) {
+        const o = classify(e, thread.exports);
+        try {
+          finish(settle(o));
+        } catch (bug) {
+          finish(null, bug);
+        }
+      }
+    };
+    proc.browser.transport = { toMain: (item) => setTimeout(() => guard(() => main.handle(item)), 0) };
+    onStart?.({ stop: (result) => finish(result) });
+    guard(() => main.boot());
+  });
+}
+
+/** A thread's outcome as run()'s result (throws for a runtime bug). */
+function settle(outcome) {
   switch (outcome.type) {
     case 'exit':
       return { exitCode: outcome.status };

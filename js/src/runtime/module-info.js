@@ -46,8 +46,9 @@ class Reader {
 }
 
 /**
- * Reads `{ memory: {min, max, shared} | null, startResults: string[] | null }`
- * from wasm bytes. Throws on a malformed binary.
+ * Reads `{ memory: {min, max, shared} | null, startResults: string[] | null,
+ * pepper }` from wasm bytes (`pepper`: it imports the PPB functions, so it
+ * is a Pepper plugin). Throws on a malformed binary.
  */
 export function moduleInfo(bytes) {
   bytes = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
@@ -59,6 +60,7 @@ export function moduleInfo(bytes) {
   const funcTypes = [];
   let memory = null;
   let startFunc = null;
+  let pepper = false;
   while (r.pos < r.end) {
     const id = r.byte();
     const size = r.u32();
@@ -76,7 +78,7 @@ export function moduleInfo(bytes) {
       }
     } else if (id === SECTION.import) {
       for (let n = s.u32(); n > 0; n--) {
-        s.name();
+        if (s.name() === 'ppapi') pepper = true;
         s.name();
         const kind = s.byte();
         if (kind === 0) funcTypes.push(s.u32());
@@ -105,7 +107,7 @@ export function moduleInfo(bytes) {
     r.pos = end;
   }
   const startType = startFunc === null ? undefined : types[funcTypes[startFunc]];
-  return { memory, startResults: startType ? startType.results : null };
+  return { memory, startResults: startType ? startType.results : null, pepper };
 }
 
 /**

@@ -15,6 +15,7 @@
 //   {type: 'error', error}          a runtime bug
 
 import { HOST_CALLS, IRT_FUNCTIONS, uniformPpapiImports } from './abi.js';
+import { PepperStart, pepperImports } from './pepper/plugin.js';
 import { EXITING, WAKE_EPOCH } from './control.js';
 import { ExitError, GuestFault, ThreadExit, describeFault, envFaultMessage } from './faults.js';
 import { basic } from './irt/basic.js';
@@ -49,7 +50,7 @@ export function canBlockHere() {
  * @param {bigint} [o.processStartNs]
  * @param {number} [o.processors]
  */
-export function createThread({ memory, control, tid, processStartNs, processors }) {
+export function createThread({ memory, control, tid, processStartNs, processors, pepper = false }) {
   const canBlock = canBlockHere();
   const sleeper = canBlock ? new Int32Array(new SharedArrayBuffer(4)) : null;
   return {
@@ -58,7 +59,8 @@ export function createThread({ memory, control, tid, processStartNs, processors 
     mem: new GuestMemory(memory),
     control,
     canBlock,
-    pepper: false,
+    /** Whether the process is a Pepper plugin with a browser side. */
+    pepper,
     processors,
     startNs: monotonicNs(),
     processStartNs: processStartNs ?? monotonicNs(),
@@ -78,9 +80,11 @@ export function createThread({ memory, control, tid, processStartNs, processors 
 
 /**
  * The import object for `thread`. `hostCalls` has the HOST_CALLS functions;
- * `trace` is a line sink (or falsy for no tracing).
+ * `trace` is a line sink (or falsy for no tracing); `link` reaches the
+ * browser side of Pepper (threads/rpc.js HostLink or DirectLink) when the
+ * thread belongs to a Pepper plugin (`thread.pepper`).
  */
-export function buildImports(thread, hostCalls, { trace = null } = {}) {
+export function buildImports(thread, hostCalls, { trace = null, link = null } = {}) {
   const local = {
     ...basic(thread),
     ...tls(thread),
@@ -89,7 +93,7 @@ export function buildImports(thread, hostCalls, { trace = null } = {}) {
     ...clock(thread),
     ...random(thread),
     ...query(thread),
-    ...ppapihook(),
+    ...ppapihook(thread),
   };
   let irt = {};
   for (const { name } of IRT_FUNCTIONS) {
@@ -98,11 +102,14 @@ export function buildImports(thread, hostCalls, { trace = null } = {}) {
     irt[name] = fn;
   }
   if (trace) irt = strace(irt, { sink: trace, mem: thread.mem, tid: thread.tid });
-  // A Pepper plugin also links against the PPB functions; nothing can
-  // reach them while the Pepper hook is not answered.
-  const ppapi = uniformPpapiImports(() => {
-    throw new GuestFault('a Pepper browser function was called, but this runtime has no Pepper');
-  });
+  // A Pepper plugin also links against the PPB functions. Without a
+  // browser side (no link) the hook is not answered, so nothing reaches them.
+  const ppapi =
+    thread.pepper && link
+      ? pepperImports(thread, link)
+      : uniformPpapiImports(() => {
+          throw new GuestFault('a Pepper browser function was called outside a Pepper plugin');
+        });
   return {
     ppapi,
     env: {
@@ -121,6 +128,7 @@ export function buildImports(thread, hostCalls, { trace = null } = {}) {
 /** What an exception that ended a thread means (see the module doc). */
 export function classify(err, exports) {
   if (err instanceof ExitError) return { type: 'exit', status: err.status };
+  if (err instanceof PepperStart) return { type: 'pepper', funcs: err.funcs };
   if (err instanceof ThreadExit) return { type: 'thread-exit', flag: err.flag };
   const message = describeFault(err, exports?.__pexe_longjmp_tag);
   if (message !== null) return { type: 'fault', message };

@@ -29,16 +29,23 @@ const WORKER_URL = new URL('./worker.js', import.meta.url);
  * @param {boolean} o.traceInWorker  Workers write trace lines to fd 2 themselves (Node)
  * @param {boolean} o.passthrough  Workers write inherited stdio themselves (Node)
  */
-export function runInWorkers({ proc, platform, setup, startResults, traceSink, traceInWorker, passthrough }) {
+export function runInWorkers({ proc, platform, setup, startResults, traceSink, traceInWorker, passthrough, onStart }) {
   return new Promise((resolve, reject) => {
     const workers = new Set();
     let finished = false;
+    /** The main thread's Worker (the plugin's main loop, for Pepper). */
+    let mainWorker = null;
+    /** Items for the plugin's main thread, posted in order. */
+    const toMain = (item) => {
+      if (!finished) mainWorker?.post({ type: 'pepper-item', item });
+    };
 
     const finish = (result, error) => {
       if (finished) return;
       finished = true;
       Atomics.store(proc.control, EXITING, 1);
       proc.spawner = null;
+      proc.browser?.shutdown();
       const all = [...workers].map((w) => w.terminate());
       workers.clear();
       Promise.all(all).then(() => (error ? reject(error) : resolve(result)));
@@ -50,6 +57,16 @@ export function runInWorkers({ proc, platform, setup, startResults, traceSink, t
       finish(null, e);
     };
 
+    // Host calls: the IRT's process-wide functions, then the browser side
+    // of Pepper (keys of abi.gen.js and its internal `$` functions).
+    const dispatch = (name, args, tid) => {
+      const irt = proc.hostCalls[name];
+      if (irt) return irt(...args);
+      if (proc.browser) return proc.browser.call(name, tid, args);
+      throw new Error(`no host call ${name}`);
+    };
+    if (proc.browser) proc.browser.transport = { toMain };
+
     const start = (role, tid, extra) => {
       const channel = createChannel();
       const w = platform.createWorker(WORKER_URL);
@@ -58,11 +75,11 @@ export function runInWorkers({ proc, platform, setup, startResults, traceSink, t
       w.onMessage((msg) => {
         if (finished) return;
         switch (msg?.type) {
-          case 'call': {
-            const failure = serveCall(proc.hostCalls, channel, msg);
-            if (failure) bug(`host call irt.${msg.name} threw: ${failure?.message ?? failure}`, failure?.stack);
+          case 'call':
+            serveCall(dispatch, channel, msg, (failure) =>
+              bug(`host call ${msg.name} threw: ${failure?.message ?? failure}`, failure?.stack),
+            );
             break;
-          }
           case 'trace':
             traceSink?.(msg.line);
             break;
@@ -106,8 +123,10 @@ export function runInWorkers({ proc, platform, setup, startResults, traceSink, t
         startResults,
         trace: traceInWorker ? 'fd' : traceSink ? 'post' : false,
         passthrough,
+        pepper: !!proc.browser,
         ...extra,
       });
+      return w;
     };
 
     proc.spawner = (func, stack, tp, stackLimit) => {
@@ -122,9 +141,11 @@ export function runInWorkers({ proc, platform, setup, startResults, traceSink, t
     };
 
     try {
-      start('main', 0, { setup });
+      mainWorker = start('main', 0, { setup });
     } catch (e) {
       finish(null, e);
     }
+    // The embedder may end the run (an instance removed from its page).
+    onStart?.({ stop: (result) => finish(result) });
   });
 }

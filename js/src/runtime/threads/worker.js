@@ -13,9 +13,10 @@
 // 'error', ...}, thread.js). The host then ends the Worker.
 
 import { HOST_CALLS } from '../abi.js';
-import { buildImports, createThread, runMain, runThread } from '../thread.js';
+import { buildImports, classify, createThread, runMain, runThread } from '../thread.js';
+import { PluginMain } from '../pepper/plugin.js';
 import { withPassthrough } from './passthrough.js';
-import { rpcFunctions } from './rpc.js';
+import { HostLink, rpcFunctions } from './rpc.js';
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node;
 
@@ -33,15 +34,49 @@ if (isNode) {
   };
 }
 let started = false;
+/** The plugin's main thread, once the guest has entered Pepper. */
+let plugin = null;
+/** Items that arrived before the plugin's main loop was ready. */
+const early = [];
+let ended = false;
 
 port.onMessage((msg) => {
+  if (msg?.type === 'pepper-item') {
+    if (plugin) runPluginItem(msg.item);
+    else early.push(msg.item);
+    return;
+  }
   if (msg?.type !== 'init' || started) return;
   started = true;
   start(msg).then(
-    (outcome) => port.post(outcome),
-    (e) => port.post({ type: 'error', message: String(e?.message ?? e), stack: String(e?.stack ?? '') }),
+    (outcome) => outcome && end(outcome),
+    (e) => end({ type: 'error', message: String(e?.message ?? e), stack: String(e?.stack ?? '') }),
   );
 });
+
+/** Posts this thread's outcome once. */
+function end(outcome) {
+  if (ended) return;
+  ended = true;
+  if (outcome.type === 'error' && outcome.error) {
+    const e = outcome.error;
+    outcome = { type: 'error', message: String(e?.message ?? e), stack: String(e?.stack ?? '') };
+  }
+  port.post(outcome);
+}
+
+/**
+ * Runs one item of the plugin's main loop; an exit or a fault in guest
+ * code ends the thread (and the process) as it would any thread.
+ */
+function runPluginItem(item) {
+  if (ended) return;
+  try {
+    plugin.handle(item);
+  } catch (e) {
+    end(classify(e, plugin.thread.exports));
+  }
+}
 
 async function start(init) {
   const thread = createThread({
@@ -50,9 +85,11 @@ async function start(init) {
     tid: init.tid,
     processStartNs: init.processStartNs,
     processors: init.processors,
+    pepper: !!init.pepper,
   });
   const post = (msg) => port.post(msg);
-  let hostCalls = rpcFunctions([...HOST_CALLS], init.channel, post);
+  const link = new HostLink(init.channel, post, init.tid);
+  let hostCalls = rpcFunctions([...HOST_CALLS], link);
   const nodeFs = isNode ? await import('node:fs') : null;
   if (init.passthrough && nodeFs) {
     hostCalls = withPassthrough(hostCalls, { mem: thread.mem, control: init.control, nodeFs });
@@ -60,14 +97,19 @@ async function start(init) {
   let trace = null;
   if (init.trace === 'fd' && nodeFs) trace = (line) => nodeFs.writeSync(2, `${line}\n`);
   else if (init.trace) trace = (line) => post({ type: 'trace', line });
-  const imports = buildImports(thread, hostCalls, { trace });
+  const imports = buildImports(thread, hostCalls, { trace, link });
   const instance = await WebAssembly.instantiate(init.module, imports);
   const outcome = init.role === 'main'
     ? runMain(thread, instance, init.setup, init.startResults)
     : runThread(thread, instance, init.spec);
-  if (outcome.type === 'error') {
-    const e = outcome.error;
-    return { type: 'error', message: String(e?.message ?? e), stack: String(e?.stack ?? '') };
+  if (outcome.type !== 'pepper') return outcome;
+  // The guest entered Pepper: this thread becomes the plugin's main loop.
+  plugin = new PluginMain(thread, link, outcome.funcs);
+  try {
+    plugin.boot();
+  } catch (e) {
+    return classify(e, thread.exports);
   }
-  return outcome;
+  for (const item of early.splice(0)) runPluginItem(item);
+  return null;
 }
