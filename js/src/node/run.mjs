@@ -18,6 +18,7 @@
 //                      (repeatable; in order)
 //   --base-url URL     Pepper plugins: what the plugin's URLs resolve
 //                      against (default: the current directory)
+//   --verbose          Pepper plugins: report the life cycle on stderr
 //
 // A command-line program: stdin, stdout and stderr are the host's fds
 // 0/1/2, byte for byte. A Pepper plugin (a module importing the PPB
@@ -61,6 +62,7 @@ export function parseArgs(argv) {
     idleTimeout: 2000,
     attrs: [],
     baseUrl: undefined,
+    verbose: false,
   };
   let i = 0;
   const value = (flag) => {
@@ -87,6 +89,7 @@ export function parseArgs(argv) {
       if (at <= 0) die(`--attr takes NAME=VALUE, got ${JSON.stringify(kv)}`);
       opts.attrs.push([kv.slice(0, at), kv.slice(at + 1)]);
     } else if (a === '--base-url') opts.baseUrl = value(a);
+    else if (a === '--verbose' || a === '-v') opts.verbose = true;
     else if (a === '--help' || a === '-h') {
       writeSync(1, `${USAGE}\n`);
       process.exit(0);
@@ -202,6 +205,9 @@ async function runPlugin(wasm, opts) {
       },
       log(level, source, text) {
         writeSync(2, `${source ? `${source}: ` : ''}${text}\n`);
+      },
+      loaded() {
+        if (opts.verbose) writeSync(2, 'pexe: the plugin has loaded (DidCreate returned true)\n');
       },
       loadFailed(message) {
         writeSync(2, `pexe: NaCl module load failed: ${message}\n`);

@@ -185,6 +185,13 @@ async function launch(wasm, options) {
     exited = runInline({ proc, setup, startResults: info.startResults, traceSink, onStart: (control) => handle?.setControl(control) });
   }
   if (!handle) return { exited };
+  // A plugin that faults after being refused interfaces most likely called
+  // through the NULL it got: say so with the fault.
+  exited = exited.then((r) => {
+    const missing = [...proc.browser.missing];
+    if (!r.fault || missing.length === 0) return r;
+    return { ...r, fault: `${r.fault} (after the plugin was refused ${missing.join(', ')})` };
+  });
   handle.exited = exited;
   return { exited, plugin: handle };
 }

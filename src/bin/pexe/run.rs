@@ -28,6 +28,14 @@ A guest fault (a trap: out-of-bounds access, unreachable, division by zero,
 a bad function pointer, stack overflow) prints
 `pexe: guest fault: <message> in function <name>` and exits with 134.
 
+A Pepper plugin (a pexe made for a web page's <embed>) runs headless: each
+message it posts to its page is printed as one line on stdout (strings as
+they are, other values as JSON), each line of stdin is posted to it as a
+string message, and its own stdout and stderr go to stderr. It ends when
+the plugin exits, or once stdin has ended and the plugin has posted nothing
+for --idle-timeout milliseconds, or on SIGINT/SIGTERM. With stdin left open
+it is a server, e.g. a UCI chess engine a chess GUI can drive.
+
 Needs Node.js 20 or newer: `node` on PATH, or the path in PEXE_NODE.
 
 Examples:
@@ -39,7 +47,13 @@ Examples:
     pexe run --env HOME=/tmp --dir . app.pexe -- input.txt
 
     # Watch every IRT call it makes
-    pexe run --trace hello.pexe";
+    pexe run --trace hello.pexe
+
+    # Talk to a Pepper plugin: a UCI chess engine
+    printf 'uci\nisready\ngo depth 10\n' | pexe run stockfish.pexe
+
+    # Give a plugin the attributes its <embed> had
+    pexe run --attr width=640 --attr height=480 --attr ARG1=-v app.pexe";
 
 /// Translate a pexe to WebAssembly and run it with Node.js.
 #[derive(Args)]
@@ -68,6 +82,22 @@ pub struct Run {
     /// Size of the main thread's stack in bytes (suffix k or m; default 8m).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     stack_size: Option<u64>,
+
+    /// Pepper plugins: end this many milliseconds after stdin's end once the plugin is quiet.
+    #[arg(long, value_name = "MS", default_value_t = 2000)]
+    idle_timeout: u64,
+
+    /// Pepper plugins: an attribute of its <embed>, passed to DidCreate (repeatable, in order).
+    #[arg(long = "attr", value_name = "NAME=VALUE", value_parser = parse_env)]
+    attrs: Vec<String>,
+
+    /// Pepper plugins: the URL the plugin's URLs resolve against (default: FILE's directory).
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+
+    /// Pepper plugins: report the plugin's life cycle (loaded, load failures) on stderr.
+    #[arg(long, short)]
+    verbose: bool,
 }
 
 fn parse_env(s: &str) -> Result<String, String> {
@@ -155,6 +185,16 @@ impl Run {
         if let Some(size) = self.stack_size {
             cmd.arg("--stack-size").arg(size.to_string());
         }
+        cmd.arg("--idle-timeout").arg(self.idle_timeout.to_string());
+        for kv in &self.attrs {
+            cmd.arg("--attr").arg(kv);
+        }
+        if let Some(url) = self.base_url.clone().or_else(|| directory_url(&self.file)) {
+            cmd.arg("--base-url").arg(url);
+        }
+        if self.verbose {
+            cmd.arg("--verbose");
+        }
         cmd.arg(&module.path).arg("--").args(&self.args);
 
         let status = match cmd.status() {
@@ -170,6 +210,27 @@ impl Run {
         drop(module);
         exit_code(status)
     }
+}
+
+/// `file:` URL of the directory holding `file` (None for stdin or an
+/// unrepresentable path).
+fn directory_url(file: &Path) -> Option<String> {
+    if file.as_os_str() == "-" {
+        return None;
+    }
+    let abs = std::path::absolute(file).ok()?;
+    let dir = abs.parent()?.to_str()?;
+    let mut url = String::from("file://");
+    for b in dir.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' => url.push(b as char),
+            _ => url.push_str(&format!("%{b:02X}")),
+        }
+    }
+    if !url.ends_with('/') {
+        url.push('/');
+    }
+    Some(url)
 }
 
 /// The command's exit code for Node's exit status (128 + N for signal N).

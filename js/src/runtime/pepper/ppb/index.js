@@ -39,8 +39,16 @@ const KNOWN = new Set(PPB_FUNCTIONS.map((f) => f.key));
 
 /** The implementations for browser `b`: key → (cx, ...args) => result. */
 export function ppbImplementations(b) {
+  return mergeImplementations(FAMILIES, b);
+}
+
+/**
+ * Merges `families` (name → (b) => { key: fn }) into one table; throws on
+ * a key defined twice or unknown to the ABI list.
+ */
+export function mergeImplementations(families, b) {
   const out = Object.create(null);
-  for (const [family, make] of Object.entries(FAMILIES)) {
+  for (const [family, make] of Object.entries(families)) {
     for (const [key, fn] of Object.entries(make(b))) {
       if (!key.startsWith('$') && !KNOWN.has(key)) {
         throw new Error(`runtime bug: ppb/${family}.js implements ${key}, which src/abi/ppapi.h does not declare`);

@@ -1,0 +1,320 @@
+// The browser side of Pepper (src/runtime/pepper/) against a fake process
+// and embedder: no pexe, no browser. Var reference counts, conversions,
+// completion-callback modes, message loops, interface tables, the
+// instance's message queue, and a leak check over 100k messages.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { PPB_FUNCTIONS, PPB_INTERFACES, ppbAddress, PPB_INDEX } from '../src/runtime/abi.js';
+import { GuestMemory } from '../src/runtime/memory.js';
+import { PageAllocator } from '../src/runtime/irt/memory.js';
+import { Browser } from '../src/runtime/pepper/browser.js';
+import { ITEM, MAIN_TID, PP, VAR } from '../src/runtime/pepper/defs.js';
+import { mergeImplementations } from '../src/runtime/pepper/ppb/index.js';
+import { GuestFault } from '../src/runtime/faults.js';
+
+/** A browser over a fresh memory; `sent` collects page messages, `main` main-thread items. */
+function fake({ attributes = [] } = {}) {
+  const memory = new WebAssembly.Memory({ initial: 32, maximum: 1024, shared: true });
+  const mem = new GuestMemory(memory);
+  const pages = new PageAllocator(mem, 0x10000);
+  const scratch = pages.map(0x10000);
+  const sent = [];
+  const main = [];
+  const logs = [];
+  const events = [];
+  const b = new Browser({
+    proc: { mem, pages },
+    attributes,
+    embedder: {
+      postMessage: (v) => sent.push(v),
+      log: (...a) => logs.push(a),
+      loaded: () => events.push('loaded'),
+      loadFailed: (m) => events.push(`failed: ${m}`),
+      missingInterface: (n) => events.push(`missing: ${n}`),
+    },
+    transport: { toMain: (item) => main.push(item) },
+  });
+  // Guest-side scratch: a PP_Var at +0, +16, +32; a callback at +64; strings at +256.
+  const call = (key, ...args) => b.call(key, MAIN_TID, args);
+  const callOn = (tid, key, ...args) => b.call(key, tid, args);
+  const str = (at, s) => {
+    const bytes = new TextEncoder().encode(s);
+    mem.write(at, bytes);
+    return bytes.length;
+  };
+  const cb = (at, func, userData, flags = 0) => {
+    mem.setU32(at, func);
+    mem.setU32(at + 4, userData);
+    mem.setI32(at + 8, flags);
+    return at;
+  };
+  return { b, mem, pages, scratch, sent, main, logs, events, call, callOn, str, cb };
+}
+
+test('strings: VarFromUtf8 gives one reference; VarToUtf8 points into guest memory while it lives', () => {
+  const { b, mem, scratch, call, str } = fake();
+  const n = str(scratch + 256, 'héllo');
+  call('PPB_Var;1.1:VarFromUtf8', scratch, scratch + 256, n);
+  const v = b.vars.read(scratch);
+  assert.equal(v.type, VAR.STRING);
+  assert.equal(b.vars.size, 1);
+  const ptr = call('PPB_Var;1.0:VarToUtf8', scratch, scratch + 100);
+  assert.equal(mem.getU32(scratch + 100), n);
+  assert.equal(new TextDecoder().decode(mem.read(ptr, n)), 'héllo');
+  call('PPB_Var;1.0:AddRef', scratch);
+  call('PPB_Var;1.0:Release', scratch);
+  assert.equal(b.vars.size, 1, 'still one reference');
+  const before = b.heap.liveBytes;
+  call('PPB_Var;1.0:Release', scratch);
+  assert.equal(b.vars.size, 0);
+  assert.ok(b.heap.liveBytes < before, 'the guest copy is freed');
+  // A released var is no string any more: NULL and length 0.
+  mem.setU32(scratch + 100, 77);
+  assert.equal(call('PPB_Var;1.0:VarToUtf8', scratch, scratch + 100), 0);
+  assert.equal(mem.getU32(scratch + 100), 0);
+});
+
+test('VarFromUtf8 rejects invalid UTF-8 with a null var; 1.0 takes a module argument', () => {
+  const { b, mem, scratch, call } = fake();
+  mem.write(scratch + 256, Uint8Array.of(0x66, 0xff, 0x67));
+  call('PPB_Var;1.1:VarFromUtf8', scratch, scratch + 256, 3);
+  assert.equal(b.vars.read(scratch).type, VAR.NULL);
+  mem.write(scratch + 256, new TextEncoder().encode('ok'));
+  call('PPB_Var;1.0:VarFromUtf8', scratch, 1, scratch + 256, 2);
+  assert.equal(b.vars.stringOf(b.vars.read(scratch)), 'ok');
+  // An empty string still has a non-null pointer.
+  call('PPB_Var;1.1:VarFromUtf8', scratch + 16, 0, 0);
+  assert.notEqual(call('PPB_Var;1.0:VarToUtf8', scratch + 16, 0), 0);
+});
+
+test('a pointer outside guest memory is the guest\'s fault, not the runtime\'s', () => {
+  const { call, scratch } = fake();
+  assert.throws(() => call('PPB_Var;1.1:VarFromUtf8', scratch, 0x7fff0000, 10), GuestFault);
+  assert.throws(() => call('PPB_Var;1.0:AddRef', 0xfffffff0), GuestFault);
+});
+
+test('containers hold a reference to each element and release them with themselves', () => {
+  const { b, scratch, call, str } = fake();
+  call('PPB_VarDictionary;1.0:Create', scratch);
+  call('PPB_Var;1.1:VarFromUtf8', scratch + 16, scratch + 256, str(scratch + 256, 'key'));
+  call('PPB_Var;1.1:VarFromUtf8', scratch + 32, scratch + 300, str(scratch + 300, 'value'));
+  assert.equal(call('PPB_VarDictionary;1.0:Set', scratch, scratch + 16, scratch + 32), 1);
+  call('PPB_Var;1.0:Release', scratch + 32); // the dictionary still holds 'value'
+  assert.equal(b.vars.size, 3);
+  call('PPB_VarDictionary;1.0:Get', scratch + 48, scratch, scratch + 16);
+  assert.equal(b.vars.stringOf(b.vars.read(scratch + 48)), 'value');
+  call('PPB_Var;1.0:Release', scratch + 48);
+  call('PPB_VarDictionary;1.0:GetKeys', scratch + 48, scratch);
+  assert.deepEqual(b.vars.toJs(b.vars.read(scratch + 48)), ['key']);
+  call('PPB_Var;1.0:Release', scratch + 48);
+  call('PPB_Var;1.0:Release', scratch + 16);
+  call('PPB_Var;1.0:Release', scratch);
+  assert.equal(b.vars.size, 0, 'the dictionary took its value with it');
+
+  call('PPB_VarArray;1.0:Create', scratch);
+  assert.equal(call('PPB_VarArray;1.0:SetLength', scratch, 3), 1);
+  assert.equal(call('PPB_VarArray;1.0:GetLength', scratch), 3);
+  call('PPB_VarArray;1.0:Get', scratch + 16, scratch, 7);
+  assert.equal(b.vars.read(scratch + 16).type, VAR.UNDEFINED, 'out of range is undefined');
+  call('PPB_Var;1.0:Release', scratch);
+  assert.equal(b.vars.size, 0);
+});
+
+test('array buffers live in guest memory: Map returns a pointer the plugin writes through', () => {
+  const { b, mem, scratch, call, sent } = fake();
+  call('PPB_VarArrayBuffer;1.0:Create', scratch, 4);
+  const ptr = call('PPB_VarArrayBuffer;1.0:Map', scratch);
+  assert.notEqual(ptr, 0);
+  mem.write(ptr, Uint8Array.of(1, 2, 3, 4));
+  assert.equal(call('PPB_VarArrayBuffer;1.0:ByteLength', scratch, scratch + 100), 1);
+  assert.equal(mem.getU32(scratch + 100), 4);
+  b.state = 'created';
+  call('PPB_Messaging;1.0:PostMessage', 1, scratch);
+  assert.deepEqual([...new Uint8Array(sent[0])], [1, 2, 3, 4]);
+  call('PPB_Var;1.0:Release', scratch);
+  assert.equal(b.vars.size, 0);
+});
+
+test('JS values convert as Chrome converted them', () => {
+  const { b } = fake();
+  const t = (x) => b.vars.fromJs(x);
+  assert.equal(t(5).type, VAR.INT32);
+  assert.equal(t(2 ** 31).type, VAR.DOUBLE);
+  assert.equal(t(-0).type, VAR.DOUBLE);
+  assert.equal(t(1.5).type, VAR.DOUBLE);
+  assert.equal(t(true).type, VAR.BOOL);
+  assert.equal(t(null).type, VAR.NULL);
+  assert.equal(t(undefined).type, VAR.UNDEFINED);
+  const nested = { a: [1, 'two', { b: new Uint8Array([9]).buffer }], c: 3.25 };
+  const v = t(nested);
+  assert.equal(v.type, VAR.DICTIONARY);
+  const back = b.vars.toJs(v);
+  assert.equal(back.a[1], 'two');
+  assert.equal(new Uint8Array(back.a[2].b)[0], 9);
+  assert.equal(back.c, 3.25);
+  b.vars.release(v);
+  const cyclic = { x: 1 };
+  cyclic.self = cyclic;
+  const before = b.vars.size;
+  assert.throws(() => t(cyclic), /cycle/);
+  assert.equal(b.vars.size, before, 'a failed conversion leaves nothing behind');
+});
+
+test('messages posted before DidCreate are queued, then delivered in order, each with one reference', () => {
+  const { b, main, events } = fake();
+  b.postMessage('uci');
+  b.postMessage({ n: 1 });
+  assert.equal(main.length, 0, 'nothing reaches the plugin before DidCreate');
+  b.created(true);
+  assert.deepEqual(events, ['loaded']);
+  const kinds = main.map((i) => i.ppp);
+  assert.deepEqual(kinds, ['DidChangeView', 'HandleMessage', 'HandleMessage']);
+  assert.equal(b.vars.stringOf(main[1].var), 'uci');
+  assert.equal(b.vars.entry(main[1].var).refs, 1);
+  assert.equal(b.vars.entry(main[2].var).type, VAR.DICTIONARY);
+});
+
+test('a DidCreate that says no fails the load and drops queued messages', () => {
+  const { b, main, events } = fake();
+  b.postMessage('early');
+  b.created(false);
+  assert.deepEqual(events, ['failed: could not create instance.']);
+  assert.equal(main.length, 0);
+});
+
+test('DidCreate gets every attribute as argn/argv, in order', () => {
+  const { b, mem } = fake({ attributes: [['id', 'x'], ['src', 'a.nmf'], ['ARG1', '-v']] });
+  const { argc, argn, argv } = b.createArgs();
+  assert.equal(argc, 3);
+  const s = (p) => mem.readCString(p);
+  assert.deepEqual([0, 1, 2].map((i) => s(mem.getU32(argn + 4 * i))), ['id', 'src', 'ARG1']);
+  assert.deepEqual([0, 1, 2].map((i) => s(mem.getU32(argv + 4 * i))), ['x', 'a.nmf', '-v']);
+});
+
+test('completion callbacks: blocking, required and optional on the main and other threads', async () => {
+  const { b, scratch, cb, main, call, callOn } = fake();
+  // Blocking on the main thread is refused.
+  assert.deepEqual(b.completion(MAIN_TID, cb(scratch + 64, 0, 0)), { error: PP.ERROR_BLOCKS_MAIN_THREAD });
+  // Required on a thread without a loop: no loop.
+  assert.deepEqual(b.completion(5, cb(scratch + 64, 42, 7)), { error: PP.ERROR_NO_MESSAGE_LOOP });
+  // Required on the main thread: pending, then an item on the main loop.
+  const c = b.completion(MAIN_TID, cb(scratch + 64, 42, 7));
+  assert.equal(c.finish(Promise.resolve(99)), PP.OK_COMPLETIONPENDING);
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(main.pop(), [ITEM.CALLBACK, 42, 7, 99]);
+  // Optional with the result at hand: no callback.
+  const o = b.completion(MAIN_TID, cb(scratch + 64, 42, 7, 1));
+  assert.equal(o.finish(12), 12);
+  assert.equal(main.length, 0);
+  // Blocking on another thread: the answer is the result itself.
+  const k = b.completion(5, cb(scratch + 64, 0, 0));
+  assert.equal(await k.finish(Promise.resolve(3)), 3);
+  // CallOnMainThread never runs synchronously.
+  call('PPB_Core;1.0:CallOnMainThread', 0, cb(scratch + 64, 50, 8), 5);
+  assert.equal(main.length, 0);
+  await new Promise((r) => setTimeout(r, 5));
+  assert.deepEqual(main.pop(), [ITEM.CALLBACK, 50, 8, 5]);
+  assert.equal(callOn(5, 'PPB_Core;1.0:IsMainThread'), 0);
+  assert.equal(call('PPB_Core;1.0:IsMainThread'), 1);
+});
+
+test('message loops: attach, post work, quit, and the main loop\'s rules', async () => {
+  const { b, scratch, cb, call, callOn } = fake();
+  const T = 3;
+  const loop = call('PPB_MessageLoop;1.0:Create', 1);
+  assert.ok(loop > 0);
+  assert.equal(callOn(T, 'PPB_MessageLoop;1.0:GetCurrent'), 0);
+  assert.equal(callOn(T, 'PPB_MessageLoop;1.0:AttachToCurrentThread', loop), PP.OK);
+  assert.equal(callOn(T, 'PPB_MessageLoop;1.0:AttachToCurrentThread', loop), PP.ERROR_INPROGRESS);
+  assert.equal(call('PPB_MessageLoop;1.0:AttachToCurrentThread', loop), PP.ERROR_INPROGRESS, 'the main thread has its loop');
+  const current = callOn(T, 'PPB_MessageLoop;1.0:GetCurrent');
+  assert.equal(current, loop);
+  call('PPB_Core;1.0:ReleaseResource', current);
+  const mainLoop = call('PPB_MessageLoop;1.0:GetForMainThread');
+  assert.equal(call('PPB_MessageLoop;1.0:PostQuit', mainLoop, 0), PP.ERROR_WRONG_THREAD);
+  assert.equal(call('$MessageLoop.enter', mainLoop), PP.ERROR_INPROGRESS);
+  assert.equal(call('$MessageLoop.enter', loop), PP.ERROR_WRONG_THREAD, 'Run only on the attached thread');
+  // Work posted before Run waits in the queue; Run takes it in order.
+  assert.equal(call('PPB_MessageLoop;1.0:PostWork', loop, cb(scratch + 64, 11, 1), 0n), PP.OK);
+  assert.equal(call('PPB_MessageLoop;1.0:PostWork', loop, cb(scratch + 64, 0, 1), 0n), PP.ERROR_BADARGUMENT);
+  assert.equal(callOn(T, '$MessageLoop.enter', loop), PP.OK);
+  assert.equal(callOn(T, '$MessageLoop.enter', loop), PP.ERROR_INPROGRESS, 'no nested Run');
+  assert.deepEqual((await callOn(T, '$MessageLoop.next', loop)).payload, [ITEM.CALLBACK, 11, 1, PP.OK]);
+  // An empty loop's next waits until work arrives.
+  const waiting = callOn(T, '$MessageLoop.next', loop);
+  assert.ok(waiting instanceof Promise);
+  call('PPB_MessageLoop;1.0:PostWork', loop, cb(scratch + 64, 12, 2), 0n);
+  assert.deepEqual((await waiting).payload, [ITEM.CALLBACK, 12, 2, PP.OK]);
+  assert.equal(call('PPB_MessageLoop;1.0:PostQuit', loop, 1), PP.OK);
+  assert.deepEqual((await callOn(T, '$MessageLoop.next', loop)).payload, [ITEM.QUIT]);
+  callOn(T, '$MessageLoop.exit', loop);
+  assert.equal(b.threadLoops.has(T), false, 'PostQuit(destroy) detached the loop');
+  assert.equal(call('PPB_MessageLoop;1.0:PostWork', loop, cb(scratch + 64, 13, 3), 0n), PP.ERROR_FAILED);
+});
+
+test('a registered message handler takes page messages on its loop, not the main thread', () => {
+  const { b, call, callOn, main } = fake();
+  const loop = call('PPB_MessageLoop;1.0:Create', 1);
+  assert.equal(call('PPB_Messaging;1.2:RegisterMessageHandler', 1, 77, 0x5000, call('PPB_MessageLoop;1.0:GetForMainThread')), PP.ERROR_WRONG_THREAD);
+  assert.equal(call('PPB_Messaging;1.2:RegisterMessageHandler', 1, 77, 0x5000, loop), PP.OK);
+  b.created(true);
+  main.length = 0;
+  b.postMessage('to the handler');
+  assert.equal(main.length, 0);
+  const l = b.resources.get(loop);
+  assert.equal(l.queue.length, 1);
+  const [kind, handler, userData] = l.queue[0];
+  assert.deepEqual([kind, handler, userData], [ITEM.HANDLER_MESSAGE, 0x5000, 77]);
+  call('PPB_Messaging;1.2:UnregisterMessageHandler', 1);
+  assert.equal(l.queue[1][0], ITEM.HANDLER_DESTROY);
+  b.postMessage('back to PPP_Messaging');
+  assert.equal(main[0].ppp, 'HandleMessage');
+  void callOn;
+});
+
+test('interface tables: supported interfaces get their function addresses, others NULL (reported once)', () => {
+  const { b, mem, events, call, scratch, str } = fake();
+  const get = (name) => {
+    str(scratch + 512, `${name}\0`);
+    return call('@browser:PPB_GetInterface', scratch + 512);
+  };
+  const table = get('PPB_Var;1.2');
+  assert.notEqual(table, 0);
+  PPB_INTERFACES['PPB_Var;1.2'].forEach((key, i) => assert.equal(mem.getU32(table + 4 * i), ppbAddress(PPB_INDEX.get(key))));
+  assert.equal(get('PPB_Var;1.2'), table, 'built once');
+  assert.equal(get('PPB_NoSuchThing;9.9'), 0);
+  assert.equal(get('PPB_NoSuchThing;9.9'), 0);
+  assert.deepEqual(events, ['missing: PPB_NoSuchThing;9.9']);
+  assert.equal(get('@browser'), 0, 'groups are not interfaces');
+});
+
+test('the implementation registry rejects a function defined twice or unknown to the ABI list', () => {
+  const key = PPB_FUNCTIONS[1].key;
+  assert.throws(() => mergeImplementations({ a: () => ({ [key]() {} }), b: () => ({ [key]() {} }) }, null), /twice/);
+  assert.throws(() => mergeImplementations({ a: () => ({ 'PPB_Made;1.0:Up'() {} }) }, null), /does not declare/);
+});
+
+test('100k messages each way leave no var and no guest memory behind', () => {
+  const { b, scratch, call, sent, main, str } = fake();
+  b.created(true);
+  main.length = 0;
+  const heapBefore = b.heap.liveBytes;
+  const n = str(scratch + 256, 'info depth 10 seldepth 14 multipv 1 score cp 35 nodes 41009');
+  for (let i = 0; i < 100_000; i++) {
+    // page → plugin: the plugin reads the string, then releases it
+    b.postMessage(`position startpos moves e2e4 ${i}`);
+    const item = main.pop();
+    b.vars.write(scratch + 32, item.var);
+    call('PPB_Var;1.0:VarToUtf8', scratch + 32, scratch + 100);
+    call('PPB_Var;1.0:Release', scratch + 32);
+    // plugin → page: make a string, post it, release it
+    call('PPB_Var;1.1:VarFromUtf8', scratch, scratch + 256, n);
+    call('PPB_Messaging;1.0:PostMessage', 1, scratch);
+    call('PPB_Var;1.0:Release', scratch);
+    sent.length = 0;
+  }
+  assert.equal(b.vars.size, 0);
+  assert.equal(b.heap.liveBytes, heapBefore);
+  assert.ok(b.heap.free.size <= 2, 'freed blocks are reused, not piled up');
+});
