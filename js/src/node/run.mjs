@@ -181,9 +181,12 @@ async function runPlugin(wasm, opts) {
   let failed = false;
   let idle = null;
   let inputDone = false;
+  let loaded = false;
+  // The grace period counts from the plugin's last message, once it has
+  // loaded and stdin has ended.
   const armIdle = () => {
     clearTimeout(idle);
-    if (inputDone) idle = setTimeout(() => plugin.destroy(), opts.idleTimeout);
+    if (inputDone && loaded) idle = setTimeout(() => plugin.destroy(), opts.idleTimeout);
   };
   const plugin = await startPlugin(wasm, {
     args: [opts.argv0 ?? opts.module, ...opts.args],
@@ -208,6 +211,8 @@ async function runPlugin(wasm, opts) {
       },
       loaded() {
         if (opts.verbose) writeSync(2, 'pexe: the plugin has loaded (DidCreate returned true)\n');
+        loaded = true;
+        armIdle();
       },
       loadFailed(message) {
         writeSync(2, `pexe: NaCl module load failed: ${message}\n`);

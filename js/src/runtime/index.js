@@ -24,6 +24,7 @@ import { Process, createMemory } from './process.js';
 import { buildImports, classify, createThread, runMain } from './thread.js';
 import { EXITING } from './control.js';
 import { runInWorkers } from './threads/spawn.js';
+import { coopAvailable, runCooperative } from './threads/coop.js';
 import { browserPlatform, nodePlatform, workersAvailable } from './threads/platform.js';
 
 export { AbiMismatch };
@@ -88,11 +89,15 @@ export async function run(wasm, options = {}) {
       options.onMessage?.(value);
       plugin?.onActivity?.();
     },
+    loaded() {
+      plugin?.onLoaded?.();
+    },
     log(level, source, text) {
       options.onLog?.(level, source, text);
     },
     loadFailed(message) {
       options.onLog?.('error', 'NativeClient', `NaCl module load failed: ${message}`);
+      plugin?.onLoadFailed?.(message);
     },
     missingInterface(name) {
       options.onLog?.('warning', 'pexe', `the plugin asked for ${name}, which this runtime does not provide`);
@@ -181,6 +186,16 @@ async function launch(wasm, options) {
       passthrough: !!node,
       onStart: (control) => handle?.setControl(control),
     });
+  } else if (options.threads !== false && coopAvailable()) {
+    // No shared-memory Workers here, but WebAssembly can suspend: the
+    // guest's threads take turns on this thread (threads/coop.js).
+    exited = runCooperative({
+      proc,
+      setup,
+      startResults: info.startResults,
+      traceSink,
+      onStart: (control) => handle?.setControl(control),
+    });
   } else {
     exited = runInline({ proc, setup, startResults: info.startResults, traceSink, onStart: (control) => handle?.setControl(control) });
   }
@@ -208,6 +223,10 @@ function pluginHandle(browser) {
     },
     postMessage(value) {
       browser.postMessage(value);
+    },
+    /** Resolves with the handler's answer (see Browser.postBlockingMessage). */
+    postBlockingMessage(value) {
+      return browser.postBlockingMessage(value);
     },
     setView(view) {
       browser.setView(view);
@@ -237,12 +256,22 @@ function pluginHandle(browser) {
 async function drivePlugin(plugin, options) {
   const idleMs = options.idleTimeout ?? 2000;
   let inputDone = false;
+  let loaded = false;
   let idleTimer = null;
   const armIdle = () => {
     clearTimeout(idleTimer);
-    if (inputDone) idleTimer = setTimeout(() => plugin.destroy(), idleMs);
+    if (inputDone && loaded) idleTimer = setTimeout(() => plugin.destroy(), idleMs);
   };
   plugin.onActivity = armIdle;
+  plugin.onLoaded = () => {
+    loaded = true;
+    armIdle();
+  };
+  let loadError = null;
+  plugin.onLoadFailed = (message) => {
+    loadError = message;
+    plugin.destroy();
+  };
   (async () => {
     try {
       for await (const m of options.messages ?? []) plugin.postMessage(m);
@@ -254,6 +283,7 @@ async function drivePlugin(plugin, options) {
   const result = await plugin.exited;
   clearTimeout(idleTimer);
   const { destroyed, ...rest } = result;
+  if (loadError !== null) return { exitCode: 1, loadError };
   return destroyed ? { ...rest, exitCode: 0, idle: true } : rest;
 }
 
@@ -292,22 +322,21 @@ async function runInline({ proc, setup, startResults, traceSink, onStart }) {
       else resolve(result);
     };
     const main = new PluginMain(thread, link, outcome.funcs);
-    const guard = (fn) => {
-      if (done) return;
-      try {
-        fn();
-      } catch (e) {
-        const o = classify(e, thread.exports);
-        try {
-          finish(settle(o));
-        } catch (bug) {
-          finish(null, bug);
-        }
-      }
+    let chain = Promise.resolve();
+    const step = (fn) => {
+      chain = chain
+        .then(() => (done ? undefined : fn()))
+        .catch((e) => {
+          try {
+            finish(settle(classify(e, thread.exports)));
+          } catch (bug) {
+            finish(null, bug);
+          }
+        });
     };
-    proc.browser.transport = { toMain: (item) => setTimeout(() => guard(() => main.handle(item)), 0) };
+    proc.browser.transport = { toMain: (item) => setTimeout(() => step(() => main.handle(item)), 0) };
     onStart?.({ stop: (result) => finish(result) });
-    guard(() => main.boot());
+    step(() => main.boot());
   });
 }
 

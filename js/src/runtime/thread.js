@@ -82,9 +82,11 @@ export function createThread({ memory, control, tid, processStartNs, processors,
  * The import object for `thread`. `hostCalls` has the HOST_CALLS functions;
  * `trace` is a line sink (or falsy for no tracing); `link` reaches the
  * browser side of Pepper (threads/rpc.js HostLink or DirectLink) when the
- * thread belongs to a Pepper plugin (`thread.pepper`).
+ * thread belongs to a Pepper plugin (`thread.pepper`). With `coop`
+ * (threads/coop.js), `blocking` replaces the IRT functions that wait with
+ * async ones, imported as WebAssembly.Suspending.
  */
-export function buildImports(thread, hostCalls, { trace = null, link = null } = {}) {
+export function buildImports(thread, hostCalls, { trace = null, link = null, coop = false, blocking = null } = {}) {
   const local = {
     ...basic(thread),
     ...tls(thread),
@@ -102,11 +104,14 @@ export function buildImports(thread, hostCalls, { trace = null, link = null } = 
     irt[name] = fn;
   }
   if (trace) irt = strace(irt, { sink: trace, mem: thread.mem, tid: thread.tid });
+  if (coop && blocking) {
+    for (const [name, fn] of Object.entries(blocking)) irt[name] = new WebAssembly.Suspending(fn);
+  }
   // A Pepper plugin also links against the PPB functions. Without a
   // browser side (no link) the hook is not answered, so nothing reaches them.
   const ppapi =
     thread.pepper && link
-      ? pepperImports(thread, link)
+      ? pepperImports(thread, link, { coop })
       : uniformPpapiImports(() => {
           throw new GuestFault('a Pepper browser function was called outside a Pepper plugin');
         });

@@ -288,198 +288,58 @@ fn unique_path(dir: &Path, prefix: &str, ext: &str) -> PathBuf {
 const RUNTIME_FILES: &[(&str, &str)] = &[
     ("index.js", include_str!("../../../js/src/index.js")),
     ("node/run.mjs", include_str!("../../../js/src/node/run.mjs")),
-    (
-        "runtime/abi.js",
-        include_str!("../../../js/src/runtime/abi.js"),
-    ),
-    (
-        "runtime/abi.gen.js",
-        include_str!("../../../js/src/runtime/abi.gen.js"),
-    ),
-    (
-        "runtime/pepper/browser.js",
-        include_str!("../../../js/src/runtime/pepper/browser.js"),
-    ),
-    (
-        "runtime/pepper/defs.js",
-        include_str!("../../../js/src/runtime/pepper/defs.js"),
-    ),
-    (
-        "runtime/pepper/heap.js",
-        include_str!("../../../js/src/runtime/pepper/heap.js"),
-    ),
-    (
-        "runtime/pepper/plugin.js",
-        include_str!("../../../js/src/runtime/pepper/plugin.js"),
-    ),
-    (
-        "runtime/pepper/ppb/browser-fns.js",
-        include_str!("../../../js/src/runtime/pepper/ppb/browser-fns.js"),
-    ),
-    (
-        "runtime/pepper/ppb/console.js",
-        include_str!("../../../js/src/runtime/pepper/ppb/console.js"),
-    ),
-    (
-        "runtime/pepper/ppb/core.js",
-        include_str!("../../../js/src/runtime/pepper/ppb/core.js"),
-    ),
-    (
-        "runtime/pepper/ppb/index.js",
-        include_str!("../../../js/src/runtime/pepper/ppb/index.js"),
-    ),
-    (
-        "runtime/pepper/ppb/instance.js",
-        include_str!("../../../js/src/runtime/pepper/ppb/instance.js"),
-    ),
-    (
-        "runtime/pepper/ppb/lifecycle.js",
-        include_str!("../../../js/src/runtime/pepper/ppb/lifecycle.js"),
-    ),
-    (
-        "runtime/pepper/ppb/message-loop.js",
-        include_str!("../../../js/src/runtime/pepper/ppb/message-loop.js"),
-    ),
-    (
-        "runtime/pepper/ppb/messaging.js",
-        include_str!("../../../js/src/runtime/pepper/ppb/messaging.js"),
-    ),
-    (
-        "runtime/pepper/ppb/url.js",
-        include_str!("../../../js/src/runtime/pepper/ppb/url.js"),
-    ),
-    (
-        "runtime/pepper/ppb/var-containers.js",
-        include_str!("../../../js/src/runtime/pepper/ppb/var-containers.js"),
-    ),
-    (
-        "runtime/pepper/ppb/var.js",
-        include_str!("../../../js/src/runtime/pepper/ppb/var.js"),
-    ),
-    (
-        "runtime/pepper/ppb/view.js",
-        include_str!("../../../js/src/runtime/pepper/ppb/view.js"),
-    ),
-    (
-        "runtime/pepper/resources.js",
-        include_str!("../../../js/src/runtime/pepper/resources.js"),
-    ),
-    (
-        "runtime/pepper/vars.js",
-        include_str!("../../../js/src/runtime/pepper/vars.js"),
-    ),
-    (
-        "runtime/control.js",
-        include_str!("../../../js/src/runtime/control.js"),
-    ),
-    (
-        "runtime/defs.js",
-        include_str!("../../../js/src/runtime/defs.js"),
-    ),
-    (
-        "runtime/faults.js",
-        include_str!("../../../js/src/runtime/faults.js"),
-    ),
-    (
-        "runtime/fs.js",
-        include_str!("../../../js/src/runtime/fs.js"),
-    ),
-    (
-        "runtime/index.js",
-        include_str!("../../../js/src/runtime/index.js"),
-    ),
-    (
-        "runtime/memory.js",
-        include_str!("../../../js/src/runtime/memory.js"),
-    ),
-    (
-        "runtime/module-info.js",
-        include_str!("../../../js/src/runtime/module-info.js"),
-    ),
-    (
-        "runtime/process.js",
-        include_str!("../../../js/src/runtime/process.js"),
-    ),
-    (
-        "runtime/startinfo.js",
-        include_str!("../../../js/src/runtime/startinfo.js"),
-    ),
-    (
-        "runtime/strace.js",
-        include_str!("../../../js/src/runtime/strace.js"),
-    ),
-    (
-        "runtime/thread.js",
-        include_str!("../../../js/src/runtime/thread.js"),
-    ),
-    (
-        "runtime/irt/basic.js",
-        include_str!("../../../js/src/runtime/irt/basic.js"),
-    ),
-    (
-        "runtime/irt/clock.js",
-        include_str!("../../../js/src/runtime/irt/clock.js"),
-    ),
-    (
-        "runtime/irt/fdio.js",
-        include_str!("../../../js/src/runtime/irt/fdio.js"),
-    ),
-    (
-        "runtime/irt/filename.js",
-        include_str!("../../../js/src/runtime/irt/filename.js"),
-    ),
-    (
-        "runtime/irt/futex.js",
-        include_str!("../../../js/src/runtime/irt/futex.js"),
-    ),
-    (
-        "runtime/irt/guard.js",
-        include_str!("../../../js/src/runtime/irt/guard.js"),
-    ),
-    (
-        "runtime/irt/memory.js",
-        include_str!("../../../js/src/runtime/irt/memory.js"),
-    ),
-    (
-        "runtime/irt/ppapihook.js",
-        include_str!("../../../js/src/runtime/irt/ppapihook.js"),
-    ),
-    (
-        "runtime/irt/query.js",
-        include_str!("../../../js/src/runtime/irt/query.js"),
-    ),
-    (
-        "runtime/irt/random.js",
-        include_str!("../../../js/src/runtime/irt/random.js"),
-    ),
-    (
-        "runtime/irt/thread.js",
-        include_str!("../../../js/src/runtime/irt/thread.js"),
-    ),
-    (
-        "runtime/irt/tls.js",
-        include_str!("../../../js/src/runtime/irt/tls.js"),
-    ),
-    (
-        "runtime/threads/passthrough.js",
-        include_str!("../../../js/src/runtime/threads/passthrough.js"),
-    ),
-    (
-        "runtime/threads/platform.js",
-        include_str!("../../../js/src/runtime/threads/platform.js"),
-    ),
-    (
-        "runtime/threads/rpc.js",
-        include_str!("../../../js/src/runtime/threads/rpc.js"),
-    ),
-    (
-        "runtime/threads/spawn.js",
-        include_str!("../../../js/src/runtime/threads/spawn.js"),
-    ),
-    (
-        "runtime/threads/worker.js",
-        include_str!("../../../js/src/runtime/threads/worker.js"),
-    ),
+    ("runtime/abi.gen.js", include_str!("../../../js/src/runtime/abi.gen.js")),
+    ("runtime/abi.js", include_str!("../../../js/src/runtime/abi.js")),
+    ("runtime/control.js", include_str!("../../../js/src/runtime/control.js")),
+    ("runtime/defs.js", include_str!("../../../js/src/runtime/defs.js")),
+    ("runtime/faults.js", include_str!("../../../js/src/runtime/faults.js")),
+    ("runtime/fs.js", include_str!("../../../js/src/runtime/fs.js")),
+    ("runtime/index.js", include_str!("../../../js/src/runtime/index.js")),
+    ("runtime/irt/basic.js", include_str!("../../../js/src/runtime/irt/basic.js")),
+    ("runtime/irt/clock.js", include_str!("../../../js/src/runtime/irt/clock.js")),
+    ("runtime/irt/fdio.js", include_str!("../../../js/src/runtime/irt/fdio.js")),
+    ("runtime/irt/filename.js", include_str!("../../../js/src/runtime/irt/filename.js")),
+    ("runtime/irt/futex.js", include_str!("../../../js/src/runtime/irt/futex.js")),
+    ("runtime/irt/guard.js", include_str!("../../../js/src/runtime/irt/guard.js")),
+    ("runtime/irt/memory.js", include_str!("../../../js/src/runtime/irt/memory.js")),
+    ("runtime/irt/ppapihook.js", include_str!("../../../js/src/runtime/irt/ppapihook.js")),
+    ("runtime/irt/query.js", include_str!("../../../js/src/runtime/irt/query.js")),
+    ("runtime/irt/random.js", include_str!("../../../js/src/runtime/irt/random.js")),
+    ("runtime/irt/thread.js", include_str!("../../../js/src/runtime/irt/thread.js")),
+    ("runtime/irt/tls.js", include_str!("../../../js/src/runtime/irt/tls.js")),
+    ("runtime/memory.js", include_str!("../../../js/src/runtime/memory.js")),
+    ("runtime/module-info.js", include_str!("../../../js/src/runtime/module-info.js")),
+    ("runtime/pepper/browser.js", include_str!("../../../js/src/runtime/pepper/browser.js")),
+    ("runtime/pepper/defs.js", include_str!("../../../js/src/runtime/pepper/defs.js")),
+    ("runtime/pepper/heap.js", include_str!("../../../js/src/runtime/pepper/heap.js")),
+    ("runtime/pepper/host-worker.js", include_str!("../../../js/src/runtime/pepper/host-worker.js")),
+    ("runtime/pepper/page.js", include_str!("../../../js/src/runtime/pepper/page.js")),
+    ("runtime/pepper/plugin.js", include_str!("../../../js/src/runtime/pepper/plugin.js")),
+    ("runtime/pepper/ppb/browser-fns.js", include_str!("../../../js/src/runtime/pepper/ppb/browser-fns.js")),
+    ("runtime/pepper/ppb/console.js", include_str!("../../../js/src/runtime/pepper/ppb/console.js")),
+    ("runtime/pepper/ppb/core.js", include_str!("../../../js/src/runtime/pepper/ppb/core.js")),
+    ("runtime/pepper/ppb/index.js", include_str!("../../../js/src/runtime/pepper/ppb/index.js")),
+    ("runtime/pepper/ppb/instance.js", include_str!("../../../js/src/runtime/pepper/ppb/instance.js")),
+    ("runtime/pepper/ppb/lifecycle.js", include_str!("../../../js/src/runtime/pepper/ppb/lifecycle.js")),
+    ("runtime/pepper/ppb/message-loop.js", include_str!("../../../js/src/runtime/pepper/ppb/message-loop.js")),
+    ("runtime/pepper/ppb/messaging.js", include_str!("../../../js/src/runtime/pepper/ppb/messaging.js")),
+    ("runtime/pepper/ppb/url.js", include_str!("../../../js/src/runtime/pepper/ppb/url.js")),
+    ("runtime/pepper/ppb/var-containers.js", include_str!("../../../js/src/runtime/pepper/ppb/var-containers.js")),
+    ("runtime/pepper/ppb/var.js", include_str!("../../../js/src/runtime/pepper/ppb/var.js")),
+    ("runtime/pepper/ppb/view.js", include_str!("../../../js/src/runtime/pepper/ppb/view.js")),
+    ("runtime/pepper/resources.js", include_str!("../../../js/src/runtime/pepper/resources.js")),
+    ("runtime/pepper/value-codec.js", include_str!("../../../js/src/runtime/pepper/value-codec.js")),
+    ("runtime/pepper/vars.js", include_str!("../../../js/src/runtime/pepper/vars.js")),
+    ("runtime/process.js", include_str!("../../../js/src/runtime/process.js")),
+    ("runtime/startinfo.js", include_str!("../../../js/src/runtime/startinfo.js")),
+    ("runtime/strace.js", include_str!("../../../js/src/runtime/strace.js")),
+    ("runtime/thread.js", include_str!("../../../js/src/runtime/thread.js")),
+    ("runtime/threads/coop.js", include_str!("../../../js/src/runtime/threads/coop.js")),
+    ("runtime/threads/passthrough.js", include_str!("../../../js/src/runtime/threads/passthrough.js")),
+    ("runtime/threads/platform.js", include_str!("../../../js/src/runtime/threads/platform.js")),
+    ("runtime/threads/rpc.js", include_str!("../../../js/src/runtime/threads/rpc.js")),
+    ("runtime/threads/spawn.js", include_str!("../../../js/src/runtime/threads/spawn.js")),
+    ("runtime/threads/worker.js", include_str!("../../../js/src/runtime/threads/worker.js")),
 ];
 
 /// Makes the `.js` files ES modules (as `js/package.json` does in the repo).

@@ -91,6 +91,8 @@ export class Browser {
     this.handler = null;
     /** Blocking messages waiting for their response: id → resolve. */
     this.replies = new Map();
+    /** …and how to fail them if the plugin goes away first. */
+    this.blockingRejects = new Map();
     this.nextReply = 1;
     this.impl = ppbImplementations(this);
     this.mainLoop = this.resources.add('MessageLoop', {
@@ -296,6 +298,39 @@ export class Browser {
     }
   }
 
+  /**
+   * Page → plugin, waiting for the answer (postMessageAndAwaitResponse):
+   * the registered handler's HandleBlockingMessage runs on its loop's
+   * thread; resolves with its response, rejects with Chrome's exception
+   * texts when there is no loaded plugin or no handler.
+   */
+  postBlockingMessage(value) {
+    if (this.state !== 'created') {
+      return Promise.reject(new Error('Attempted to call a synchronous method on a plugin that was not yet loaded.'));
+    }
+    if (!this.handler) {
+      return Promise.reject(
+        new Error(
+          'The plugin has not registered a handler for synchronous messages. See the documentation for PPB_Messaging::RegisterMessageHandler and PPP_MessageHandler.',
+        ),
+      );
+    }
+    let v;
+    try {
+      v = this.vars.fromJs(value);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    const { loop, handler, userData } = this.handler;
+    const id = this.nextReply++;
+    const [lo, hi] = varWords(v);
+    return new Promise((resolve, reject) => {
+      this.replies.set(id, resolve);
+      this.blockingRejects.set(id, reject);
+      this.enqueue(loop, [ITEM.HANDLER_BLOCKING, handler, userData, v.type, lo, hi, id]);
+    }).finally(() => this.blockingRejects.delete(id));
+  }
+
   /** The embedder's view changed (size, visibility, scale, …). */
   setView(view) {
     Object.assign(this.view, view);
@@ -311,6 +346,8 @@ export class Browser {
   /** The process is ending: abort everything pending. */
   shutdown() {
     this.state = 'dead';
+    for (const reject of this.blockingRejects.values()) reject(new Error('the plugin has ended'));
+    this.blockingRejects.clear();
     for (const r of this.resources.items.values()) {
       if (r.kind === 'MessageLoop' && r.waiter) {
         const wake = r.waiter;

@@ -1,23 +1,25 @@
 // The plugin side of Pepper: what runs on the guest's own threads.
 //
-// - `pepperImports(thread, link)`: the `ppapi` import object of one guest
-//   thread. Each PPB function forwards its raw arguments to the browser
-//   (browser.js) through `link` — a synchronous call to the host from a
-//   Worker, or a direct call when the guest runs on the host — except the
-//   few that must run on the calling thread: the clock, IsMainThread,
-//   MessageLoop.Run (it executes the loop's items here), and interface
-//   lookups (cached per thread).
+// - `pepperImports(thread, link, { coop })`: the `ppapi` import object of
+//   one guest thread. Each PPB function forwards its raw arguments to the
+//   browser (browser.js) through `link` — a synchronous call to the host
+//   from a Worker, or a direct call when the guest runs on the host —
+//   except the few that must run on the calling thread: the clock,
+//   IsMainThread, MessageLoop.Run (it executes the loop's items here), and
+//   interface lookups (cached per thread). With cooperative threads
+//   (threads/coop.js) every one is `WebAssembly.Suspending`, so a call the
+//   browser answers later sets the thread aside instead of blocking.
 // - `ppapihook(thread)`: IRT `nacl-irt-ppapihook-0.1`. `ppapi_start` never
 //   returns while the plugin lives: it throws `PepperStart`, which unwinds
 //   `_start`'s frames (main() and PpapiPluginMain are abandoned; the stack
 //   pointer stays below them) and turns the main thread into an event
 //   loop: its JS event queue is the main thread's message loop.
 // - `PluginMain`: that event loop. It boots the module (PPP_InitializeModule,
-//   PPP_GetInterface, DidCreate), then runs each item the browser sends:
-//   completion callbacks and PPP calls (DidChangeView, DidChangeFocus,
-//   HandleMessage, …), calling the plugin's functions through the table
-//   with the pexe calling convention (a struct argument is a pointer to a
-//   copy on the thread's own stack).
+//   PPP_GetInterface, DidCreate), then runs each item the browser sends,
+//   one after the other: completion callbacks and PPP calls (DidChangeView,
+//   DidChangeFocus, HandleMessage, …), calling the plugin's functions
+//   through the table with the pexe calling convention (a struct argument
+//   is a pointer to a copy on the thread's own stack).
 //
 // Threads (pepper/README.md): the main thread only runs guest code when an
 // item arrives, so it never blocks and a blocking call there answers
@@ -64,30 +66,33 @@ export function ppapihook(thread) {
   };
 }
 
+/** Converts a browser answer to the import's result kind. */
+function resultOf(link, kind, r) {
+  if (kind === 'd' || kind === 'f') return link.f64();
+  if (kind === 'l') return link.i64();
+  return r;
+}
+
 /**
  * The `ppapi` imports of `thread`. `link.call(key, args)` runs a browser
- * function and returns its i32 result; `link.f64()` / `link.payload()`
- * read the rest of the last answer.
+ * function and returns its i32 result; `link.f64()` / `link.i64()` /
+ * `link.payload()` read the rest of the last answer; with `coop`,
+ * `link.callAsync` may return a Promise.
  */
-export function pepperImports(thread, link) {
+export function pepperImports(thread, link, { coop = false } = {}) {
   const imports = Object.create(null);
   for (const f of PPB_FUNCTIONS) {
     const key = f.key;
     const kind = f.results;
-    imports[key] =
-      kind === 'd' || kind === 'f'
-        ? (...args) => {
-            link.call(key, args);
-            return link.f64();
-          }
-        : kind === 'l'
-          ? (...args) => {
-              link.call(key, args);
-              return link.i64();
-            }
-          : (...args) => link.call(key, args);
+    imports[key] = coop
+      ? (...args) => {
+          const r = link.callAsync(key, args);
+          return r && typeof r.then === 'function' ? r.then((v) => resultOf(link, kind, v)) : resultOf(link, kind, r);
+        }
+      : (...args) => resultOf(link, kind, link.call(key, args));
   }
   const interfaces = new Map();
+  const exec = coop ? executor(thread, true) : executor(thread, false);
   Object.assign(imports, {
     'PPB_Core;1.0:GetTime': ppTime,
     'PPB_Core;1.0:GetTimeTicks': ppTimeTicks,
@@ -107,22 +112,41 @@ export function pepperImports(thread, link) {
       }
       return addr;
     },
-    'PPB_MessageLoop;1.0:Run'(loop) {
-      const r = link.call('$MessageLoop.enter', [loop]);
-      if (r !== PP.OK) return r;
-      try {
-        for (;;) {
-          link.call('$MessageLoop.next', [loop]);
-          const item = link.payload();
-          if (item[0] === ITEM.QUIT) break;
-          runItem(thread, link, item);
+    'PPB_MessageLoop;1.0:Run': coop
+      ? async (loop) => {
+          const r = link.call('$MessageLoop.enter', [loop]);
+          if (r !== PP.OK) return r;
+          try {
+            for (;;) {
+              await link.callAsync('$MessageLoop.next', [loop]);
+              const item = link.payload();
+              if (item[0] === ITEM.QUIT) break;
+              await runItem(thread, link, item, exec);
+            }
+          } finally {
+            link.call('$MessageLoop.exit', [loop]);
+          }
+          return PP.OK;
         }
-      } finally {
-        link.call('$MessageLoop.exit', [loop]);
-      }
-      return PP.OK;
-    },
+      : (loop) => {
+          const r = link.call('$MessageLoop.enter', [loop]);
+          if (r !== PP.OK) return r;
+          try {
+            for (;;) {
+              link.call('$MessageLoop.next', [loop]);
+              const item = link.payload();
+              if (item[0] === ITEM.QUIT) break;
+              runItem(thread, link, item, exec);
+            }
+          } finally {
+            link.call('$MessageLoop.exit', [loop]);
+          }
+          return PP.OK;
+        },
   });
+  if (coop) {
+    for (const key of Object.keys(imports)) imports[key] = new WebAssembly.Suspending(imports[key]);
+  }
   return imports;
 }
 
@@ -143,20 +167,61 @@ function guestFunction(thread, ptr, what) {
 }
 
 /**
- * Runs `body(addr)` with `size` bytes reserved on the thread's stack (16-byte
- * aligned), as a C caller would for struct copies.
+ * How a guest call runs: `exec(fn, args, stackBytes, before, after)` —
+ * `stackBytes` reserved on the thread's stack (16-byte aligned) for struct
+ * copies, `before(at)` writes them, `args` is an array or `(at) => array`,
+ * `after(at, result)` reads results before the stack is released. The
+ * plain executor returns the result; the cooperative one (JSPI) a Promise,
+ * entering the guest through WebAssembly.promising so it may suspend.
  */
-function withStack(thread, size, body) {
-  const ex = thread.exports;
-  const sp = ex.__stack_pointer.value >>> 0;
-  const addr = (sp - size) & ~15;
-  if (addr < (ex.__stack_limit.value >>> 0)) throw new GuestFault('stack overflow (Pepper call arguments)');
-  ex.__stack_pointer.value = addr;
-  try {
-    return body(addr);
-  } finally {
-    ex.__stack_pointer.value = sp;
-  }
+function executor(thread, coop) {
+  const promising = new Map();
+  const enter = coop
+    ? (fn, args) => {
+        let p = promising.get(fn);
+        if (!p) {
+          p = WebAssembly.promising(fn);
+          promising.set(fn, p);
+        }
+        return p(...args);
+      }
+    : (fn, args) => fn(...args);
+  return (fn, args, stackBytes = 0, before = null, after = null) => {
+    const ex = thread.exports;
+    const sp = ex.__stack_pointer.value >>> 0;
+    let at = 0;
+    if (stackBytes > 0) {
+      at = (sp - stackBytes) & ~15;
+      if (at < (ex.__stack_limit.value >>> 0)) throw new GuestFault('stack overflow (Pepper call arguments)');
+      ex.__stack_pointer.value = at;
+    }
+    const restore = () => {
+      ex.__stack_pointer.value = sp;
+    };
+    try {
+      before?.(at);
+      const r = enter(fn, typeof args === 'function' ? args(at) : args);
+      if (!coop) {
+        const out = after ? after(at, r) : r;
+        restore();
+        return out;
+      }
+      return Promise.resolve(r).then(
+        (v) => {
+          const out = after ? after(at, v) : v;
+          restore();
+          return out;
+        },
+        (e) => {
+          restore();
+          throw e;
+        },
+      );
+    } catch (e) {
+      restore();
+      throw e;
+    }
+  };
 }
 
 /** Writes a var (type + 8 value bytes from two words) as a struct PP_Var. */
@@ -167,51 +232,48 @@ function writeVarWords(mem, addr, type, lo, hi) {
   mem.setI32(addr + PP_VAR.value + 4, hi);
 }
 
-function writeVar(mem, addr, v) {
-  const dv = mem.view();
-  dv.setInt32(addr + PP_VAR.type, v.type, true);
-  dv.setInt32(addr + 4, 0, true);
-  if (v.type === 4) dv.setFloat64(addr + PP_VAR.value, v.value, true);
-  else if (v.type <= 3) dv.setBigInt64(addr + PP_VAR.value, BigInt(v.value | 0), true);
-  else dv.setBigInt64(addr + PP_VAR.value, BigInt(v.value), true);
-}
-
-/** Runs one loop item on this thread (callbacks, message handler calls). */
-export function runItem(thread, link, item) {
+/**
+ * Runs one loop item on this thread (callbacks, message handler calls);
+ * returns what `exec` returns (a Promise with cooperative threads).
+ */
+export function runItem(thread, link, item, exec) {
   const mem = thread.mem;
   switch (item[0]) {
     case ITEM.CALLBACK: {
       const [, func, userData, result] = item;
-      guestFunction(thread, func, 'a completion callback')(userData, result);
-      return;
+      return exec(guestFunction(thread, func, 'a completion callback'), [userData, result]);
     }
     case ITEM.HANDLER_MESSAGE: {
       const [, handler, userData, type, lo, hi] = item;
       const fn = guestFunction(thread, mem.getU32(handler + PPP_MESSAGE_HANDLER.HandleMessage), 'PPP_MessageHandler');
-      withStack(thread, 16, (at) => {
-        writeVarWords(mem, at, type, lo, hi);
-        fn(INSTANCE_ID, userData, at);
+      // The handler's argument is the browser's (const PP_Var*): dropped after.
+      return exec(fn, (at) => [INSTANCE_ID, userData, at], 16, (at) => writeVarWords(mem, at, type, lo, hi), () => {
+        link.call('$var.release', [type, lo, hi]);
       });
-      // The handler's argument is the browser's (const PP_Var*): drop it.
-      link.call('$var.release', [type, lo, hi]);
-      return;
     }
     case ITEM.HANDLER_BLOCKING: {
       const [, handler, userData, type, lo, hi, replyId] = item;
       const fn = guestFunction(thread, mem.getU32(handler + PPP_MESSAGE_HANDLER.HandleBlockingMessage), 'PPP_MessageHandler');
-      withStack(thread, 32, (at) => {
-        writeVarWords(mem, at, type, lo, hi);
-        writeVarWords(mem, at + 16, 0, 0, 0);
-        fn(INSTANCE_ID, userData, at, at + 16);
-        link.call('$Messaging.reply', [replyId, at + 16]);
-      });
-      link.call('$var.release', [type, lo, hi]);
-      return;
+      return exec(
+        fn,
+        (at) => [INSTANCE_ID, userData, at, at + 16],
+        32,
+        (at) => {
+          writeVarWords(mem, at, type, lo, hi);
+          writeVarWords(mem, at + 16, 0, 0, 0);
+        },
+        (at) => {
+          link.call('$Messaging.reply', [replyId, at + 16]);
+          link.call('$var.release', [type, lo, hi]);
+        },
+      );
     }
     case ITEM.HANDLER_DESTROY: {
       const [, handler, userData] = item;
-      guestFunction(thread, mem.getU32(handler + PPP_MESSAGE_HANDLER.Destroy), 'PPP_MessageHandler')(INSTANCE_ID, userData);
-      return;
+      return exec(guestFunction(thread, mem.getU32(handler + PPP_MESSAGE_HANDLER.Destroy), 'PPP_MessageHandler'), [
+        INSTANCE_ID,
+        userData,
+      ]);
     }
     default:
       throw new Error(`runtime bug: unknown loop item ${item[0]}`);
@@ -222,35 +284,35 @@ export function runItem(thread, link, item) {
 
 /**
  * The plugin's main thread after ppapi_start: boots the module, then runs
- * the items the browser sends (`handle`), one at a time.
+ * the items the browser sends (`handle`). Callers run one item at a time:
+ * each returned Promise settles before the next item starts.
  */
 export class PluginMain {
-  constructor(thread, link, funcs) {
+  constructor(thread, link, funcs, { coop = false } = {}) {
     this.thread = thread;
     this.link = link;
     this.funcs = funcs;
+    this.exec = executor(thread, coop);
     /** PPP interface name → its table address in guest memory (0: none). */
     this.ppp = new Map();
     this.instanceVersion = null;
   }
 
   /** PPP_GetInterface(name), asked once per name. */
-  pluginInterface(name) {
+  async pluginInterface(name) {
     let addr = this.ppp.get(name);
     if (addr === undefined) {
       const get = guestFunction(this.thread, this.funcs.getInterface, 'PPP_GetInterface');
-      addr = withStack(this.thread, name.length + 1, (at) => {
-        this.thread.mem.writeCBytes(at, new TextEncoder().encode(name));
-        return get(at) >>> 0;
-      });
+      const bytes = new TextEncoder().encode(name);
+      addr = (await this.exec(get, (at) => [at], bytes.length + 1, (at) => this.thread.mem.writeCBytes(at, bytes))) >>> 0;
       this.ppp.set(name, addr);
     }
     return addr;
   }
 
   /** The plugin's function `member` of PPP interface `name`, or null. */
-  pluginFunction(name, member) {
-    const table = this.pluginInterface(name);
+  async pluginFunction(name, member) {
+    const table = await this.pluginInterface(name);
     if (table === 0) return null;
     const keys = PPP_INTERFACES[name];
     const index = keys.findIndex((k) => PPP_BY_KEY.get(k).name === member);
@@ -259,58 +321,57 @@ export class PluginMain {
   }
 
   /** Module and instance start-up, then `created` to the browser. */
-  boot() {
+  async boot() {
     const { thread, link, funcs } = this;
     link.call('$Pepper.started', [funcs.initialize, funcs.shutdown, funcs.getInterface]);
     const init = guestFunction(thread, funcs.initialize, 'PPP_InitializeModule');
-    const r = init(MODULE_ID, GET_INTERFACE_ADDRESS) | 0;
+    const r = (await this.exec(init, [MODULE_ID, GET_INTERFACE_ADDRESS])) | 0;
     if (r !== PP.OK) {
       link.call('$Pepper.failed', [1, r]);
       return;
     }
-    this.instanceVersion = this.pluginInterface('PPP_Instance;1.1') ? 'PPP_Instance;1.1' : 'PPP_Instance;1.0';
-    if (this.pluginInterface(this.instanceVersion) === 0) {
+    this.instanceVersion = (await this.pluginInterface('PPP_Instance;1.1')) ? 'PPP_Instance;1.1' : 'PPP_Instance;1.0';
+    if ((await this.pluginInterface(this.instanceVersion)) === 0) {
       link.call('$Pepper.failed', [2, 0]);
       return;
     }
-    const didCreate = this.pluginFunction(this.instanceVersion, 'DidCreate');
+    const didCreate = await this.pluginFunction(this.instanceVersion, 'DidCreate');
     link.call('$Pepper.createArgs', []);
     const [argc, argn, argv] = link.payload();
-    const ok = didCreate ? didCreate(INSTANCE_ID, argc, argn, argv) | 0 : 0;
+    const ok = didCreate ? (await this.exec(didCreate, [INSTANCE_ID, argc, argn, argv])) | 0 : 0;
     link.call('$Pepper.created', [ok !== 0 ? 1 : 0]);
   }
 
   /** Runs one item from the browser. */
-  handle(item) {
+  async handle(item) {
     if (Array.isArray(item)) {
-      runItem(this.thread, this.link, item);
+      await runItem(this.thread, this.link, item, this.exec);
       return;
     }
     switch (item.ppp) {
       case 'DidChangeView':
-        return this.didChangeView();
+        await this.didChangeView();
+        return;
       case 'DidChangeFocus': {
-        const f = this.pluginFunction(this.instanceVersion, 'DidChangeFocus');
-        f?.(INSTANCE_ID, item.hasFocus ? 1 : 0);
+        const f = await this.pluginFunction(this.instanceVersion, 'DidChangeFocus');
+        if (f) await this.exec(f, [INSTANCE_ID, item.hasFocus ? 1 : 0]);
         return;
       }
       case 'HandleMessage': {
-        const f = this.pluginFunction('PPP_Messaging;1.0', 'HandleMessage');
+        const f = await this.pluginFunction('PPP_Messaging;1.0', 'HandleMessage');
         if (!f) {
           this.link.call('$var.release', varArgs(item.var));
           return;
         }
         // The plugin receives a reference (PASS_REF) and releases it.
-        withStack(this.thread, 16, (at) => {
-          writeVar(this.thread.mem, at, item.var);
-          f(INSTANCE_ID, at);
-        });
+        const [type, lo, hi] = varArgs(item.var);
+        await this.exec(f, (at) => [INSTANCE_ID, at], 16, (at) => writeVarWords(this.thread.mem, at, type, lo, hi));
         return;
       }
       case 'call': {
         // Any other PPP call the browser needs (input events, graphics).
-        const f = this.pluginFunction(item.iface, item.member);
-        const r = f ? f(...item.args) | 0 : (item.missing ?? 0);
+        const f = await this.pluginFunction(item.iface, item.member);
+        const r = f ? (await this.exec(f, item.args)) | 0 : (item.missing ?? 0);
         if (item.reply) this.link.call('$Pepper.reply', [item.reply, r]);
         return;
       }
@@ -319,18 +380,22 @@ export class PluginMain {
     }
   }
 
-  didChangeView() {
+  async didChangeView() {
     const { link, thread } = this;
     const view = link.call('$Pepper.viewResource', []);
+    const words = link.payload();
     try {
+      const f = await this.pluginFunction(this.instanceVersion, 'DidChangeView');
+      if (!f) return;
       if (this.instanceVersion === 'PPP_Instance;1.1') {
-        this.pluginFunction(this.instanceVersion, 'DidChangeView')?.(INSTANCE_ID, view);
+        await this.exec(f, [INSTANCE_ID, view]);
       } else {
-        const words = link.payload();
-        withStack(thread, 2 * PP_RECT.SIZE, (at) => {
-          for (let i = 0; i < 8; i++) thread.mem.setI32(at + 4 * i, words[i]);
-          this.pluginFunction(this.instanceVersion, 'DidChangeView')?.(INSTANCE_ID, at, at + PP_RECT.SIZE);
-        });
+        await this.exec(
+          f,
+          (at) => [INSTANCE_ID, at, at + PP_RECT.SIZE],
+          2 * PP_RECT.SIZE,
+          (at) => words.forEach((w, i) => thread.mem.setI32(at + 4 * i, w)),
+        );
       }
     } finally {
       link.call('PPB_Core;1.0:ReleaseResource', [view]);

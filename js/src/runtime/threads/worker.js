@@ -65,17 +65,20 @@ function end(outcome) {
   port.post(outcome);
 }
 
+/** The plugin's main loop: each step starts when the one before is done. */
+let chain = Promise.resolve();
+
 /**
- * Runs one item of the plugin's main loop; an exit or a fault in guest
- * code ends the thread (and the process) as it would any thread.
+ * Runs one step of the plugin's main loop (boot, then each item); an exit
+ * or a fault in guest code ends the thread (and the process) as it would
+ * any thread.
  */
+function runPluginStep(step) {
+  chain = chain.then(() => (ended ? undefined : step())).catch((e) => end(classify(e, plugin.thread.exports)));
+}
+
 function runPluginItem(item) {
-  if (ended) return;
-  try {
-    plugin.handle(item);
-  } catch (e) {
-    end(classify(e, plugin.thread.exports));
-  }
+  runPluginStep(() => plugin.handle(item));
 }
 
 async function start(init) {
@@ -105,11 +108,7 @@ async function start(init) {
   if (outcome.type !== 'pepper') return outcome;
   // The guest entered Pepper: this thread becomes the plugin's main loop.
   plugin = new PluginMain(thread, link, outcome.funcs);
-  try {
-    plugin.boot();
-  } catch (e) {
-    return classify(e, thread.exports);
-  }
+  runPluginStep(() => plugin.boot());
   for (const item of early.splice(0)) runPluginItem(item);
   return null;
 }
