@@ -107,7 +107,7 @@ function fail(message) {
 }
 
 // The API loads the WebAssembly; `help` and usage errors do not need it.
-const api = () => import('../index.js');
+const api = () => import('../node.js');
 
 async function cmdRun(argv) {
   const opts = parse(argv, {

@@ -13,11 +13,9 @@ import { EXITING, LIVE, NEXT_TID } from '../control.js';
 import { FAULT_EXIT_STATUS, errno } from '../defs.js';
 import { createChannel, serveCall } from './rpc.js';
 
-const WORKER_URL = new URL('./worker.js', import.meta.url);
-
 /**
  * Runs the process `proc` (prepared; `setup` from `proc.prepare()`) with
- * every guest thread in a Worker of `platform` (platform.js). Resolves
+ * every guest thread in a Worker of `platform` (the host, platform.js). Resolves
  * `{ exitCode }` or `{ exitCode: 134, fault }`; rejects on a runtime bug.
  *
  * @param {object} o
@@ -52,7 +50,7 @@ export function runInWorkers({ proc, platform, setup, startResults, traceSink, t
 
     const start = (role, tid, extra) => {
       const channel = createChannel();
-      const w = platform.createWorker(WORKER_URL);
+      const w = platform.createWorker();
       workers.add(w);
       let ended = false;
       w.onMessage((msg) => {

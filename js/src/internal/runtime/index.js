@@ -1,11 +1,17 @@
 // Runs a pexe translated to WebAssembly by `pexe` (the NaCl IRT shim).
 //
-//   import { run } from './runtime/index.js';
+//   import { run } from './index.js';
+//   import { browserHost } from './threads/platform.js';
 //   const { exitCode, fault } = await run(wasmBytes, {
 //     args: ['hello.pexe'], env: { HOME: '/' },
 //     files: { '/data/in.txt': 'hello' },
 //     stdout: (chunk) => out.push(chunk),
-//   });
+//   }, browserHost);
+//
+// The host (`browserHost`, or `nodeHost` from internal/node/host.js) brings
+// what differs between Node and browsers: Node's modules (file system,
+// terminals) and how a guest thread's Worker starts. Nothing in this
+// folder imports a `node:` module, so browser bundles never see one.
 //
 // The module must follow the runtime ABI (abi.md; checked at start). By
 // default the guest runs in Workers (one per guest thread; the calling
@@ -20,23 +26,8 @@ import { moduleInfo } from './module-info.js';
 import { Process, createMemory } from './process.js';
 import { buildImports, createThread, runMain } from './thread.js';
 import { runInWorkers } from './threads/spawn.js';
-import { browserPlatform, nodePlatform, workersAvailable } from './threads/platform.js';
 
 export { AbiMismatch };
-
-const isNode = typeof process !== 'undefined' && !!process.versions?.node;
-
-async function loadNode() {
-  if (!isNode) return null;
-  const [fs, path, os, tty, wt] = await Promise.all([
-    import('node:fs'),
-    import('node:path'),
-    import('node:os'),
-    import('node:tty'),
-    import('node:worker_threads'),
-  ]);
-  return { fs, path, os, tty, worker_threads: wt, process };
-}
 
 async function compile(wasm) {
   if (wasm instanceof WebAssembly.Module) return { module: wasm, bytes: null };
@@ -75,17 +66,22 @@ async function compile(wasm) {
  * - `stackSize`: bytes of the main thread's stack (default 8 MiB).
  * - `trace`: true (IRT calls to stderr) or a function receiving lines.
  * - `threads`: false to run on the calling thread (one guest thread).
+ *
+ * `host`: where this runs: `browserHost` (threads/platform.js) or
+ * `nodeHost` (internal/node/host.js).
  */
-export async function run(wasm, options = {}) {
+export async function run(wasm, options, host) {
+  if (typeof host?.workersAvailable !== 'function') throw new TypeError('run() needs a host (browserHost or nodeHost)');
+  options ??= {};
   const { module, bytes } = await compile(wasm);
   checkModule(module);
   const info = bytes ? moduleInfo(bytes) : { memory: null, startResults: null };
-  const node = await loadNode();
-  const useWorkers = options.threads !== false && workersAvailable(node);
+  const node = host.node;
+  const useWorkers = options.threads !== false && host.workersAvailable();
   if (options.requireWorkers && !useWorkers) {
     throw new Error('Workers with shared memory are not available here (a page must be cross-origin isolated)');
   }
-  const defaultOut = isNode ? 'inherit' : null;
+  const defaultOut = node ? 'inherit' : null;
   const opts = {
     ...options,
     stdout: options.stdout === undefined ? defaultOut : options.stdout,
@@ -97,10 +93,9 @@ export async function run(wasm, options = {}) {
   const traceSink = traceSinkFor(options.trace, node);
 
   if (useWorkers) {
-    const platform = node ? nodePlatform(node.worker_threads) : browserPlatform();
     return runInWorkers({
       proc,
-      platform,
+      platform: host,
       setup,
       startResults: info.startResults,
       traceSink,
@@ -116,8 +111,8 @@ export async function run(wasm, options = {}) {
  * blocking calls never run on the page's main thread); rejects where that
  * is impossible (no cross-origin isolation).
  */
-export function runInWorker(wasm, options = {}) {
-  return run(wasm, { ...options, threads: true, requireWorkers: true });
+export function runInWorker(wasm, options, host) {
+  return run(wasm, { ...options, threads: true, requireWorkers: true }, host);
 }
 
 /** One guest thread on the calling thread. */

@@ -19,6 +19,7 @@
 
 import { readFileSync, statSync, writeSync } from 'node:fs';
 import { run } from '../runtime/index.js';
+import { nodeHost } from './host.js';
 
 const USAGE = 'usage: node run.mjs [--argv0 NAME] [--env K=V]... [--dir DIR]... [--trace] [--stack-size N] MODULE.wasm [--] [ARGS...]';
 
@@ -96,7 +97,7 @@ async function main() {
       stackSize: opts.stackSize,
       trace: opts.trace,
       threads: opts.threads,
-    });
+    }, nodeHost);
   } catch (e) {
     if (e?.name === 'AbiMismatch') die(`${opts.module}: the module does not follow the runtime ABI: ${e.message}`, 1);
     // Anything else is a bug of the runtime: say so, with where it happened.

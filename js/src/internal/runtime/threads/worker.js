@@ -1,5 +1,7 @@
-// Entry point of a Worker that runs one guest thread (the main thread or
-// one made by thread_create).
+// A Worker that runs one guest thread (the main thread or one made by
+// thread_create). The Worker's entry script is browser-worker.js in
+// browsers and internal/node/worker.js in Node; each makes the port to the
+// host thread and calls `serveThread`.
 //
 // The host posts one message:
 //   { type: 'init', role: 'main' | 'thread', module, memory, control,
@@ -17,31 +19,29 @@ import { buildImports, createThread, runMain, runThread } from '../thread.js';
 import { withPassthrough } from './passthrough.js';
 import { rpcFunctions } from './rpc.js';
 
-const isNode = typeof process !== 'undefined' && !!process.versions?.node;
-
-// The port to the host thread. In a browser the listener must be attached
-// before the first await, or the init message could be dispatched to
-// nobody; Node queues messages until a listener is attached.
+/** The port to the host thread: { post(msg), onMessage(fn) }. */
 let port;
-if (isNode) {
-  const { parentPort } = await import('node:worker_threads');
-  port = { post: (msg) => parentPort.postMessage(msg), onMessage: (fn) => parentPort.on('message', fn) };
-} else {
-  port = {
-    post: (msg) => self.postMessage(msg),
-    onMessage: (fn) => self.addEventListener('message', (e) => fn(e.data)),
-  };
-}
+/** Node's `node:fs` (stdio passthrough, trace lines to fd 2), or null. */
+let nodeFs = null;
 let started = false;
 
-port.onMessage((msg) => {
-  if (msg?.type !== 'init' || started) return;
-  started = true;
-  start(msg).then(
-    (outcome) => port.post(outcome),
-    (e) => port.post({ type: 'error', message: String(e?.message ?? e), stack: String(e?.stack ?? '') }),
-  );
-});
+/**
+ * Serves one guest thread on `port`. In a browser the entry script must
+ * call this before its first await, or the init message could be
+ * dispatched to nobody; Node queues messages until a listener is attached.
+ */
+export function serveThread(hostPort, { nodeFs: fs = null } = {}) {
+  port = hostPort;
+  nodeFs = fs;
+  port.onMessage((msg) => {
+    if (msg?.type !== 'init' || started) return;
+    started = true;
+    start(msg).then(
+      (outcome) => port.post(outcome),
+      (e) => port.post({ type: 'error', message: String(e?.message ?? e), stack: String(e?.stack ?? '') }),
+    );
+  });
+}
 
 async function start(init) {
   const thread = createThread({
@@ -53,7 +53,6 @@ async function start(init) {
   });
   const post = (msg) => port.post(msg);
   let hostCalls = rpcFunctions([...HOST_CALLS], init.channel, post);
-  const nodeFs = isNode ? await import('node:fs') : null;
   if (init.passthrough && nodeFs) {
     hostCalls = withPassthrough(hostCalls, { mem: thread.mem, control: init.control, nodeFs });
   }
