@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { IRT_FUNCTIONS } from '../src/internal/runtime/abi.js';
 import { buildImports, createThread } from '../src/internal/runtime/thread.js';
 import { createControl } from '../src/internal/runtime/control.js';
-import { FileSystem } from '../src/internal/runtime/fs.js';
+import { FileSystem } from '../src/internal/runtime/fs/index.js';
 import { PageAllocator, memory } from '../src/internal/runtime/irt/memory.js';
 import { fdio } from '../src/internal/runtime/irt/fdio.js';
 import { filename } from '../src/internal/runtime/irt/filename.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as nodeFs from 'node:fs';
 import * as nodePath from 'node:path';
 import * as os from 'node:os';
-import { FileSystem, FsError } from '../src/internal/runtime/fs.js';
+import { FileSystem, FsError } from '../src/internal/runtime/fs/index.js';
 import { GuestMemory } from '../src/internal/runtime/memory.js';
 import { fdio } from '../src/internal/runtime/irt/fdio.js';
 import { filename } from '../src/internal/runtime/irt/filename.js';

@@ -4,7 +4,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { PageAllocator, memory } from '../src/internal/runtime/irt/memory.js';
 import { GuestMemory } from '../src/internal/runtime/memory.js';
-import { FileSystem } from '../src/internal/runtime/fs.js';
+import { FileSystem } from '../src/internal/runtime/fs/index.js';
 import { MAP, PAGE_SIZE, errno } from '../src/internal/runtime/defs.js';
 
 const P = PAGE_SIZE;

@@ -14,7 +14,7 @@
 
 import { createControl, LIVE, STDIO } from './control.js';
 import { DEFAULT_STACK_SIZE, MAX_WASM_PAGES, PAGE_SIZE, errno } from './defs.js';
-import { FileSystem } from './fs.js';
+import { FileSystem } from './fs/index.js';
 import { fdio } from './irt/fdio.js';
 import { filename } from './irt/filename.js';
 import { PageAllocator, memory as memoryCalls } from './irt/memory.js';

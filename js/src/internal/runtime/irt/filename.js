@@ -9,7 +9,7 @@
 //   utimes(path, const struct timeval times[2])
 
 import { STAT, TIME, errno } from '../defs.js';
-import { MAX_PATH } from '../fs.js';
+import { MAX_PATH } from '../fs/index.js';
 import { fromUtf8 } from '../memory.js';
 import { writeStat } from './fdio.js';
 import { fail, guardAll } from './guard.js';

@@ -7,7 +7,7 @@
 // propagates.
 
 import { errno } from '../defs.js';
-import { FsError } from '../fs.js';
+import { FsError } from '../fs/index.js';
 import { MemoryFault } from '../memory.js';
 
 /** An IRT failure with a positive errno. */

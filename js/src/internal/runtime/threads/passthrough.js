@@ -7,7 +7,7 @@
 // goes to the host as usual.
 
 import { STDIO } from '../control.js';
-import { hostReadSync, hostWriteSync } from '../fs.js';
+import { hostReadSync, hostWriteSync } from '../fs/index.js';
 import { MAX_IO } from '../irt/fdio.js';
 import { guardAll } from '../irt/guard.js';
 
