@@ -1,7 +1,7 @@
 // The host side of one guest process: everything process-wide.
 //
 // A `Process` owns the guest's memory, the file system and descriptor table
-// (fs.js), the page allocator (irt/memory.js), the control block
+// (fs/index.js), the page allocator (irt/memory.js), the control block
 // (control.js) and the host-side IRT functions (`hostCalls`: fdio,
 // filename, memory, thread_create). It lives on the thread that called
 // `run()`; guest threads reach `hostCalls` directly (one inline thread) or

@@ -1,6 +1,6 @@
 // IRT interfaces "nacl-irt-fdio-0.1" and "nacl-irt-dev-fdio-0.3": file
 // descriptor calls. Host side: they work on the process's `FileSystem`
-// (fs.js) and read/write guest memory through `GuestMemory`.
+// (fs/index.js) and read/write guest memory through `GuestMemory`.
 //
 //   close(fd)                         dup(fd, *newfd)       dup2(fd, newfd)
 //   read(fd, buf, count, *nread)      write(fd, buf, count, *nwrote)

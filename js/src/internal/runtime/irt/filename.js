@@ -1,5 +1,5 @@
 // IRT interface "nacl-irt-dev-filename-0.3": calls that take paths. Host
-// side, over the process's `FileSystem` (fs.js).
+// side, over the process's `FileSystem` (fs/index.js).
 //
 //   open(path, oflag, mode, *newfd)  stat(path, *stat)  mkdir(path, mode)
 //   rmdir(path)  chdir(path)  getcwd(buf, len)  unlink(path)
