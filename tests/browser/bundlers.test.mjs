@@ -8,14 +8,19 @@
 // browser entry reaches (Vite, which would stub it, fails through vite.mjs).
 //
 // Cases are folders of bundlers/cases/: index.html + main.js (the app,
-// importing 'pexe') and case.mjs exporting `files({ corpus })` (URL path →
-// file the server adds) and `check(page, { corpus })` (asserts; returns a
-// line to print). Every case is built with every bundler.
+// importing 'pexe') and case.mjs exporting `files({ corpus })` (what the
+// server adds to the build: URL path → file, or URL prefix ending in '/' →
+// folder) and `check(page, { corpus })` (asserts; returns a line to print).
+// Every case is built with every bundler.
 //
 // Needs npm and the npm registry (the bundlers, pinned in
 // bundlers/package-lock.json, are installed with the tarball into a
 // temporary folder), pkg/ (scripts/build-pkg.sh), the corpus, Chromium and
-// playwright-core.
+// playwright-core. Why these two bundlers: Vite (Rollup in production) and
+// webpack are what most apps are built with, and they find Workers and
+// assets in different ways; a third would go in BUNDLERS with a builder
+// script beside vite.mjs. (`vite dev`, which needs `optimizeDeps.exclude`,
+// is documented in js/README.md, not tested here.)
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -51,7 +56,10 @@ const MIME = {
   '.pexe': 'application/x-pnacl',
 };
 
-/** Serves `dir` and `extra` (URL path → file) with the headers of a cross-origin isolated site. */
+/**
+ * Serves `dir` and `extra` (URL path → file, or URL prefix ending in '/' →
+ * folder) with the headers of a cross-origin isolated site.
+ */
 function serve(dir, extra) {
   const server = http.createServer((req, res) => {
     const headers = {
@@ -60,8 +68,13 @@ function serve(dir, extra) {
       'Cross-Origin-Resource-Policy': 'same-origin',
     };
     const { pathname } = new URL(req.url, 'http://localhost');
-    const file = extra[pathname] ?? path.join(dir, path.normalize(pathname === '/' ? '/index.html' : pathname));
-    if (!extra[pathname] && !file.startsWith(dir + path.sep)) {
+    let file = extra[pathname];
+    let root = dir;
+    // A key ending in '/' serves a folder under that prefix.
+    const prefix = file ? null : Object.keys(extra).find((k) => k.endsWith('/') && pathname.startsWith(k));
+    if (prefix) root = extra[prefix];
+    file ??= path.join(root, path.normalize((prefix ? pathname.slice(prefix.length - 1) : pathname).replace(/\/$/, '/index.html')));
+    if (!extra[pathname] && !file.startsWith(root + path.sep)) {
       res.writeHead(403, headers);
       return res.end();
     }
