@@ -8,7 +8,7 @@ use std::path::Path;
 /// Generated files, relative to the repository root, and their generators.
 fn generated() -> [(&'static str, String); 2] {
     let list = abi::abi();
-    [("js/src/runtime/abi.gen.js", abi::js::module(list)), ("docs/abi.md", abi::doc::markdown(list))]
+    [("js/src/internal/runtime/abi.gen.js", abi::js::module(list)), ("docs/abi.md", abi::doc::markdown(list))]
 }
 
 #[test]

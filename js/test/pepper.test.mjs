@@ -5,13 +5,13 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PPB_FUNCTIONS, PPB_INTERFACES, ppbAddress, PPB_INDEX } from '../src/runtime/abi.js';
-import { GuestMemory } from '../src/runtime/memory.js';
-import { PageAllocator } from '../src/runtime/irt/memory.js';
-import { Browser } from '../src/runtime/pepper/browser.js';
-import { ITEM, MAIN_TID, PP, VAR } from '../src/runtime/pepper/defs.js';
-import { mergeImplementations } from '../src/runtime/pepper/ppb/index.js';
-import { GuestFault } from '../src/runtime/faults.js';
+import { PPB_FUNCTIONS, PPB_INTERFACES, ppbAddress, PPB_INDEX } from '../src/internal/runtime/abi.js';
+import { GuestMemory } from '../src/internal/runtime/memory.js';
+import { PageAllocator } from '../src/internal/runtime/irt/memory.js';
+import { Browser } from '../src/internal/pepper/browser.js';
+import { ITEM, MAIN_TID, PP, VAR } from '../src/internal/pepper/defs.js';
+import { mergeImplementations } from '../src/internal/pepper/ppb/index.js';
+import { GuestFault } from '../src/internal/runtime/faults.js';
 
 /** A browser over a fresh memory; `sent` collects page messages, `main` main-thread items. */
 function fake({ attributes = [] } = {}) {

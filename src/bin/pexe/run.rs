@@ -1,5 +1,5 @@
 //! `pexe run`: translate a pexe to WebAssembly and run it under Node.js with
-//! the JavaScript runtime (`js/src/runtime/`, the NaCl IRT shim).
+//! the JavaScript runtime (`js/src/internal/runtime/`, the NaCl IRT shim).
 //!
 //! The runtime's files are compiled into this binary and written once to a
 //! cache directory named after their hash
@@ -7,7 +7,7 @@
 //! temp directory), so an installed `pexe` works outside the repository.
 //! The translated module goes to a temporary file that is removed after
 //! the run. Node (`node` on PATH, or `$PEXE_NODE`) then runs
-//! `node/run.mjs` with the guest's stdin, stdout and stderr inherited, so
+//! `internal/node/run.mjs` with the guest's stdin, stdout and stderr inherited, so
 //! the guest's output passes through byte for byte, and its exit status
 //! becomes this command's.
 
@@ -171,7 +171,7 @@ impl Run {
         // code for the whole run (2.3x slower on mandelbrot). Workers inherit
         // the flag.
         cmd.arg("--no-liftoff");
-        cmd.arg(runtime.join("node").join("run.mjs"));
+        cmd.arg(runtime.join(RUNNER));
         cmd.arg("--argv0").arg(&self.file);
         for kv in &self.env {
             cmd.arg("--env").arg(kv);
@@ -284,63 +284,12 @@ fn unique_path(dir: &Path, prefix: &str, ext: &str) -> PathBuf {
     })
 }
 
-/// The runtime's files (paths relative to `js/src/`), compiled in.
-const RUNTIME_FILES: &[(&str, &str)] = &[
-    ("index.js", include_str!("../../../js/src/index.js")),
-    ("node/run.mjs", include_str!("../../../js/src/node/run.mjs")),
-    ("runtime/abi.gen.js", include_str!("../../../js/src/runtime/abi.gen.js")),
-    ("runtime/abi.js", include_str!("../../../js/src/runtime/abi.js")),
-    ("runtime/control.js", include_str!("../../../js/src/runtime/control.js")),
-    ("runtime/defs.js", include_str!("../../../js/src/runtime/defs.js")),
-    ("runtime/faults.js", include_str!("../../../js/src/runtime/faults.js")),
-    ("runtime/fs.js", include_str!("../../../js/src/runtime/fs.js")),
-    ("runtime/index.js", include_str!("../../../js/src/runtime/index.js")),
-    ("runtime/irt/basic.js", include_str!("../../../js/src/runtime/irt/basic.js")),
-    ("runtime/irt/clock.js", include_str!("../../../js/src/runtime/irt/clock.js")),
-    ("runtime/irt/fdio.js", include_str!("../../../js/src/runtime/irt/fdio.js")),
-    ("runtime/irt/filename.js", include_str!("../../../js/src/runtime/irt/filename.js")),
-    ("runtime/irt/futex.js", include_str!("../../../js/src/runtime/irt/futex.js")),
-    ("runtime/irt/guard.js", include_str!("../../../js/src/runtime/irt/guard.js")),
-    ("runtime/irt/memory.js", include_str!("../../../js/src/runtime/irt/memory.js")),
-    ("runtime/irt/ppapihook.js", include_str!("../../../js/src/runtime/irt/ppapihook.js")),
-    ("runtime/irt/query.js", include_str!("../../../js/src/runtime/irt/query.js")),
-    ("runtime/irt/random.js", include_str!("../../../js/src/runtime/irt/random.js")),
-    ("runtime/irt/thread.js", include_str!("../../../js/src/runtime/irt/thread.js")),
-    ("runtime/irt/tls.js", include_str!("../../../js/src/runtime/irt/tls.js")),
-    ("runtime/memory.js", include_str!("../../../js/src/runtime/memory.js")),
-    ("runtime/module-info.js", include_str!("../../../js/src/runtime/module-info.js")),
-    ("runtime/pepper/browser.js", include_str!("../../../js/src/runtime/pepper/browser.js")),
-    ("runtime/pepper/defs.js", include_str!("../../../js/src/runtime/pepper/defs.js")),
-    ("runtime/pepper/heap.js", include_str!("../../../js/src/runtime/pepper/heap.js")),
-    ("runtime/pepper/host-worker.js", include_str!("../../../js/src/runtime/pepper/host-worker.js")),
-    ("runtime/pepper/page.js", include_str!("../../../js/src/runtime/pepper/page.js")),
-    ("runtime/pepper/plugin.js", include_str!("../../../js/src/runtime/pepper/plugin.js")),
-    ("runtime/pepper/ppb/browser-fns.js", include_str!("../../../js/src/runtime/pepper/ppb/browser-fns.js")),
-    ("runtime/pepper/ppb/console.js", include_str!("../../../js/src/runtime/pepper/ppb/console.js")),
-    ("runtime/pepper/ppb/core.js", include_str!("../../../js/src/runtime/pepper/ppb/core.js")),
-    ("runtime/pepper/ppb/index.js", include_str!("../../../js/src/runtime/pepper/ppb/index.js")),
-    ("runtime/pepper/ppb/instance.js", include_str!("../../../js/src/runtime/pepper/ppb/instance.js")),
-    ("runtime/pepper/ppb/lifecycle.js", include_str!("../../../js/src/runtime/pepper/ppb/lifecycle.js")),
-    ("runtime/pepper/ppb/message-loop.js", include_str!("../../../js/src/runtime/pepper/ppb/message-loop.js")),
-    ("runtime/pepper/ppb/messaging.js", include_str!("../../../js/src/runtime/pepper/ppb/messaging.js")),
-    ("runtime/pepper/ppb/url.js", include_str!("../../../js/src/runtime/pepper/ppb/url.js")),
-    ("runtime/pepper/ppb/var-containers.js", include_str!("../../../js/src/runtime/pepper/ppb/var-containers.js")),
-    ("runtime/pepper/ppb/var.js", include_str!("../../../js/src/runtime/pepper/ppb/var.js")),
-    ("runtime/pepper/ppb/view.js", include_str!("../../../js/src/runtime/pepper/ppb/view.js")),
-    ("runtime/pepper/resources.js", include_str!("../../../js/src/runtime/pepper/resources.js")),
-    ("runtime/pepper/value-codec.js", include_str!("../../../js/src/runtime/pepper/value-codec.js")),
-    ("runtime/pepper/vars.js", include_str!("../../../js/src/runtime/pepper/vars.js")),
-    ("runtime/process.js", include_str!("../../../js/src/runtime/process.js")),
-    ("runtime/startinfo.js", include_str!("../../../js/src/runtime/startinfo.js")),
-    ("runtime/strace.js", include_str!("../../../js/src/runtime/strace.js")),
-    ("runtime/thread.js", include_str!("../../../js/src/runtime/thread.js")),
-    ("runtime/threads/coop.js", include_str!("../../../js/src/runtime/threads/coop.js")),
-    ("runtime/threads/passthrough.js", include_str!("../../../js/src/runtime/threads/passthrough.js")),
-    ("runtime/threads/platform.js", include_str!("../../../js/src/runtime/threads/platform.js")),
-    ("runtime/threads/rpc.js", include_str!("../../../js/src/runtime/threads/rpc.js")),
-    ("runtime/threads/spawn.js", include_str!("../../../js/src/runtime/threads/spawn.js")),
-    ("runtime/threads/worker.js", include_str!("../../../js/src/runtime/threads/worker.js")),
-];
+// RUNTIME_DIRS and RUNTIME_FILES: every file of the runtime's folders of
+// `js/src/`, as (path relative to js/src, contents); generated by build.rs.
+include!(concat!(env!("OUT_DIR"), "/runtime_files.rs"));
+
+/// The Node runner, relative to the runtime's folder.
+const RUNNER: &str = "internal/node/run.mjs";
 
 /// Makes the `.js` files ES modules (as `js/package.json` does in the repo).
 const PACKAGE_JSON: &str = "{ \"type\": \"module\", \"private\": true }\n";
@@ -429,7 +378,7 @@ fn write_runtime(dir: &Path) -> io::Result<()> {
 mod tests {
     use super::*;
 
-    /// Every `.js`/`.mjs` file under `js/src/` is compiled in, and nothing else.
+    /// Every file of the runtime's folders is compiled in (READMEs aside).
     #[test]
     fn every_runtime_file_is_embedded() {
         fn walk(dir: &Path, base: &Path, out: &mut Vec<String>) {
@@ -437,26 +386,83 @@ mod tests {
                 let path = entry.unwrap().path();
                 if path.is_dir() {
                     walk(&path, base, out);
-                } else if matches!(
-                    path.extension().and_then(|e| e.to_str()),
-                    Some("js" | "mjs")
-                ) {
-                    out.push(
-                        path.strip_prefix(base)
-                            .unwrap()
-                            .to_string_lossy()
-                            .replace('\\', "/"),
-                    );
+                } else if path.extension().and_then(|e| e.to_str()) != Some("md") {
+                    out.push(path.strip_prefix(base).unwrap().to_string_lossy().replace('\\', "/"));
                 }
             }
         }
         let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("js/src");
         let mut on_disk = Vec::new();
-        walk(&base, &base, &mut on_disk);
+        for dir in RUNTIME_DIRS {
+            walk(&base.join(dir), &base, &mut on_disk);
+        }
         on_disk.sort();
         let mut embedded: Vec<String> = RUNTIME_FILES.iter().map(|(p, _)| p.to_string()).collect();
         embedded.sort();
         assert_eq!(embedded, on_disk);
+        assert!(embedded.iter().any(|p| p == RUNNER));
+    }
+
+    /// The relative module specifiers in `text`: `from '…'`, `import('…')`
+    /// and `new URL('…', import.meta.url)` (Worker scripts), outside `//`
+    /// and `*` comment lines.
+    fn relative_imports(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for line in text.lines() {
+            let code = line.trim_start();
+            if code.starts_with("//") || code.starts_with('*') || code.starts_with("/*") {
+                continue;
+            }
+            for opener in ["from '", "from \"", "import('", "import(\"", "new URL('", "new URL(\""] {
+                let mut rest = code;
+                while let Some(at) = rest.find(opener) {
+                    let after = &rest[at + opener.len()..];
+                    let quote = opener.chars().last().unwrap();
+                    let Some(end) = after.find(quote) else { break };
+                    let spec = &after[..end];
+                    if spec.starts_with("./") || spec.starts_with("../") {
+                        out.push(spec.to_string());
+                    }
+                    rest = &after[end..];
+                }
+            }
+        }
+        out
+    }
+
+    /// The embedded runtime is whole: every module or Worker script an
+    /// embedded file refers to is embedded too. (A folder the runtime
+    /// starts to use must be added to build.rs's RUNTIME_DIRS.)
+    #[test]
+    fn the_embedded_runtime_imports_only_embedded_files() {
+        let embedded: std::collections::HashSet<&str> = RUNTIME_FILES.iter().map(|(p, _)| *p).collect();
+        let mut checked = 0;
+        for (path, text) in RUNTIME_FILES {
+            for spec in relative_imports(text) {
+                let mut parts: Vec<&str> = path.split('/').collect();
+                parts.pop();
+                for part in spec.split('/') {
+                    match part {
+                        "." => {}
+                        ".." => {
+                            parts.pop();
+                        }
+                        p => parts.push(p),
+                    }
+                }
+                let target = parts.join("/");
+                assert!(
+                    embedded.contains(target.as_str()),
+                    "{path} refers to {spec} ({target}), which `pexe run` does not embed: add its folder to RUNTIME_DIRS in build.rs"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 50, "only {checked} imports found: is the scanner broken?");
+        assert_eq!(
+            relative_imports("import { a } from './a.js';\n// from './comment.js'\nnew URL('../w.js', import.meta.url); import('node:fs');"),
+            ["./a.js", "../w.js"]
+        );
     }
 
     #[test]
@@ -464,8 +470,9 @@ mod tests {
         let root = unique_path(&std::env::temp_dir(), "pexe-run-test", "");
         let name = format!("runtime-{:016x}", runtime_hash());
         let dir = install_runtime(&root, &name).unwrap();
-        assert!(dir.join("node/run.mjs").is_file());
-        assert!(dir.join("runtime/threads/worker.js").is_file());
+        assert!(dir.join(RUNNER).is_file());
+        assert!(dir.join("internal/node/worker.js").is_file());
+        assert!(dir.join("internal/runtime/threads/worker.js").is_file());
         assert_eq!(
             std::fs::read_to_string(dir.join("package.json")).unwrap(),
             PACKAGE_JSON
