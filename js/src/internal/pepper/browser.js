@@ -56,7 +56,7 @@ export class Browser {
    * @param {object} [o.view]     initial view (DEFAULT_VIEW's shape)
    * @param {object} o.transport  { toMain(item) }: posts an item to the main thread's queue
    */
-  constructor({ proc, embedder, attributes = [], view, transport, fetch, baseUrl }) {
+  constructor({ proc, embedder, attributes = [], view, transport, fetch, baseUrl, canvas2d = null }) {
     this.proc = proc;
     this.mem = proc.mem;
     this.heap = new GuestHeap(proc.pages, proc.mem);
@@ -68,6 +68,8 @@ export class Browser {
       onResourceAddRef: (id) => this.resources.addRef(id),
     });
     this.embedder = embedder;
+    /** The page's 2D surface (an OffscreenCanvas), or null without a page. */
+    this.canvas2d = canvas2d;
     this.transport = transport;
     this.fetch = fetch ?? globalThis.fetch?.bind(globalThis);
     /** The embedding document's URL: relative URLs resolve against it. */

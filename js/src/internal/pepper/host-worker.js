@@ -66,11 +66,12 @@ function answer(status, value) {
   encodeValue(reply, status, value);
 }
 
-async function start({ module, options, reply: replyBuffer }) {
+async function start({ module, options, reply: replyBuffer, surfaces }) {
   reply = replyBuffer;
   const output = (fd) => (chunk) => post({ type: 'output', fd, chunk });
   plugin = await startPlugin(module, {
     ...options,
+    surfaces,
     stdout: output(1),
     stderr: output(2),
     embedder: {
@@ -80,6 +81,7 @@ async function start({ module, options, reply: replyBuffer }) {
       loadFailed: (message) => post({ type: 'loadFailed', message }),
       missingInterface: (name) => post({ type: 'missing', name }),
       rewriteUrl: options.urlMap ? (href) => rewrite(options.urlMap, href) : undefined,
+      bindGraphics: (device) => post({ type: 'bound', kind: device?.kind === 'Graphics2D' ? '2d' : device?.kind === 'Graphics3D' ? '3d' : null }),
     },
   }, browserHost);
   for (const msg of pending.splice(0)) handle(msg);

@@ -17,11 +17,40 @@
 
 import { createReplyBuffer, decodeValue, replyReady, resetReply, REPLY } from './value-codec.js';
 
+/**
+ * The plugin's drawing surfaces inside `element` (the box the page gives
+ * it): a canvas for 2D devices, drawn by the host Worker, and one for 3D,
+ * drawn by the plugin's main thread. Both fill the box; the bound device's
+ * canvas is shown.
+ */
+function createSurfaces(element) {
+  const make = (name) => {
+    const c = document.createElement('canvas');
+    c.className = `pexe-surface pexe-surface-${name}`;
+    c.hidden = true;
+    c.style.cssText = 'position:absolute;inset:0;width:100%;height:100%;display:block';
+    const box = element.getBoundingClientRect();
+    c.width = Math.max(1, Math.round(box.width));
+    c.height = Math.max(1, Math.round(box.height));
+    element.appendChild(c);
+    return c;
+  };
+  const canvas2d = make('2d');
+  const canvas3d = make('3d');
+  return {
+    canvas2d,
+    canvas3d,
+    offscreen2d: canvas2d.transferControlToOffscreen(),
+    offscreen3d: canvas3d.transferControlToOffscreen(),
+  };
+}
+
 /** How long postMessageAndAwaitResponse waits before giving up (ms). */
 export const BLOCKING_TIMEOUT_MS = 60_000;
 
-export function startPluginInPage(module, options, embedder) {
+export function startPluginInPage(module, options, embedder, surface = null) {
   const worker = new Worker(new URL('./host-worker.js', import.meta.url), { type: 'module', name: 'pexe plugin host' });
+  const canvases = surface ? createSurfaces(surface) : null;
   const reply = globalThis.crossOriginIsolated ? createReplyBuffer() : null;
   let settle;
   const exited = new Promise((resolve) => (settle = resolve));
@@ -56,6 +85,13 @@ export function startPluginInPage(module, options, embedder) {
       case 'exited':
         end(msg.result);
         break;
+      case 'bound':
+        // Show the canvas of the device the plugin bound (BindGraphics).
+        if (canvases) {
+          canvases.canvas2d.hidden = msg.kind !== '2d';
+          canvases.canvas3d.hidden = msg.kind !== '3d';
+        }
+        break;
       case 'bug': {
         const err = new Error(`runtime bug: ${msg.message}`);
         err.stack = msg.stack;
@@ -72,7 +108,17 @@ export function startPluginInPage(module, options, embedder) {
     embedder.bug?.(err);
     end({ exitCode: 70, bug: err.message });
   });
-  worker.postMessage({ type: 'start', module, options, reply });
+  const transfer = canvases ? [canvases.offscreen2d, canvases.offscreen3d] : [];
+  worker.postMessage(
+    {
+      type: 'start',
+      module,
+      options,
+      reply,
+      surfaces: canvases ? { canvas2d: canvases.offscreen2d, canvas3d: canvases.offscreen3d } : null,
+    },
+    transfer,
+  );
 
   return {
     exited,
