@@ -30,7 +30,8 @@ import { PPB_INDEX, PPB_INTERFACES, ppbAddress } from '../runtime/abi.js';
 import { GuestFault } from '../runtime/faults.js';
 import { MemoryFault, utf8 } from '../runtime/memory.js';
 import { GuestHeap } from './heap.js';
-import { CALLBACK_FLAG, ITEM, MAIN_TID, PP, PP_CALLBACK, PP_FALSE, PP_TRUE } from './defs.js';
+import { CALLBACK_FLAG, INSTANCE_ID, ITEM, MAIN_TID, PP, PP_CALLBACK, PP_FALSE, PP_TRUE } from './defs.js';
+import { classOf, eventState } from './ppb/input.js';
 import { ResourceTable } from './resources.js';
 import { VarStore, varWords } from './vars.js';
 import { ppbImplementations } from './ppb/index.js';
@@ -96,6 +97,8 @@ export class Browser {
     /** …and how to fail them if the plugin goes away first. */
     this.blockingRejects = new Map();
     this.nextReply = 1;
+    /** Input event classes the plugin asked for (PPB_InputEvent). */
+    this.input = { requested: 0, filtered: 0 };
     this.impl = ppbImplementations(this);
     this.mainLoop = this.resources.add('MessageLoop', {
       tid: MAIN_TID,
@@ -331,6 +334,34 @@ export class Browser {
       this.blockingRejects.set(id, reject);
       this.enqueue(loop, [ITEM.HANDLER_BLOCKING, handler, userData, v.type, lo, hi, id]);
     }).finally(() => this.blockingRejects.delete(id));
+  }
+
+  /** Tells the embedder which input classes the plugin wants (it stops their default actions). */
+  inputClassesChanged() {
+    this.embedder.inputClasses?.(this.input.requested, this.input.filtered);
+  }
+
+  /**
+   * An input event from the page (a normalized event: ppb/input.js
+   * eventState). Delivered to PPP_InputEvent.HandleInputEvent on the main
+   * thread if the plugin asked for its class; the browser holds the event
+   * resource's reference for the duration of the call. Resolves whether
+   * the plugin handled it (meaningful for filtered classes), false when
+   * it was not delivered.
+   */
+  inputEvent(event) {
+    if (this.state !== 'created') return Promise.resolve(false);
+    const cls = classOf(event.type);
+    if (!cls || !((this.input.requested | this.input.filtered) & cls)) return Promise.resolve(false);
+    const id = this.resources.add('InputEvent', eventState(event));
+    const reply = this.nextReply++;
+    return new Promise((resolve) => {
+      this.replies.set(reply, (handled) => {
+        this.resources.release(id);
+        resolve(handled !== 0 || !(this.input.filtered & cls));
+      });
+      this.transport.toMain({ ppp: 'call', iface: 'PPP_InputEvent;0.1', member: 'HandleInputEvent', args: [INSTANCE_ID, id], reply, missing: 0 });
+    });
   }
 
   /** The embedder's view changed (size, visibility, scale, …). */

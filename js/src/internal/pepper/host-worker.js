@@ -8,12 +8,13 @@
 //   page → here   {type: 'start', module, options, reply}   reply: a growable
 //                 SharedArrayBuffer for blocking answers (or null)
 //                 {type: 'message', value} {type: 'view', view}
-//                 {type: 'focus', hasFocus} {type: 'destroy'}
+//                 {type: 'focus', hasFocus} {type: 'input', event} {type: 'destroy'}
 //                 {type: 'blocking', value}  (answer written to `reply`)
 //   here → page   {type: 'message', value} {type: 'log', level, source, text}
 //                 {type: 'loaded'} {type: 'loadFailed', message}
 //                 {type: 'missing', name} {type: 'output', fd, chunk}
 //                 {type: 'exited', result} {type: 'bug', message, stack}
+//                 {type: 'bound', kind} {type: 'inputClasses', requested, filtered}
 
 import { startPlugin } from '../runtime/index.js';
 import { browserHost } from '../runtime/threads/platform.js';
@@ -45,6 +46,9 @@ function handle(msg) {
       break;
     case 'focus':
       plugin.setFocus(msg.hasFocus);
+      break;
+    case 'input':
+      plugin.inputEvent(msg.event);
       break;
     case 'blocking':
       plugin.postBlockingMessage(msg.value).then(
@@ -81,6 +85,7 @@ async function start({ module, options, reply: replyBuffer, surfaces }) {
       loadFailed: (message) => post({ type: 'loadFailed', message }),
       missingInterface: (name) => post({ type: 'missing', name }),
       rewriteUrl: options.urlMap ? (href) => rewrite(options.urlMap, href) : undefined,
+      inputClasses: (requested, filtered) => post({ type: 'inputClasses', requested, filtered }),
       bindGraphics: (device) => post({ type: 'bound', kind: device?.kind === 'Graphics2D' ? '2d' : device?.kind === 'Graphics3D' ? '3d' : null }),
     },
   }, browserHost);

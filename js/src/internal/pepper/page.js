@@ -15,6 +15,7 @@
 // missingInterface(name), output(fd, bytes), and bug(error) when the
 // runtime itself fails.
 
+import { captureInput } from './page-input.js';
 import { createReplyBuffer, decodeValue, replyReady, resetReply, REPLY } from './value-codec.js';
 
 /**
@@ -51,6 +52,11 @@ export const BLOCKING_TIMEOUT_MS = 60_000;
 export function startPluginInPage(module, options, embedder, surface = null) {
   const worker = new Worker(new URL('./host-worker.js', import.meta.url), { type: 'module', name: 'pexe plugin host' });
   const canvases = surface ? createSurfaces(surface) : null;
+  // Input and focus on the plugin's box reach the plugin.
+  const input = surface ? captureInput(surface, (event) => worker.postMessage({ type: 'input', event })) : null;
+  const focus = (hasFocus) => () => worker.postMessage({ type: 'focus', hasFocus });
+  surface?.addEventListener('focus', focus(true));
+  surface?.addEventListener('blur', focus(false));
   const reply = globalThis.crossOriginIsolated ? createReplyBuffer() : null;
   let settle;
   const exited = new Promise((resolve) => (settle = resolve));
@@ -58,6 +64,7 @@ export function startPluginInPage(module, options, embedder, surface = null) {
   const end = (result) => {
     if (done) return;
     done = true;
+    input?.detach();
     settle(result);
     worker.terminate();
   };
@@ -84,6 +91,9 @@ export function startPluginInPage(module, options, embedder, surface = null) {
         break;
       case 'exited':
         end(msg.result);
+        break;
+      case 'inputClasses':
+        input?.setClasses(msg.requested, msg.filtered);
         break;
       case 'bound':
         // Show the canvas of the device the plugin bound (BindGraphics).

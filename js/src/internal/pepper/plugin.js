@@ -370,9 +370,14 @@ export class PluginMain {
       }
       case 'call': {
         // Any other PPP call the browser needs (input events, graphics).
-        const f = await this.pluginFunction(item.iface, item.member);
-        const r = f ? (await this.exec(f, item.args)) | 0 : (item.missing ?? 0);
-        if (item.reply) this.link.call('$Pepper.reply', [item.reply, r]);
+        let r = item.missing ?? 0;
+        try {
+          const f = await this.pluginFunction(item.iface, item.member);
+          if (f) r = (await this.exec(f, item.args)) | 0;
+        } finally {
+          // Answered even when the call faults, so the browser drops its references.
+          if (item.reply) this.link.call('$Pepper.reply', [item.reply, r]);
+        }
         return;
       }
       default:

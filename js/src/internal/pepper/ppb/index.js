@@ -11,6 +11,8 @@ import { PPB_FUNCTIONS } from '../../runtime/abi.js';
 import browserFns from './browser-fns.js';
 import console from './console.js';
 import core from './core.js';
+import graphics2d from './graphics-2d.js';
+import input from './input.js';
 import instance from './instance.js';
 import lifecycle from './lifecycle.js';
 import messageLoop from './message-loop.js';
@@ -33,6 +35,8 @@ export const FAMILIES = Object.freeze({
   view,
   'message-loop': messageLoop,
   url,
+  'graphics-2d': graphics2d,
+  input,
 });
 
 const KNOWN = new Set(PPB_FUNCTIONS.map((f) => f.key));
