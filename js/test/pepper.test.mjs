@@ -385,3 +385,76 @@ test('input events reach the plugin only in the classes it asked for, with the b
   b.call('$Pepper.reply', 0, [k.reply, 0]);
   assert.equal(await key, false, 'a filtered event the plugin did not handle goes back to the page');
 });
+
+test('audio: configs as Chrome allowed them, and periods paced by the player\'s room', async () => {
+  const memory = new WebAssembly.Memory({ initial: 32, maximum: 1024, shared: true });
+  const mem = new GuestMemory(memory);
+  const pages = new PageAllocator(mem, 0x10000);
+  const written = [];
+  let room = 2048;
+  const b = new Browser({
+    proc: { mem, pages },
+    embedder: {
+      audio: {
+        sampleRate: 48000,
+        open: ({ frames }) => ({
+          waitForSpace: async (n, cancelled) => {
+            while (room < n) {
+              if (cancelled()) return false;
+              await new Promise((r) => setTimeout(r, 5));
+            }
+            return true;
+          },
+          write: (s) => {
+            written.push(s);
+            room -= s.length / 2;
+            return s.length / 2;
+          },
+          fill: () => frames - room,
+          close() {},
+        }),
+      },
+    },
+    transport: { toMain() {} },
+  });
+  const call = (key, ...args) => b.call(key, MAIN_TID, args);
+  assert.equal(b.supports('PPB_Audio;1.1'), true);
+  assert.equal(call('PPB_AudioConfig;1.0:CreateStereo16Bit', 1, 22050, 1024), 0, 'only 44.1 and 48 kHz');
+  assert.equal(call('PPB_AudioConfig;1.0:CreateStereo16Bit', 1, 48000, 32), 0, 'at least 64 frames');
+  assert.equal(call('PPB_AudioConfig;1.1:RecommendSampleFrameCount', 1, 48000, 100), 512);
+  assert.equal(call('PPB_AudioConfig;1.1:RecommendSampleRate', 1), 48000);
+  const config = call('PPB_AudioConfig;1.0:CreateStereo16Bit', 1, 48000, 512);
+  const audio = call('PPB_Audio;1.1:Create', 1, config, 77, 5);
+  assert.ok(audio > 0);
+  assert.equal(call('$Audio.start', audio), 0, 'no thread creator registered: no thread');
+  b.threadCreator = { create: 90, join: 91 };
+  const start = call('$Audio.start', audio);
+  assert.deepEqual(start, { value: 1, payload: [90] });
+  const first = await call('$Audio.wait', audio);
+  const [go, callback, buffer, bytes, userData, withLatency] = first.payload;
+  assert.deepEqual([go, callback, bytes, userData, withLatency], [1, 77, 2048, 5, 1]);
+  new Int16Array(memory.buffer, buffer, 1024).fill(16384);
+  call('$Audio.filled', audio);
+  assert.equal(written[0][0], 0.5, '16-bit samples become floats');
+  room = 0;
+  const waiting = call('$Audio.wait', audio);
+  const stopped = call('$Audio.stop', audio);
+  assert.deepEqual(stopped, { value: 1, payload: [91, 0] });
+  assert.deepEqual((await waiting).payload, [0], 'a waiting audio thread is told to stop');
+});
+
+test('the audio worklet reads the ring layout the writer writes', async () => {
+  const { createRing, RingWriter } = await import('../src/internal/pepper/audio-ring.js');
+  const { RingReader } = await import('../src/internal/pepper/audio-worklet.js');
+  const ring = createRing(8, 2);
+  const w = new RingWriter(ring);
+  const r = new RingReader(ring);
+  assert.equal(w.write(Float32Array.from([0.1, -0.2, 0.3, -0.4, 0.5, -0.6])), 3);
+  const out = [new Float32Array(4), new Float32Array(4)];
+  r.read(out);
+  assert.deepEqual([...out[0]].map((v) => +v.toFixed(2)), [0.1, 0.3, 0.5, 0]);
+  assert.deepEqual([...out[1]].map((v) => +v.toFixed(2)), [-0.2, -0.4, -0.6, 0]);
+  assert.equal(w.underruns(), 1, 'a short quantum after data counts');
+  assert.equal(w.space(), 8);
+  assert.ok(Math.abs(w.peak() - 0.6) < 1e-6);
+});

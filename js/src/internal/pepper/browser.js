@@ -36,6 +36,13 @@ import { ResourceTable } from './resources.js';
 import { VarStore, varWords } from './vars.js';
 import { ppbImplementations } from './ppb/index.js';
 
+/** Interface families that need something of the embedder. */
+const NEEDS = Object.freeze({
+  PPB_Graphics2D: (b) => b.canvas2d !== null,
+  PPB_Audio: (b) => !!b.embedder.audio,
+  PPB_AudioConfig: (b) => !!b.embedder.audio,
+});
+
 /** The view an instance starts with when the embedder gives none. */
 export const DEFAULT_VIEW = Object.freeze({
   rect: { x: 0, y: 0, width: 0, height: 0 },
@@ -80,6 +87,8 @@ export class Browser {
     this.focus = false;
     /** Start functions the plugin gave ppapi_start, once it has. */
     this.start = null;
+    /** The plugin's PP_ThreadFunctions { create, join }, once registered. */
+    this.threadCreator = null;
     /** 'starting' → 'created' (DidCreate said yes) → 'dead' */
     this.state = 'starting';
     /** Page → plugin messages that arrived before DidCreate. */
@@ -129,10 +138,18 @@ export class Browser {
     }
   }
 
-  /** Whether every function of interface `name` is implemented here. */
+  /**
+   * Whether interface `name` is offered: every function implemented here,
+   * and what it needs of the embedder present (a 2D surface for
+   * Graphics2D, a player for audio: Node has neither).
+   */
   supports(name) {
     const keys = PPB_INTERFACES[name];
-    return !!keys && !name.startsWith('@') && keys.every((k) => typeof this.impl[k] === 'function');
+    if (!keys || name.startsWith('@')) return false;
+    const family = name.split(';')[0];
+    const needs = NEEDS[family];
+    if (needs && !needs(this)) return false;
+    return keys.every((k) => typeof this.impl[k] === 'function');
   }
 
   /**

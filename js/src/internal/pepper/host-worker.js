@@ -18,10 +18,13 @@
 
 import { startPlugin } from '../runtime/index.js';
 import { browserHost } from '../runtime/threads/platform.js';
+import { createRing, RingWriter } from './audio-ring.js';
 import { encodeValue, REPLY } from './value-codec.js';
 
 let plugin = null;
 let reply = null;
+/** Chunk-mode audio: the page played this many frames. */
+let audioConsumed = null;
 const pending = [];
 
 const post = (msg, transfer) => self.postMessage(msg, transfer ?? []);
@@ -49,6 +52,9 @@ function handle(msg) {
       break;
     case 'input':
       plugin.inputEvent(msg.event);
+      break;
+    case 'audio-consumed':
+      audioConsumed?.(msg.frames);
       break;
     case 'blocking':
       plugin.postBlockingMessage(msg.value).then(
@@ -84,6 +90,7 @@ async function start({ module, options, reply: replyBuffer, surfaces }) {
       loaded: () => post({ type: 'loaded' }),
       loadFailed: (message) => post({ type: 'loadFailed', message }),
       missingInterface: (name) => post({ type: 'missing', name }),
+      audio: surfaces ? audioSink() : undefined,
       rewriteUrl: options.urlMap ? (href) => rewrite(options.urlMap, href) : undefined,
       inputClasses: (requested, filtered) => post({ type: 'inputClasses', requested, filtered }),
       bindGraphics: (device) => post({ type: 'bound', kind: device?.kind === 'Graphics2D' ? '2d' : device?.kind === 'Graphics3D' ? '3d' : null }),
@@ -92,6 +99,56 @@ async function start({ module, options, reply: replyBuffer, surfaces }) {
   for (const msg of pending.splice(0)) handle(msg);
   const result = await plugin.exited;
   post({ type: 'exited', result });
+}
+
+/**
+ * The plugin's audio output (ppb/audio.js `embedder.audio`): a ring shared
+ * with the page's AudioWorklet when memory can be shared, else chunks
+ * posted through the page, paced by what the page reports played.
+ */
+function audioSink() {
+  return {
+    sampleRate: 48000,
+    open({ sampleRate, channels, frames }) {
+      if (globalThis.crossOriginIsolated) {
+        const ring = createRing(frames, channels);
+        const writer = new RingWriter(ring);
+        post({ type: 'audio', op: 'open', sampleRate, channels, ring });
+        return {
+          waitForSpace: (n, cancelled) => writer.waitForSpace(n, cancelled),
+          write: (samples) => writer.write(samples),
+          fill: () => writer.fill(),
+          close: () => post({ type: 'audio', op: 'close' }),
+        };
+      }
+      let queued = 0;
+      let wake = null;
+      audioConsumed = (played) => {
+        queued = Math.max(0, queued - played);
+        wake?.();
+      };
+      post({ type: 'audio', op: 'open', sampleRate, channels, ring: null });
+      return {
+        async waitForSpace(n, cancelled) {
+          while (queued + n > frames) {
+            if (cancelled()) return false;
+            await new Promise((resolve) => {
+              wake = resolve;
+              setTimeout(resolve, 50);
+            });
+          }
+          return !cancelled();
+        },
+        write(samples) {
+          queued += samples.length / channels;
+          post({ type: 'audio', op: 'data', samples }, [samples.buffer]);
+          return samples.length / channels;
+        },
+        fill: () => queued,
+        close: () => post({ type: 'audio', op: 'close' }),
+      };
+    },
+  };
 }
 
 /** The URL rewrite map: the longest prefix that matches wins. */

@@ -15,6 +15,7 @@
 // missingInterface(name), output(fd, bytes), and bug(error) when the
 // runtime itself fails.
 
+import { createPlayer } from './page-audio.js';
 import { captureInput } from './page-input.js';
 import { createReplyBuffer, decodeValue, replyReady, resetReply, REPLY } from './value-codec.js';
 
@@ -46,6 +47,24 @@ function createSurfaces(element) {
   };
 }
 
+/** Shows `text` over the plugin's box (or clears it). */
+function showNotice(element, text) {
+  let el = element.querySelector(':scope > .pexe-notice');
+  if (!text) {
+    el?.remove();
+    return;
+  }
+  if (!el) {
+    el = document.createElement('div');
+    el.className = 'pexe-notice';
+    el.style.cssText =
+      'position:absolute;left:0;right:0;bottom:0;padding:4px 8px;font:12px system-ui,sans-serif;' +
+      'background:rgba(0,0,0,.7);color:#fff;pointer-events:none;z-index:1';
+    element.appendChild(el);
+  }
+  el.textContent = text;
+}
+
 /** How long postMessageAndAwaitResponse waits before giving up (ms). */
 export const BLOCKING_TIMEOUT_MS = 60_000;
 
@@ -55,6 +74,9 @@ export function startPluginInPage(module, options, embedder, surface = null) {
   // Input and focus on the plugin's box reach the plugin.
   const input = surface ? captureInput(surface, (event) => worker.postMessage({ type: 'input', event })) : null;
   const focus = (hasFocus) => () => worker.postMessage({ type: 'focus', hasFocus });
+  const player = surface
+    ? createPlayer({ sendToHost: (msg) => worker.postMessage(msg), notice: (text) => showNotice(surface, text) })
+    : null;
   surface?.addEventListener('focus', focus(true));
   surface?.addEventListener('blur', focus(false));
   const reply = globalThis.crossOriginIsolated ? createReplyBuffer() : null;
@@ -65,6 +87,7 @@ export function startPluginInPage(module, options, embedder, surface = null) {
     if (done) return;
     done = true;
     input?.detach();
+    player?.destroy();
     settle(result);
     worker.terminate();
   };
@@ -91,6 +114,11 @@ export function startPluginInPage(module, options, embedder, surface = null) {
         break;
       case 'exited':
         end(msg.result);
+        break;
+      case 'audio':
+        if (msg.op === 'open') player?.open(msg).catch((e) => embedder.log?.('error', 'pexe', `audio: ${e.message}`));
+        else if (msg.op === 'data') player?.data(msg.samples);
+        else if (msg.op === 'close') player?.close();
         break;
       case 'inputClasses':
         input?.setClasses(msg.requested, msg.filtered);
@@ -154,6 +182,10 @@ export function startPluginInPage(module, options, embedder, surface = null) {
       const { status, value: answer } = decodeValue(reply);
       if (status === REPLY.ERROR) throw new Error(answer);
       return answer;
+    },
+    /** What the audio player played (tests, meters): { underruns, peak, played, state }. */
+    audioStats() {
+      return player?.stats() ?? null;
     },
     setView(view) {
       if (!done) worker.postMessage({ type: 'view', view });

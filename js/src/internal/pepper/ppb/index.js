@@ -8,6 +8,7 @@
 // know, so two files cannot silently disagree about one function.
 
 import { PPB_FUNCTIONS } from '../../runtime/abi.js';
+import audio from './audio.js';
 import browserFns from './browser-fns.js';
 import console from './console.js';
 import core from './core.js';
@@ -37,6 +38,7 @@ export const FAMILIES = Object.freeze({
   url,
   'graphics-2d': graphics2d,
   input,
+  audio,
 });
 
 const KNOWN = new Set(PPB_FUNCTIONS.map((f) => f.key));
