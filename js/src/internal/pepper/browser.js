@@ -41,6 +41,10 @@ const NEEDS = Object.freeze({
   PPB_Graphics2D: (b) => b.canvas2d !== null,
   PPB_Audio: (b) => !!b.embedder.audio,
   PPB_AudioConfig: (b) => !!b.embedder.audio,
+  PPB_MouseCursor: (b) => !!b.embedder.setCursor,
+  PPB_MouseLock: (b) => !!b.embedder.lockMouse,
+  PPB_Fullscreen: (b) => !!b.embedder.setFullscreen,
+  PPB_Gamepad: (b) => !!b.embedder.gamepads,
 });
 
 /** The view an instance starts with when the embedder gives none. */
@@ -351,6 +355,15 @@ export class Browser {
       this.blockingRejects.set(id, reject);
       this.enqueue(loop, [ITEM.HANDLER_BLOCKING, handler, userData, v.type, lo, hi, id]);
     }).finally(() => this.blockingRejects.delete(id));
+  }
+
+  /** The page ended the pointer lock: PPP_MouseLock.MouseLockLost on the main thread. */
+  mouseLockLost() {
+    if (!this.mouseLocked) return;
+    this.mouseLocked = false;
+    if (this.state === 'created') {
+      this.transport.toMain({ ppp: 'call', iface: 'PPP_MouseLock;1.0', member: 'MouseLockLost', args: [INSTANCE_ID] });
+    }
   }
 
   /** Tells the embedder which input classes the plugin wants (it stops their default actions). */

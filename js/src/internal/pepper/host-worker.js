@@ -25,6 +25,21 @@ let plugin = null;
 let reply = null;
 /** Chunk-mode audio: the page played this many frames. */
 let audioConsumed = null;
+/** The page's latest Gamepad API snapshot, and its screen size. */
+let gamepads = [];
+let screenSize = null;
+/** Questions to the page waiting for their answer: id → resolve. */
+const asked = new Map();
+let nextQuestion = 1;
+
+/** Asks the page something (pointer lock) and resolves with its answer. */
+function ask(msg) {
+  const id = nextQuestion++;
+  return new Promise((resolve) => {
+    asked.set(id, resolve);
+    post({ ...msg, question: id });
+  });
+}
 const pending = [];
 
 const post = (msg, transfer) => self.postMessage(msg, transfer ?? []);
@@ -55,6 +70,19 @@ function handle(msg) {
       break;
     case 'audio-consumed':
       audioConsumed?.(msg.frames);
+      break;
+    case 'answer':
+      asked.get(msg.question)?.(msg.value);
+      asked.delete(msg.question);
+      break;
+    case 'gamepads':
+      gamepads = msg.pads;
+      break;
+    case 'screen':
+      screenSize = msg.size;
+      break;
+    case 'mouseLockLost':
+      plugin.mouseLockLost();
       break;
     case 'blocking':
       plugin.postBlockingMessage(msg.value).then(
@@ -91,6 +119,16 @@ async function start({ module, options, reply: replyBuffer, surfaces }) {
       loadFailed: (message) => post({ type: 'loadFailed', message }),
       missingInterface: (name) => post({ type: 'missing', name }),
       audio: surfaces ? audioSink() : undefined,
+      ...(surfaces
+        ? {
+            setCursor: (cursor) => post({ type: 'cursor', cursor }),
+            lockMouse: () => ask({ type: 'lockMouse' }),
+            unlockMouse: () => post({ type: 'unlockMouse' }),
+            setFullscreen: (on) => post({ type: 'fullscreen', on }),
+            screen: () => screenSize,
+            gamepads: () => gamepads,
+          }
+        : {}),
       rewriteUrl: options.urlMap ? (href) => rewrite(options.urlMap, href) : undefined,
       inputClasses: (requested, filtered) => post({ type: 'inputClasses', requested, filtered }),
       bindGraphics: (device) => post({ type: 'bound', kind: device?.kind === 'Graphics2D' ? '2d' : device?.kind === 'Graphics3D' ? '3d' : null }),

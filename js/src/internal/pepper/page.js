@@ -16,6 +16,7 @@
 // runtime itself fails.
 
 import { createPlayer } from './page-audio.js';
+import { pageControls } from './page-controls.js';
 import { captureInput } from './page-input.js';
 import { createReplyBuffer, decodeValue, replyReady, resetReply, REPLY } from './value-codec.js';
 
@@ -74,6 +75,7 @@ export function startPluginInPage(module, options, embedder, surface = null) {
   // Input and focus on the plugin's box reach the plugin.
   const input = surface ? captureInput(surface, (event) => worker.postMessage({ type: 'input', event })) : null;
   const focus = (hasFocus) => () => worker.postMessage({ type: 'focus', hasFocus });
+  const controls = surface ? pageControls(surface, (msg) => worker.postMessage(msg)) : null;
   const player = surface
     ? createPlayer({ sendToHost: (msg) => worker.postMessage(msg), notice: (text) => showNotice(surface, text) })
     : null;
@@ -87,12 +89,14 @@ export function startPluginInPage(module, options, embedder, surface = null) {
     if (done) return;
     done = true;
     input?.detach();
+    controls?.detach();
     player?.destroy();
     settle(result);
     worker.terminate();
   };
   worker.addEventListener('message', (e) => {
     const msg = e.data;
+    if (controls?.handle(msg)) return;
     switch (msg?.type) {
       case 'message':
         embedder.postMessage?.(msg.value);

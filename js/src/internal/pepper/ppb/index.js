@@ -18,6 +18,7 @@ import instance from './instance.js';
 import lifecycle from './lifecycle.js';
 import messageLoop from './message-loop.js';
 import messaging from './messaging.js';
+import pageControls from './page-controls.js';
 import url from './url.js';
 import varContainers from './var-containers.js';
 import vars from './var.js';
@@ -39,6 +40,7 @@ export const FAMILIES = Object.freeze({
   'graphics-2d': graphics2d,
   input,
   audio,
+  'page-controls': pageControls,
 });
 
 const KNOWN = new Set(PPB_FUNCTIONS.map((f) => f.key));
