@@ -556,3 +556,35 @@ test('sockets and name resolution answer NOACCESS, as Chrome did for pages; addr
   const udp = call('PPB_UDPSocket;1.0:Create', 1);
   assert.equal(call('PPB_UDPSocket;1.0:Bind', udp, a, scratch + 64), PP.ERROR_NOACCESS);
 });
+
+test('the runtime offers exactly the interfaces src/abi/ppapi.h says, in Node and in a page', async () => {
+  const { PPB_AVAILABILITY } = await import('../src/internal/runtime/abi.js');
+  const memory = new WebAssembly.Memory({ initial: 32, maximum: 1024, shared: true });
+  const mem = new GuestMemory(memory);
+  const pages = new PageAllocator(mem, 0x10000);
+  const node = new Browser({ proc: { mem, pages }, embedder: {}, transport: { toMain() {} } });
+  const page = new Browser({
+    proc: { mem, pages },
+    canvas2d: {},
+    embedder: {
+      audio: { sampleRate: 48000, open() {} },
+      setCursor() {},
+      lockMouse() {},
+      setFullscreen() {},
+      gamepads: () => [],
+      WebSocket: class {},
+    },
+    transport: { toMain() {} },
+  });
+  // In Node there is no global WebSocket before Node 22: the test runs on 20.
+  const nodeHasWebSocket = typeof globalThis.WebSocket === 'function';
+  const wrong = [];
+  for (const [name, where] of Object.entries(PPB_AVAILABILITY)) {
+    const inNode = node.supports(name);
+    const inPage = page.supports(name);
+    const expectNode = where === 'everywhere' || (name.startsWith('PPB_WebSocket;') && nodeHasWebSocket && where === 'page');
+    const expectPage = where !== 'nowhere';
+    if (inNode !== expectNode || inPage !== expectPage) wrong.push(`${name}: declared ${where}, offered in Node ${inNode}, in a page ${inPage}`);
+  }
+  assert.deepEqual(wrong, []);
+});
