@@ -298,8 +298,27 @@ impl Cfg {
         }
     }
 
-    /// Distinct successors of `b`.
-    #[cfg(test)]
+    /// Forgets the last graph (a body with no blocks has none).
+    pub fn clear(&mut self) {
+        self.node.clear();
+        self.succ_start.clear();
+        self.succs.clear();
+        self.pred_start.clear();
+        self.preds.clear();
+        self.rpo.clear();
+    }
+
+    /// Number of blocks of the graph.
+    pub fn len(&self) -> usize {
+        self.node.len()
+    }
+
+    /// Reachable blocks in reverse postorder.
+    pub fn rpo(&self) -> &[u32] {
+        &self.rpo
+    }
+
+    /// Distinct successors of `b`, in the order the terminator names them.
     pub fn succs(&self, b: u32) -> &[u32] {
         &self.succs[self.succ_start[b as usize] as usize..self.succ_start[b as usize + 1] as usize]
     }
@@ -316,7 +335,6 @@ impl Cfg {
     }
 
     /// The immediate dominator of reachable `b` (the entry is its own).
-    #[cfg(test)]
     pub fn idom(&self, b: u32) -> Option<u32> {
         self.node.get(b as usize).map(|n| n.idom).filter(|&d| d != NONE)
     }

@@ -223,6 +223,19 @@ pub(super) struct Buffers {
     /// Pure computations of the block being scanned, for reuse.
     pub cse: std::collections::HashMap<CseKey, u32>,
     pub seen_exits: Vec<SeenExit>,
+    /// `call_indirect` type indices left as placeholders: (offset in
+    /// `code`, signature key).
+    pub sig_fixups: Vec<(usize, Box<[u8]>)>,
+}
+
+/// A `call_indirect` whose signature the frozen [`Signatures`] lacked: a
+/// 5-byte LEB placeholder at `at` (bytes from the start of the body's
+/// code-section entry) for the type index of the signature `key`
+/// ([`Signatures::intern_key`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SigFixup {
+    pub at: u32,
+    pub key: Box<[u8]>,
 }
 
 /// A branch exit already given a wrapper: (target, set_dispatch, label,
@@ -250,7 +263,7 @@ pub(super) struct Fx<'a> {
     pub b: &'a mut Buffers,
     pub f: &'a Function,
     pub cx: &'a ModuleCx,
-    pub sigs: &'a mut Signatures,
+    pub sigs: &'a Signatures,
     pub num_params: u32,
     /// Locals for values (after the parameters); extras follow.
     pub num_value_locals: u32,
@@ -285,13 +298,15 @@ impl FuncTranslator {
         Self::default()
     }
 
-    /// Appends the code-section entry of `f` (size, locals, body) to `out`.
+    /// Appends the code-section entry of `f` (size, locals, body) to `out`,
+    /// and to `fixups` the placeholders it left for signatures `sigs` lacks.
     pub(super) fn translate(
         &mut self,
         cx: &ModuleCx,
-        sigs: &mut Signatures,
+        sigs: &Signatures,
         f: &Function,
         out: &mut Vec<u8>,
+        fixups: &mut Vec<SigFixup>,
     ) -> Result<(), TranslateError> {
         if f.blocks.is_empty() {
             // A body with no blocks (the verifier lets it through): it has
@@ -337,7 +352,7 @@ impl FuncTranslator {
         if let Some(message) = fx.bug.take() {
             return Err(TranslateError::Unsupported { function: f.id.0, message });
         }
-        fx.write_entry(out);
+        fx.write_entry(out, fixups);
         Ok(())
     }
 }
@@ -653,6 +668,7 @@ impl<'a> Fx<'a> {
         b.scratch = [[NONE; 4]; 5];
         b.dispatch_locals.clear();
         b.code.clear();
+        b.sig_fixups.clear();
         b.setjmp_sites.clear();
         let blank = Val {
             kind: Kind::None,
@@ -1557,9 +1573,19 @@ impl<'a> Fx<'a> {
                             Some(i) if (i as usize) < vals.len() => vals[i as usize].ty,
                             _ => IrType::I32,
                         };
-                        self.sigs.intern_pnacl(args.iter().map(ty_of), *ret)
+                        self.sigs.lookup_pnacl(args.iter().map(ty_of), *ret)
                     };
-                    self.w().call_indirect(0, ty);
+                    match ty {
+                        Ok(ty) => {
+                            self.w().call_indirect(0, ty);
+                        }
+                        Err(key) => {
+                            // call_indirect, a type index to patch, table 0.
+                            self.b.code.push(0x11);
+                            self.b.sig_fixups.push((self.b.code.len(), key));
+                            self.b.code.extend_from_slice(&[0x80, 0x80, 0x80, 0x80, 0x00, 0x00]);
+                        }
+                    }
                 }
                 return ret.is_some();
             }
@@ -2250,7 +2276,8 @@ impl<'a> Fx<'a> {
     }
 
     /// Writes `size, locals, body` to `out`.
-    fn write_entry(&mut self, out: &mut Vec<u8>) {
+    fn write_entry(&mut self, out: &mut Vec<u8>, fixups: &mut Vec<SigFixup>) {
+        let entry_start = out.len();
         let mut head: Vec<u8> = Vec::with_capacity(16);
         let order = super::locals::LOCAL_TYPES;
         let mut runs: Vec<(u32, W)> = Vec::with_capacity(8);
@@ -2273,7 +2300,11 @@ impl<'a> Fx<'a> {
         let size = (head.len() + self.b.code.len()) as u32;
         size.encode(out);
         out.extend_from_slice(&head);
+        let code_at = out.len() - entry_start;
         out.extend_from_slice(&self.b.code);
+        for (at, key) in self.b.sig_fixups.drain(..) {
+            fixups.push(SigFixup { at: (code_at + at) as u32, key });
+        }
     }
 }
 

@@ -1,0 +1,295 @@
+//! Function bodies translated independently: on several threads, or in
+//! several translator instances (a page's pool of Workers).
+//!
+//! Everything a body needs is in the module block before the first
+//! function block (types, declarations, globals, the module symbol table,
+//! BLOCKINFO). [`ModuleContext`] is that part, decoded and verified; each
+//! function block is a [`BodyJob`] (where its bits lie); a [`BodyWorker`]
+//! decodes, verifies and translates one job into a [`BodyCode`]; and
+//! [`WasmBackend::define_body`] stitches the results in order.
+//!
+//! ```text
+//! whole pexe ─ split ─▶ ModuleContext + [BodyJob]
+//!                         │   BodyWorker (thread/Worker 1) ─▶ BodyCode ─┐
+//!                         ├── BodyWorker (thread/Worker 2) ─▶ BodyCode ─┼─ WasmBackend::define_body, in order ─▶ module
+//!                         └── …                                         ┘
+//! ```
+//!
+//! The output is byte-identical to the one-thread [`super::Pipeline`]:
+//! every body goes through the same translator against the same frozen
+//! context, and signatures that context lacks are interned as the bodies
+//! are stitched, in body order. Only valid input takes this path:
+//! [`translate`] answers `None` for anything unusual (a decode error, a
+//! diagnostic, records between function blocks) and the caller runs the
+//! pipeline, whose reports are the reference.
+//!
+//! For a page: the main thread streams the pexe through a pipeline that
+//! skips function blocks ([`ModuleContext::from_prefix`] needs the bytes up
+//! to the first one, [`BodyJob`] each block's bytes), each Worker builds a
+//! [`ModuleContext`] from the prefix once and a [`BodyWorker`], and sends
+//! back [`BodyCode::to_bytes`].
+
+use super::wasm::{BodyCode, BodyContext, BodyTranslator, Options, WasmBackend};
+use super::{Backend, TranslateError};
+use crate::bitstream::{BlockInfo, BlockRange, Event, Parser, Step, FUNCTION_BLOCK_ID, MODULE_BLOCK_ID};
+use crate::decode::{BodyDecoder, DecodeError, Decoded, Decoder};
+use crate::ir::{FuncId, Module};
+use crate::verify::{self, Diagnostic, FunctionVerifier, Verified};
+use crate::BitPos;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// One function block: the `index`th body of the module (so the body of
+/// the `index`th defined function) and where its bits lie.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BodyJob {
+    pub index: u32,
+    pub range: BlockRange,
+}
+
+impl BodyJob {
+    /// The bytes of the file the block's contents take (from its first
+    /// word after the length word to its end): what a Worker needs.
+    pub fn byte_range(&self) -> std::ops::Range<usize> {
+        (self.range.body.0 / 8) as usize..self.range.end.0.div_ceil(8) as usize
+    }
+}
+
+/// Why a body could not be translated on its own.
+#[derive(Debug, thiserror::Error)]
+pub enum BodyError {
+    #[error("{0}")]
+    Decode(#[from] DecodeError),
+    #[error("the pexe is not valid PNaCl ({} problems)", .0.len())]
+    Invalid(Vec<Diagnostic>),
+    #[error("{0}")]
+    Translate(#[from] TranslateError),
+    /// The job does not belong to this module.
+    #[error("body {index} is not one of the module's {count} bodies")]
+    NoSuchBody { index: u32, count: usize },
+}
+
+/// The module block up to the first function body, decoded and verified.
+/// See the module docs.
+pub struct ModuleContext {
+    module: Module,
+    blockinfo: Arc<BlockInfo>,
+    /// Functions with bodies, in body order.
+    bodies: Vec<FuncId>,
+    wasm: Arc<BodyContext>,
+    /// Bytes of the file up to the first function block's contents.
+    prefix_len: usize,
+}
+
+impl ModuleContext {
+    fn new(module: Module, blockinfo: Arc<BlockInfo>, first_body: BlockRange) -> Result<Self, BodyError> {
+        let diagnostics = verify::verify_module(&module);
+        if !diagnostics.is_empty() {
+            return Err(BodyError::Invalid(diagnostics));
+        }
+        let wasm = Arc::new(BodyContext::new(Verified::checked(&module))?);
+        let bodies = module.defined_functions().collect();
+        Ok(ModuleContext { module, blockinfo, bodies, wasm, prefix_len: (first_body.body.0 / 8) as usize })
+    }
+
+    /// The context from the first bytes of a pexe: at least up to the
+    /// length word of its first function block (more is ignored). The
+    /// answer for a module with no bodies, or a prefix too short, is a
+    /// decode error.
+    pub fn from_prefix(prefix: &[u8]) -> Result<Self, BodyError> {
+        let mut parser = Parser::streaming();
+        parser.feed(prefix).map_err(DecodeError::from_bitstream)?;
+        let mut decoder = Decoder::new();
+        loop {
+            let range = match parser.next().map_err(DecodeError::from_bitstream)? {
+                Step::NeedMoreData | Step::Event(Event::End) => {
+                    return Err(DecodeError::new(parser.pos(), "the prefix ends before the first function block").into())
+                }
+                Step::Event(Event::EnterBlock { pos, block_id: FUNCTION_BLOCK_ID, abbrev_width, end, .. }) => BlockRange {
+                    block_id: FUNCTION_BLOCK_ID,
+                    abbrev_width,
+                    enter: pos,
+                    body: BitPos(0),
+                    end,
+                },
+                Step::Event(event) => {
+                    decoder.event(&event)?;
+                    continue;
+                }
+            };
+            let range = BlockRange { body: parser.pos(), ..range };
+            let blockinfo = parser.blockinfo();
+            return ModuleContext::new(decoder.module().clone(), blockinfo, range);
+        }
+    }
+
+    /// How many bytes of the file [`ModuleContext::from_prefix`] needs.
+    pub fn prefix_len(&self) -> usize {
+        self.prefix_len
+    }
+
+    pub fn module(&self) -> &Module {
+        &self.module
+    }
+
+    /// How many bodies the module has.
+    pub fn num_bodies(&self) -> usize {
+        self.bodies.len()
+    }
+}
+
+/// Splits a whole pexe into its module context and its function blocks,
+/// without decoding the bodies. `None` when the file is not of the plain
+/// shape (module records, then only function blocks) or has an error: the
+/// pipeline then says what is wrong.
+pub fn split(pexe: &[u8]) -> Option<(ModuleContext, Vec<BodyJob>)> {
+    let mut parser = Parser::new(pexe);
+    let mut decoder = Decoder::new();
+    let mut context: Option<ModuleContext> = None;
+    let mut jobs = Vec::new();
+    loop {
+        let range = match parser.next_event().ok()? {
+            Event::End => break,
+            Event::EnterBlock { block_id: FUNCTION_BLOCK_ID, .. } => parser.skip_block().ok()??,
+            Event::ExitBlock { block_id: MODULE_BLOCK_ID, .. } if context.is_some() => continue,
+            _ if context.is_some() => return None,
+            Event::Record { pos, code, ops, .. } => {
+                decoder.record_event(pos, code, ops).ok()?;
+                continue;
+            }
+            event => {
+                if let Decoded::ModuleEnd = decoder.event(&event).ok()? {
+                    // No bodies: nothing to share out.
+                    return None;
+                }
+                continue;
+            }
+        };
+        if context.is_none() {
+            let blockinfo = parser.blockinfo();
+            context = Some(ModuleContext::new(decoder.module().clone(), blockinfo, range).ok()?);
+        }
+        jobs.push(BodyJob { index: jobs.len() as u32, range });
+    }
+    let context = context?;
+    (jobs.len() == context.bodies.len()).then_some((context, jobs))
+}
+
+/// Decodes, verifies and translates bodies of one module, reusing its
+/// buffers. One per thread or Worker.
+pub struct BodyWorker<'c> {
+    context: &'c ModuleContext,
+    decoder: BodyDecoder,
+    verifier: FunctionVerifier,
+    translator: BodyTranslator,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl<'c> BodyWorker<'c> {
+    pub fn new(context: &'c ModuleContext) -> Self {
+        BodyWorker {
+            context,
+            decoder: BodyDecoder::new(),
+            verifier: FunctionVerifier::new(),
+            translator: BodyTranslator::new(context.wasm.clone()),
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// Translates `job`'s body. `bytes` holds the file from byte `base`
+    /// on, at least through the job's [`BodyJob::byte_range`] (the whole
+    /// file with `base` 0, or just that range with `base` its start).
+    pub fn translate(&mut self, job: &BodyJob, bytes: &[u8], base: u64) -> Result<BodyCode, BodyError> {
+        let count = self.context.bodies.len();
+        let Some(&id) = self.context.bodies.get(job.index as usize) else {
+            return Err(BodyError::NoSuchBody { index: job.index, count });
+        };
+        let m = &self.context.module;
+        let mut parser = Parser::resume_block_at(bytes, base, job.range, self.context.blockinfo.clone());
+        let f = self.decoder.decode(m, id, job.range.enter, job.range.end, &mut parser)?;
+        self.diagnostics.clear();
+        self.verifier.verify(m, &f, &mut self.diagnostics);
+        let result = if self.diagnostics.is_empty() {
+            self.translator.translate(&f).map_err(BodyError::from)
+        } else {
+            Err(BodyError::Invalid(std::mem::take(&mut self.diagnostics)))
+        };
+        self.decoder.recycle(f);
+        result
+    }
+}
+
+/// Stitches translated bodies into the module, in body order.
+pub struct Stitcher {
+    backend: WasmBackend,
+}
+
+impl Stitcher {
+    pub fn new(context: &ModuleContext, options: &Options) -> Result<Self, TranslateError> {
+        Ok(Stitcher { backend: WasmBackend::new(Verified::checked(&context.module), options)? })
+    }
+
+    /// Adds the next body.
+    pub fn define_body(&mut self, body: &BodyCode) -> Result<(), TranslateError> {
+        self.backend.define_body(body)
+    }
+
+    /// The module, once every body is in.
+    pub fn finish(self, context: &ModuleContext) -> Result<Vec<u8>, TranslateError> {
+        self.backend.finish(Verified::checked(&context.module))
+    }
+}
+
+/// Translates a whole pexe on `threads` threads (the calling one among
+/// them). `None` when the input is not valid or not of the plain shape, or
+/// a thread cannot be started: then run the pipeline instead.
+pub fn translate(pexe: &[u8], options: &Options, threads: usize) -> Option<Vec<u8>> {
+    let (context, jobs) = split(pexe)?;
+    let next = AtomicUsize::new(0);
+    let work = |worker: &mut BodyWorker<'_>| -> Option<Vec<(usize, BodyCode)>> {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(job) = jobs.get(i) else { return Some(done) };
+            match worker.translate(job, pexe, 0) {
+                Ok(body) => done.push((i, body)),
+                Err(_) => {
+                    // Stop everyone: the pipeline will report.
+                    next.store(jobs.len(), Ordering::Relaxed);
+                    return None;
+                }
+            }
+        }
+    };
+    let results: Option<Vec<Vec<(usize, BodyCode)>>> = std::thread::scope(|scope| {
+        let mut handles = Vec::new();
+        for k in 1..threads.max(1) {
+            let handle = std::thread::Builder::new()
+                .name(format!("pexe-wasm-{k}"))
+                .spawn_scoped(scope, || work(&mut BodyWorker::new(&context)));
+            match handle {
+                Ok(h) => handles.push(h),
+                Err(_) => break,
+            }
+        }
+        let mine = work(&mut BodyWorker::new(&context));
+        let mut all = vec![mine];
+        for h in handles {
+            match h.join() {
+                Ok(r) => all.push(r),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        all.into_iter().collect()
+    });
+    let mut slots: Vec<Option<BodyCode>> = Vec::new();
+    slots.resize_with(jobs.len(), || None);
+    for (i, body) in results?.into_iter().flatten() {
+        slots[i] = Some(body);
+    }
+    let mut stitcher = Stitcher::new(&context, options).ok()?;
+    for body in slots {
+        stitcher.define_body(&body?).ok()?;
+    }
+    stitcher.finish(&context).ok()
+}
