@@ -10,6 +10,22 @@
 //! | `stats(bytes)` | [`stats`] | `pexe stats` as data; never throws for bad input |
 //! | `functionWat(bytes, {function, names})` | [`function_wat`] | the WAT of one translated function |
 //! | `takePanicMessage()` | [`take_panic_message`] | the message of the last Rust panic |
+//! | `new BodySplitter()` | [`BodySplitter`] | main thread of a Worker pool: `feed(chunk)` → body jobs (bytes), `prefix`, `finish()` |
+//! | `new BodyTranslator(prefix, {names})` | [`BodyTranslator`] | in each Worker: `translate(job)` → translated body (bytes) |
+//! | `new Stitcher(prefix, {names})` | [`Stitcher`] | main thread: `defineBody(body)` in order, `finish()` → the module |
+//!
+//! The last three are the parallel form of `Translator` (`back::parallel`):
+//! the main thread streams the pexe into a `BodySplitter`, which answers
+//! each function block as soon as its bytes are in, as a job (a
+//! `Uint8Array`, transferable); once `prefix` is there (the bytes before
+//! the first body), each Worker makes one `BodyTranslator` from it and
+//! translates the jobs it is sent; the main thread gives the results to a
+//! `Stitcher` in job order (`index` is the first u32, little-endian, of
+//! both a job and a result) and finishes. The module is byte-identical to
+//! `translate`'s. A splitter refuses files where anything but function
+//! blocks follows the first one, and a module with no bodies has no
+//! `prefix`: use `Translator` for those, and to get every diagnostic of an
+//! invalid pexe (a Worker stops at its body's first problem).
 //!
 //! Rust names are snake_case, JS names camelCase (`js_name`). The npm entry
 //! (`npm/index.js`) wraps these: it accepts any `BufferSource`, turns the
@@ -32,7 +48,8 @@ mod stats;
 mod summary;
 mod wat;
 
-use crate::back::wasm::{Options as WasmOptions, TranslateError, WasmBackend};
+use crate::back::parallel::{self, BodyError, BodyWorker, ModuleContext, SplitBody};
+use crate::back::wasm::{BodyCode, Options as WasmOptions, TranslateError, WasmBackend};
 use crate::back::{Backend, NoBackend, Pipeline};
 use crate::decode::DecodeError;
 use crate::dis::{self, Mode};
@@ -312,6 +329,8 @@ enum Phase {
     /// Being fed: bodies are decoded, verified and (by a Translator)
     /// translated as their bytes arrive.
     Decode,
+    /// Inside a Translator's `finish()`: the module is put together.
+    Translate,
     Done,
 }
 
@@ -319,6 +338,7 @@ impl Phase {
     fn as_str(self) -> &'static str {
         match self {
             Phase::Decode => "decode",
+            Phase::Translate => "translate",
             Phase::Done => "done",
         }
     }
@@ -527,6 +547,7 @@ impl Translator {
     pub fn finish(&mut self) -> Result<Vec<u8>, JsValue> {
         init();
         let pipeline = self.feeder.take()?;
+        self.feeder.report(&Progress { phase: Phase::Translate.as_str(), ..self.feeder.last })?;
         let wasm = pipeline.finish().into_output().map_err(|e| translate_error(&e))?;
         self.feeder.report(&self.feeder.last)?;
         Ok(wasm)
@@ -534,3 +555,131 @@ impl Translator {
 }
 
 progress_getters!(Translator);
+
+// ------------------------------------------------------------------ Worker pool API
+
+fn body_error(e: &BodyError) -> JsValue {
+    match e {
+        BodyError::Decode(d) => decode_error(d),
+        BodyError::Invalid(d) => verify_error(d),
+        BodyError::Translate(t) => translate_error(t),
+        BodyError::NoSuchBody { .. } => options_error(&e.to_string()),
+    }
+}
+
+/// The main thread of a Worker pool: reads the pexe as it arrives and hands
+/// out each function block as a job as soon as its bytes are in.
+#[wasm_bindgen]
+pub struct BodySplitter {
+    inner: parallel::Splitter,
+}
+
+#[wasm_bindgen]
+impl BodySplitter {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> BodySplitter {
+        init();
+        BodySplitter { inner: parallel::Splitter::new() }
+    }
+
+    /// Reads a chunk; the jobs (one `Uint8Array` per function block) it
+    /// completes, in order. Throws a `PexeError` for bad input.
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<js_sys::Array, JsValue> {
+        init();
+        let bodies = self.inner.feed(chunk).map_err(|e| decode_error(&e))?;
+        let out = js_sys::Array::new();
+        for b in bodies {
+            out.push(&js_sys::Uint8Array::from(&b.to_bytes()[..]));
+        }
+        Ok(out)
+    }
+
+    /// The bytes before the first body (what `BodyTranslator` and
+    /// `Stitcher` are made from), once the first function block has begun.
+    #[wasm_bindgen(getter)]
+    pub fn prefix(&self) -> Option<Vec<u8>> {
+        self.inner.prefix().map(<[u8]>::to_vec)
+    }
+
+    /// Jobs handed out so far.
+    #[wasm_bindgen(getter)]
+    pub fn bodies(&self) -> u32 {
+        self.inner.bodies()
+    }
+
+    /// Ends the input; throws unless the module ended properly.
+    pub fn finish(&mut self) -> Result<(), JsValue> {
+        init();
+        self.inner.finish().map_err(|e| decode_error(&e))
+    }
+}
+
+impl Default for BodySplitter {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// In a Worker: decodes, verifies and translates jobs of one module.
+#[wasm_bindgen]
+pub struct BodyTranslator {
+    worker: BodyWorker,
+}
+
+#[wasm_bindgen]
+impl BodyTranslator {
+    /// `prefix`: `BodySplitter.prefix`. `options`: `{ target, names }`
+    /// (ignored here but checked, as `Stitcher` uses them).
+    #[wasm_bindgen(constructor)]
+    pub fn new(prefix: &[u8], options: JsValue) -> Result<BodyTranslator, JsValue> {
+        init();
+        wasm_options(&options)?;
+        let context = ModuleContext::from_prefix(prefix).map_err(|e| body_error(&e))?;
+        Ok(BodyTranslator { worker: BodyWorker::new(&std::sync::Arc::new(context)) })
+    }
+
+    /// Translates one job; the result to give to `Stitcher.defineBody`.
+    pub fn translate(&mut self, job: &[u8]) -> Result<Vec<u8>, JsValue> {
+        init();
+        let job = SplitBody::from_bytes(job).ok_or_else(|| options_error("not a job made by BodySplitter"))?;
+        let base = job.job.byte_range().start as u64;
+        let body = self.worker.translate(&job.job, &job.bytes, base).map_err(|e| body_error(&e))?;
+        Ok(body.to_bytes())
+    }
+}
+
+/// The main thread of a Worker pool: puts the translated bodies together.
+#[wasm_bindgen]
+pub struct Stitcher {
+    context: std::sync::Arc<ModuleContext>,
+    inner: Option<parallel::Stitcher>,
+}
+
+#[wasm_bindgen]
+impl Stitcher {
+    /// `prefix`: `BodySplitter.prefix`. `options`: `{ target, names }`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(prefix: &[u8], options: JsValue) -> Result<Stitcher, JsValue> {
+        init();
+        let opts = wasm_options(&options)?;
+        let context = std::sync::Arc::new(ModuleContext::from_prefix(prefix).map_err(|e| body_error(&e))?);
+        let inner = parallel::Stitcher::new(&context, &opts).map_err(|e| translate_error(&e))?;
+        Ok(Stitcher { context, inner: Some(inner) })
+    }
+
+    /// Adds the next body (results must come in job order).
+    #[wasm_bindgen(js_name = defineBody)]
+    pub fn define_body(&mut self, body: &[u8]) -> Result<(), JsValue> {
+        init();
+        let inner = self.inner.as_mut().ok_or_else(|| options_error("this Stitcher is finished: make a new one"))?;
+        let body = BodyCode::from_bytes(body).ok_or_else(|| options_error("not a body made by BodyTranslator"))?;
+        inner.define_body(&body).map_err(|e| translate_error(&e))
+    }
+
+    /// The module, once every body is in.
+    pub fn finish(&mut self) -> Result<Vec<u8>, JsValue> {
+        init();
+        let inner = self.inner.take().ok_or_else(|| options_error("this Stitcher is finished: make a new one"))?;
+        inner.finish(&self.context).map_err(|e| translate_error(&e))
+    }
+}

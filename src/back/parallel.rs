@@ -142,7 +142,7 @@ impl ModuleContext {
 /// without decoding the bodies. `None` when the file is not of the plain
 /// shape (module records, then only function blocks) or has an error: the
 /// pipeline then says what is wrong.
-pub fn split(pexe: &[u8]) -> Option<(ModuleContext, Vec<BodyJob>)> {
+pub fn split(pexe: &[u8]) -> Option<(Arc<ModuleContext>, Vec<BodyJob>)> {
     let mut parser = Parser::new(pexe);
     let mut decoder = Decoder::new();
     let mut context: Option<ModuleContext> = None;
@@ -172,23 +172,204 @@ pub fn split(pexe: &[u8]) -> Option<(ModuleContext, Vec<BodyJob>)> {
         jobs.push(BodyJob { index: jobs.len() as u32, range });
     }
     let context = context?;
-    (jobs.len() == context.bodies.len()).then_some((context, jobs))
+    (jobs.len() == context.bodies.len()).then(|| (Arc::new(context), jobs))
+}
+
+/// [`split`] for bytes arriving in chunks (a page's main thread): `feed`
+/// answers the function blocks each chunk completes, with their bytes, and
+/// [`Splitter::prefix`] the bytes a [`ModuleContext`] is made from, once
+/// the first function block has begun. Only the module block is decoded
+/// here; bodies are left to the workers.
+pub struct Splitter {
+    parser: Parser<'static>,
+    decoder: Decoder,
+    /// Every byte fed, until the prefix is complete.
+    kept: Vec<u8>,
+    prefix: Option<usize>,
+    /// A function block has been entered and not skipped yet.
+    pending: bool,
+    bodies: u32,
+    ended: bool,
+    error: Option<DecodeError>,
+}
+
+/// A function block found by a [`Splitter`], with its bytes
+/// ([`BodyJob::byte_range`] of the file).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SplitBody {
+    pub job: BodyJob,
+    pub bytes: Vec<u8>,
+}
+
+impl Default for Splitter {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Splitter {
+    pub fn new() -> Self {
+        Splitter {
+            parser: Parser::streaming(),
+            decoder: Decoder::new(),
+            kept: Vec::new(),
+            prefix: None,
+            pending: false,
+            bodies: 0,
+            ended: false,
+            error: None,
+        }
+    }
+
+    /// The bytes before the first function block's contents, once known.
+    pub fn prefix(&self) -> Option<&[u8]> {
+        self.prefix.map(|n| &self.kept[..n])
+    }
+
+    /// Function blocks found so far.
+    pub fn bodies(&self) -> u32 {
+        self.bodies
+    }
+
+    /// Reads what `chunk` completes; the function blocks now complete, in
+    /// order. A file that is not of the plain shape (module records, then
+    /// only function blocks) is an error here: translate it with the
+    /// pipeline instead.
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<Vec<SplitBody>, DecodeError> {
+        if let Some(e) = &self.error {
+            return Err(e.clone());
+        }
+        if self.prefix.is_none() {
+            self.kept.extend_from_slice(chunk);
+        }
+        if let Err(e) = self.parser.feed(chunk) {
+            return Err(self.fail(DecodeError::from_bitstream(e)));
+        }
+        let mut out = Vec::new();
+        match self.pump(&mut out) {
+            Ok(()) => Ok(out),
+            Err(e) => Err(self.fail(e)),
+        }
+    }
+
+    /// Ends the input: an error unless the module block closed.
+    pub fn finish(&mut self) -> Result<(), DecodeError> {
+        if let Some(e) = &self.error {
+            return Err(e.clone());
+        }
+        self.parser.finish();
+        let mut out = Vec::new();
+        if let Err(e) = self.pump(&mut out) {
+            return Err(self.fail(e));
+        }
+        if !self.ended || !out.is_empty() {
+            return Err(self.fail(DecodeError::new(self.parser.pos(), "unexpected end of file")));
+        }
+        Ok(())
+    }
+
+    fn fail(&mut self, e: DecodeError) -> DecodeError {
+        self.error = Some(e.clone());
+        e
+    }
+
+    fn pump(&mut self, out: &mut Vec<SplitBody>) -> Result<(), DecodeError> {
+        let unusual = |pos| DecodeError::new(pos, "only function blocks may follow the first function block here");
+        while !self.ended {
+            if self.pending {
+                let Some(range) = self.parser.skip_block().map_err(DecodeError::from_bitstream)? else {
+                    return Ok(());
+                };
+                self.pending = false;
+                if self.prefix.is_none() {
+                    self.prefix = Some((range.body.0 / 8) as usize);
+                    self.kept.truncate((range.body.0 / 8) as usize);
+                    self.kept.shrink_to_fit();
+                }
+                let (base, window) = self.parser.window();
+                let job = BodyJob { index: self.bodies, range };
+                let r = job.byte_range();
+                let bytes = window
+                    .get(r.start - base as usize..r.end - base as usize)
+                    .ok_or_else(|| DecodeError::new(range.body, "a function block outside the bytes held"))?
+                    .to_vec();
+                self.bodies += 1;
+                out.push(SplitBody { job, bytes });
+                continue;
+            }
+            let pos = self.parser.pos();
+            match self.parser.next().map_err(DecodeError::from_bitstream)? {
+                Step::NeedMoreData => return Ok(()),
+                Step::Event(Event::End) => self.ended = true,
+                Step::Event(Event::EnterBlock { block_id: FUNCTION_BLOCK_ID, .. }) => self.pending = true,
+                Step::Event(Event::ExitBlock { block_id: MODULE_BLOCK_ID, .. }) if self.bodies > 0 => {}
+                Step::Event(_) if self.bodies > 0 => return Err(unusual(pos)),
+                Step::Event(event) => {
+                    self.decoder.event(&event)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl SplitBody {
+    const HEADER: usize = 32;
+
+    /// A byte form for sending to a Worker: index (u32 LE), abbreviation
+    /// width (u32 LE), the ENTER_SUBBLOCK, contents and end positions in
+    /// bits (u64 LE each), then the bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(Self::HEADER + self.bytes.len());
+        out.extend_from_slice(&self.job.index.to_le_bytes());
+        out.extend_from_slice(&self.job.range.abbrev_width.to_le_bytes());
+        for p in [self.job.range.enter, self.job.range.body, self.job.range.end] {
+            out.extend_from_slice(&p.0.to_le_bytes());
+        }
+        out.extend_from_slice(&self.bytes);
+        out
+    }
+
+    /// Reads [`SplitBody::to_bytes`]' form back; `None` if it is not one
+    /// (positions out of order or not word-aligned, a width over the
+    /// bitstream's cap, bytes not exactly the block's).
+    pub fn from_bytes(data: &[u8]) -> Option<SplitBody> {
+        let u32_at = |at: usize| Some(u32::from_le_bytes(data.get(at..at + 4)?.try_into().ok()?));
+        let u64_at = |at: usize| Some(u64::from_le_bytes(data.get(at..at + 8)?.try_into().ok()?));
+        let (index, abbrev_width) = (u32_at(0)?, u32_at(4)?);
+        let (enter, body, end) = (u64_at(8)?, u64_at(16)?, u64_at(24)?);
+        let ok = (1..=crate::limits::MAX_ABBREV_ID_WIDTH).contains(&abbrev_width)
+            && enter < body
+            && body <= end
+            && body % 32 == 0
+            && end % 32 == 0;
+        let range = BlockRange {
+            block_id: FUNCTION_BLOCK_ID,
+            abbrev_width,
+            enter: BitPos(enter),
+            body: BitPos(body),
+            end: BitPos(end),
+        };
+        let bytes = data.get(Self::HEADER..)?;
+        (ok && bytes.len() as u64 == (end - body) / 8)
+            .then(|| SplitBody { job: BodyJob { index, range }, bytes: bytes.to_vec() })
+    }
 }
 
 /// Decodes, verifies and translates bodies of one module, reusing its
 /// buffers. One per thread or Worker.
-pub struct BodyWorker<'c> {
-    context: &'c ModuleContext,
+pub struct BodyWorker {
+    context: Arc<ModuleContext>,
     decoder: BodyDecoder,
     verifier: FunctionVerifier,
     translator: BodyTranslator,
     diagnostics: Vec<Diagnostic>,
 }
 
-impl<'c> BodyWorker<'c> {
-    pub fn new(context: &'c ModuleContext) -> Self {
+impl BodyWorker {
+    pub fn new(context: &Arc<ModuleContext>) -> Self {
         BodyWorker {
-            context,
+            context: context.clone(),
             decoder: BodyDecoder::new(),
             verifier: FunctionVerifier::new(),
             translator: BodyTranslator::new(context.wasm.clone()),
@@ -200,6 +381,9 @@ impl<'c> BodyWorker<'c> {
     /// on, at least through the job's [`BodyJob::byte_range`] (the whole
     /// file with `base` 0, or just that range with `base` its start).
     pub fn translate(&mut self, job: &BodyJob, bytes: &[u8], base: u64) -> Result<BodyCode, BodyError> {
+        if job.range.block_id != FUNCTION_BLOCK_ID {
+            return Err(DecodeError::new(job.range.enter, "not a function block").into());
+        }
         let count = self.context.bodies.len();
         let Some(&id) = self.context.bodies.get(job.index as usize) else {
             return Err(BodyError::NoSuchBody { index: job.index, count });
@@ -246,7 +430,7 @@ impl Stitcher {
 pub fn translate(pexe: &[u8], options: &Options, threads: usize) -> Option<Vec<u8>> {
     let (context, jobs) = split(pexe)?;
     let next = AtomicUsize::new(0);
-    let work = |worker: &mut BodyWorker<'_>| -> Option<Vec<(usize, BodyCode)>> {
+    let work = |worker: &mut BodyWorker| -> Option<Vec<(usize, BodyCode)>> {
         let mut done = Vec::new();
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);

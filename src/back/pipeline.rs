@@ -115,14 +115,12 @@ impl<B: Backend> Pipeline<'static, B> {
 }
 
 impl<'a, B: Backend> Pipeline<'a, B> {
-    /// The whole input at once, processed right away. Not quite the same as
-    /// feeding it as one chunk: the whole-buffer parser sees a block length
-    /// pointing past the end at once, where a stream finds out only when
-    /// the data runs out.
+    /// The whole input at once, processed by [`Pipeline::end_input`] or
+    /// [`Pipeline::finish`]. Not quite the same as feeding it as one chunk:
+    /// the whole-buffer parser sees a block length pointing past the end at
+    /// once, where a stream finds out only when the data runs out.
     pub fn whole(bytes: &'a [u8], options: B::Options) -> Self {
-        let mut p = Pipeline::with(Parser::new(bytes), true, bytes.len() as u64, options);
-        let _ = p.pump();
-        p
+        Pipeline::with(Parser::new(bytes), true, bytes.len() as u64, options)
     }
 
     fn with(parser: Parser<'a>, whole: bool, bytes_read: u64, options: B::Options) -> Self {

@@ -139,16 +139,19 @@ fn bodies_translated_independently_stitch_into_the_whole_module() {
     let failures = for_each_file(&files, |rel, bytes| {
         let Some((whole_context, jobs)) = parallel::split(bytes) else { return Ok(()) };
         let prefix = &bytes[..whole_context.prefix_len()];
-        let context = ModuleContext::from_prefix(prefix).map_err(|e| format!("context from the prefix: {e}"))?;
+        let context = std::sync::Arc::new(ModuleContext::from_prefix(prefix).map_err(|e| format!("context from the prefix: {e}"))?);
         if context.num_bodies() != jobs.len() {
             return Err(format!("{} bodies from the prefix, {} blocks", context.num_bodies(), jobs.len()));
         }
         let mut results: Vec<Option<Vec<u8>>> = vec![None; jobs.len()];
         for job in jobs.iter().rev() {
-            let range = job.byte_range();
-            let body_bytes = bytes[range.clone()].to_vec();
+            // What crosses to the Worker and back is bytes.
+            let sent = parallel::SplitBody { job: *job, bytes: bytes[job.byte_range()].to_vec() }.to_bytes();
+            let got = parallel::SplitBody::from_bytes(&sent).ok_or("a job does not read back")?;
             let mut worker = BodyWorker::new(&context);
-            let code = worker.translate(job, &body_bytes, range.start as u64).map_err(|e| format!("body {}: {e}", job.index))?;
+            let code = worker
+                .translate(&got.job, &got.bytes, job.byte_range().start as u64)
+                .map_err(|e| format!("body {}: {e}", job.index))?;
             results[job.index as usize] = Some(code.to_bytes());
         }
         let mut stitcher = Stitcher::new(&context, &serial_options()).map_err(|e| e.to_string())?;
@@ -196,6 +199,18 @@ fn stitching_rejects_what_does_not_fit() {
     forged.extend_from_slice(&[3, 0x7F, 0, 0x7F]);
     forged.extend_from_slice(bodies[2].entry());
     assert!(BodyCode::from_bytes(&forged).is_none(), "a fixup past the entry was accepted");
+    // Jobs as bytes: cut short, misaligned, or with too few bytes.
+    let job = parallel::SplitBody { job: jobs[1], bytes: bytes[jobs[1].byte_range()].to_vec() };
+    let sent = job.to_bytes();
+    assert_eq!(parallel::SplitBody::from_bytes(&sent), Some(job.clone()));
+    assert!(parallel::SplitBody::from_bytes(&sent[..sent.len() - 4]).is_none());
+    assert!(parallel::SplitBody::from_bytes(&sent[..20]).is_none());
+    let mut skewed = sent.clone();
+    skewed[16] ^= 8; // the contents' position off the word grid
+    assert!(parallel::SplitBody::from_bytes(&skewed).is_none());
+    let mut wide = sent.clone();
+    wide[4..8].copy_from_slice(&64u32.to_le_bytes());
+    assert!(parallel::SplitBody::from_bytes(&wide).is_none());
     // A prefix that stops short of the first body.
     let short = &bytes[..context.prefix_len() - 8];
     assert!(ModuleContext::from_prefix(short).is_err());
@@ -208,8 +223,11 @@ fn stitching_rejects_what_does_not_fit() {
 fn verify_pipeline_streamed_reports_what_whole_does() {
     let files = crate::support::corpus();
     let failures = for_each_file(files, |rel, bytes| {
-        let whole = Pipeline::<NoBackend>::whole(bytes, ()).finish();
-        let mut p = Pipeline::<NoBackend>::streaming(());
+        let whole = Pipeline::<NoBackend>::whole(bytes, ()).keep_body_stats().finish();
+        if whole.bodies.len() != whole.progress.functions_decoded as usize {
+            return Err(format!("{} body stats for {} bodies", whole.bodies.len(), whole.progress.functions_decoded));
+        }
+        let mut p = Pipeline::<NoBackend>::streaming(()).keep_body_stats();
         let mut chunks = random_chunks(rel);
         let mut fed = 0;
         while fed < bytes.len() {
@@ -229,10 +247,49 @@ fn verify_pipeline_streamed_reports_what_whole_does() {
         if whole.error.is_some() != streamed.error.is_some() {
             return Err(format!("whole error {:?}, streamed error {:?}", whole.error, streamed.error));
         }
-        if whole.error.is_none() && whole.progress.functions_decoded != streamed.progress.functions_decoded {
-            return Err("different body counts".into());
+        if whole.error.is_none() && (whole.progress.functions_decoded != streamed.progress.functions_decoded || whole.bodies != streamed.bodies) {
+            return Err("different bodies".into());
         }
         Ok(())
     });
     report("verify pipeline, streamed", &failures);
+}
+
+/// The page's main thread splits the file as it streams in: the same
+/// bodies, bytes and prefix as the whole-buffer split, at any chunk size,
+/// each body handed out by the chunk that completes it.
+#[test]
+fn streaming_splitter_finds_what_split_finds() {
+    let files = valid_files();
+    let failures = for_each_file(&files, |rel, bytes| {
+        let Some((context, jobs)) = parallel::split(bytes) else { return Ok(()) };
+        for (label, mut chunk) in [("7", Box::new(|| 7usize) as Box<dyn FnMut() -> usize>), ("random", Box::new(random_chunks(rel)))] {
+            let mut s = parallel::Splitter::new();
+            let mut found = Vec::new();
+            let mut fed = 0;
+            while fed < bytes.len() {
+                let n = chunk().clamp(1, bytes.len() - fed);
+                for body in s.feed(&bytes[fed..fed + n]).map_err(|e| format!("{label}: {e}"))? {
+                    if body.job.range.end.0 > ((fed + n) * 8) as u64 {
+                        return Err(format!("{label}: body {} handed out before its bytes arrived", body.job.index));
+                    }
+                    found.push(body);
+                }
+                fed += n;
+            }
+            s.finish().map_err(|e| format!("{label}: finish: {e}"))?;
+            if s.prefix() != Some(&bytes[..context.prefix_len()]) {
+                return Err(format!("{label}: prefix differs"));
+            }
+            let got: Vec<BodyJob> = found.iter().map(|b| b.job).collect();
+            if got != jobs {
+                return Err(format!("{label}: {} bodies found, split finds {}", got.len(), jobs.len()));
+            }
+            if let Some(b) = found.iter().find(|b| b.bytes[..] != bytes[b.job.byte_range()]) {
+                return Err(format!("{label}: body {} has other bytes", b.job.index));
+            }
+        }
+        Ok(())
+    });
+    report("streaming splitter", &failures);
 }
