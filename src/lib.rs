@@ -13,6 +13,7 @@ pub mod abi;
 pub mod asm;
 pub mod back;
 pub mod bitstream;
+pub mod cfg;
 pub mod decode;
 pub mod dis;
 pub mod ir;

@@ -394,7 +394,7 @@ impl BodyWorker {
         self.diagnostics.clear();
         self.verifier.verify(m, &f, &mut self.diagnostics);
         let result = if self.diagnostics.is_empty() {
-            self.translator.translate(&f).map_err(BodyError::from)
+            self.translator.translate(&f, Some(self.verifier.analysis())).map_err(BodyError::from)
         } else {
             Err(BodyError::Invalid(std::mem::take(&mut self.diagnostics)))
         };

@@ -6,7 +6,7 @@
 //! All scratch space lives in [`FunctionVerifier`] and is reused from one
 //! body to the next.
 
-use super::cfg::Cfg;
+use crate::cfg::Cfg;
 use super::intrinsics::{
     Intrinsic, MemoryOrder, OrderUse, RmwOp, LOCK_FREE_SIZE_ARG, MEM_INTRINSIC_ALIGN_ARG, RMW_OP_ARG,
 };
@@ -53,6 +53,11 @@ pub struct FunctionAnalysis<'a> {
 }
 
 impl<'a> FunctionAnalysis<'a> {
+    /// The graph itself (for back ends that run [`Cfg`]'s algorithms on
+    /// graphs of their own too).
+    pub fn cfg(&self) -> &'a Cfg {
+        self.cfg
+    }
     /// Number of basic blocks.
     pub fn num_blocks(&self) -> usize {
         self.cfg.len()

@@ -109,11 +109,10 @@
 //! # Cost
 //!
 //! Linear in the size of each body apart from the dominators (near-linear;
-//! see `cfg.rs`) and sorting switch cases and phi entries. Nothing is
+//! see `crate::cfg`) and sorting switch cases and phi entries. Nothing is
 //! allocated per instruction; [`FunctionVerifier`] keeps its buffers between
 //! bodies.
 
-mod cfg;
 mod function;
 mod intrinsics;
 mod module;

@@ -53,7 +53,7 @@ use super::imports::{FAULT_FUNC, FMOD_FUNC};
 use super::types::{wasm_type, Signatures};
 use super::{global, Callee, ModuleCx, TranslateError};
 use crate::ir::{BinOp, CastOp, CmpPred, ConstValue, Function, Inst, InstKind, Scalar, ValType as IrType, ValueId};
-use crate::verify::Intrinsic;
+use crate::verify::{FunctionAnalysis, Intrinsic};
 use wasm_encoder::{BlockType, Encode, Ieee32, Ieee64, InstructionSink, MemArg, MemArgTarget, ValType as W};
 
 pub(super) const NONE: u32 = u32::MAX;
@@ -226,6 +226,8 @@ pub(super) struct Buffers {
     /// `call_indirect` type indices left as placeholders: (offset in
     /// `code`, signature key).
     pub sig_fixups: Vec<(usize, Box<[u8]>)>,
+    /// Buffers of the dominator computation for the structurer's graphs.
+    pub dominators: crate::cfg::Cfg,
 }
 
 /// A `call_indirect` whose signature the frozen [`Signatures`] lacked: a
@@ -300,11 +302,15 @@ impl FuncTranslator {
 
     /// Appends the code-section entry of `f` (size, locals, body) to `out`,
     /// and to `fixups` the placeholders it left for signatures `sigs` lacks.
+    ///
+    /// `known` is the body's control-flow analysis as the verifier made it,
+    /// if the caller has it.
     pub(super) fn translate(
         &mut self,
         cx: &ModuleCx,
         sigs: &Signatures,
         f: &Function,
+        known: Option<FunctionAnalysis<'_>>,
         out: &mut Vec<u8>,
         fixups: &mut Vec<SigFixup>,
     ) -> Result<(), TranslateError> {
@@ -339,12 +345,21 @@ impl FuncTranslator {
         };
         fx.analyze()?;
         let tree = {
-            let b = &*fx.b;
+            // Without setjmp the structurer's graph is the basic blocks: the
+            // verifier's orders and dominators are that graph's.
+            let known = known.filter(|_| !fx.has_setjmp).map(|a| a.cfg()).filter(|c| c.len() == f.blocks.len());
+            let b = &mut *fx.b;
             let n = b.vblocks.len();
-            super::structure::structure(n, |v: u32| {
-                let v = v as usize;
-                &b.succs[b.succ_start[v] as usize..b.succ_start[v + 1] as usize]
-            })
+            let (succ_start, succs) = (&b.succ_start, &b.succs);
+            super::structure::structure_in(
+                n,
+                |v: u32| {
+                    let v = v as usize;
+                    &succs[succ_start[v] as usize..succ_start[v + 1] as usize]
+                },
+                &mut b.dominators,
+                known,
+            )
         };
         fx.assign_locals(&tree);
         fx.frame_locals();

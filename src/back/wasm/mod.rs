@@ -230,11 +230,13 @@ impl BodyTranslator {
         BodyTranslator { ctx, funcs: FuncTranslator::new() }
     }
 
-    /// Translates one verified body of the context's module.
-    pub fn translate(&mut self, f: &Function) -> Result<BodyCode, TranslateError> {
+    /// Translates one verified body of the context's module; `analysis` is
+    /// what the verifier found about it, if at hand (the output is the same
+    /// without it, only slower).
+    pub fn translate(&mut self, f: &Function, analysis: Option<FunctionAnalysis<'_>>) -> Result<BodyCode, TranslateError> {
         let mut entry = Vec::new();
         let mut fixups = Vec::new();
-        self.funcs.translate(&self.ctx.cx, &self.ctx.sigs, f, &mut entry, &mut fixups)?;
+        self.funcs.translate(&self.ctx.cx, &self.ctx.sigs, f, analysis, &mut entry, &mut fixups)?;
         Ok(BodyCode { id: f.id, entry, fixups })
     }
 }
@@ -349,10 +351,10 @@ impl Backend for WasmBackend {
         WasmBackend::new(module, options)
     }
 
-    fn define_function(&mut self, _: Verified<'_>, f: &Function, _: FunctionAnalysis<'_>) -> Result<(), TranslateError> {
+    fn define_function(&mut self, _: Verified<'_>, f: &Function, analysis: FunctionAnalysis<'_>) -> Result<(), TranslateError> {
         self.expect(f.id)?;
         let start = self.code.len();
-        self.funcs.translate(&self.ctx.cx, &self.ctx.sigs, f, &mut self.code, &mut self.fixups)?;
+        self.funcs.translate(&self.ctx.cx, &self.ctx.sigs, f, Some(analysis), &mut self.code, &mut self.fixups)?;
         let fixups = std::mem::take(&mut self.fixups);
         let r = self.patch(start, &fixups);
         self.fixups = fixups;
