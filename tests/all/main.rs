@@ -15,6 +15,7 @@ mod decode;
 mod dis;
 mod pipeline;
 mod run;
+mod snapshots;
 mod support;
 mod verify;
 mod wasm;
