@@ -39,13 +39,9 @@
 //! std::fs::write("app.wasm", wasm).unwrap();
 //! ```
 
-mod control;
 mod func;
 pub mod imports;
-mod intrinsics;
 pub mod layout;
-mod locals;
-mod setjmp;
 pub mod structure;
 mod types;
 
