@@ -38,7 +38,7 @@ impl BodyDecoder {
         end: BitPos,
         parser: &mut Parser<'_>,
     ) -> Result<Box<Function>, DecodeError> {
-        if module.functions.get(id.0 as usize).is_none_or(|d| d.is_proto) {
+        if module.functions.get(id.0 as usize).map_or(true, |d| d.is_proto) {
             return Err(DecodeError::new(enter, format!("@f{} is not a function with a body", id.0)));
         }
         let mut body = FunctionState::new(module, id, enter, end, &mut self.spare);

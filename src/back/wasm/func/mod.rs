@@ -259,10 +259,11 @@ pub(super) struct Buffers {
     pub dominators: crate::cfg::Cfg,
 }
 
-/// A `call_indirect` whose signature the frozen [`Signatures`] lacked: a
-/// 5-byte LEB placeholder at `at` (bytes from the start of the body's
-/// code-section entry) for the type index of the signature `key`
-/// ([`Signatures::intern_key`]).
+/// A `call_indirect` whose signature the module context's frozen type
+/// table lacked: a 5-byte LEB placeholder at `at` (bytes from the start of
+/// the body's code-section entry) for the type index of the signature `key`
+/// (parameter type codes, 0, result type codes), interned when the body is
+/// stitched into the module.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SigFixup {
     pub at: u32,
