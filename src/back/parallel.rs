@@ -32,12 +32,12 @@
 use super::wasm::{BodyCode, BodyContext, BodyTranslator, Options, WasmBackend};
 use super::{Backend, TranslateError};
 use crate::bitstream::{BlockInfo, BlockRange, Event, Parser, Step, FUNCTION_BLOCK_ID, MODULE_BLOCK_ID};
-use crate::decode::{BodyDecoder, DecodeError, Decoded, Decoder};
+use crate::decode::{BodyDecoder, DecodeError, Decoder};
 use crate::ir::{FuncId, Module};
 use crate::verify::{self, Diagnostic, FunctionVerifier, Verified};
 use crate::BitPos;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// One function block: the `index`th body of the module (so the body of
 /// the `index`th defined function) and where its bits lie.
@@ -143,36 +143,63 @@ impl ModuleContext {
 /// shape (module records, then only function blocks) or has an error: the
 /// pipeline then says what is wrong.
 pub fn split(pexe: &[u8]) -> Option<(Arc<ModuleContext>, Vec<BodyJob>)> {
-    let mut parser = Parser::new(pexe);
-    let mut decoder = Decoder::new();
-    let mut context: Option<ModuleContext> = None;
+    let (mut jobs_source, context) = WholeSplit::start(pexe)?;
     let mut jobs = Vec::new();
-    loop {
-        let range = match parser.next_event().ok()? {
-            Event::End => break,
-            Event::EnterBlock { block_id: FUNCTION_BLOCK_ID, .. } => parser.skip_block().ok()??,
-            Event::ExitBlock { block_id: MODULE_BLOCK_ID, .. } if context.is_some() => continue,
-            _ if context.is_some() => return None,
-            Event::Record { pos, code, ops, .. } => {
-                decoder.record_event(pos, code, ops).ok()?;
-                continue;
-            }
-            event => {
-                if let Decoded::ModuleEnd = decoder.event(&event).ok()? {
-                    // No bodies: nothing to share out.
-                    return None;
+    while let Some(job) = jobs_source.next_job()? {
+        jobs.push(job);
+    }
+    (jobs.len() == context.bodies.len()).then_some((context, jobs))
+}
+
+/// [`split`] one job at a time, so work can start on the first bodies
+/// while the rest are still being found.
+struct WholeSplit<'a> {
+    parser: Parser<'a>,
+    /// The first body, found by `start`, not handed out yet.
+    first: Option<BlockRange>,
+    count: u32,
+}
+
+impl<'a> WholeSplit<'a> {
+    /// Reads the module block up to its first function block.
+    fn start(pexe: &'a [u8]) -> Option<(Self, Arc<ModuleContext>)> {
+        let mut parser = Parser::new(pexe);
+        let mut decoder = Decoder::new();
+        let first = loop {
+            match parser.next_event().ok()? {
+                Event::EnterBlock { block_id: FUNCTION_BLOCK_ID, .. } => break parser.skip_block().ok()??,
+                // No bodies: nothing to share out.
+                Event::End => return None,
+                Event::Record { pos, code, ops, .. } => {
+                    decoder.record_event(pos, code, ops).ok()?;
                 }
-                continue;
+                event => {
+                    decoder.event(&event).ok()?;
+                }
             }
         };
-        if context.is_none() {
-            let blockinfo = parser.blockinfo();
-            context = Some(ModuleContext::new(decoder.module().clone(), blockinfo, range).ok()?);
-        }
-        jobs.push(BodyJob { index: jobs.len() as u32, range });
+        let context = ModuleContext::new(decoder.module().clone(), parser.blockinfo(), first).ok()?;
+        Some((WholeSplit { parser, first: Some(first), count: 0 }, Arc::new(context)))
     }
-    let context = context?;
-    (jobs.len() == context.bodies.len()).then(|| (Arc::new(context), jobs))
+
+    /// The next function block; `Ok(None)` at the end of the module,
+    /// `None` (outer) if the file is not of the plain shape or is broken.
+    fn next_job(&mut self) -> Option<Option<BodyJob>> {
+        let range = match self.first.take() {
+            Some(r) => r,
+            None => loop {
+                match self.parser.next_event().ok()? {
+                    Event::EnterBlock { block_id: FUNCTION_BLOCK_ID, .. } => break self.parser.skip_block().ok()??,
+                    Event::ExitBlock { block_id: MODULE_BLOCK_ID, .. } => continue,
+                    Event::End => return Some(None),
+                    _ => return None,
+                }
+            },
+        };
+        let job = BodyJob { index: self.count, range };
+        self.count += 1;
+        Some(Some(job))
+    }
 }
 
 /// [`split`] for bytes arriving in chunks (a page's main thread): `feed`
@@ -427,25 +454,36 @@ impl Stitcher {
 /// Translates a whole pexe on `threads` threads (the calling one among
 /// them). `None` when the input is not valid or not of the plain shape, or
 /// a thread cannot be started: then run the pipeline instead.
+///
+/// The calling thread finds the function blocks (cheap: their length words
+/// say where each ends) and queues them; the others start on the first
+/// bodies at once, and the calling thread joins them when the file is
+/// split. Results are kept by body index and stitched in order.
 pub fn translate(pexe: &[u8], options: &Options, threads: usize) -> Option<Vec<u8>> {
-    let (context, jobs) = split(pexe)?;
-    let next = AtomicUsize::new(0);
-    let work = |worker: &mut BodyWorker| -> Option<Vec<(usize, BodyCode)>> {
+    let (mut source, context) = WholeSplit::start(pexe)?;
+    let failed = AtomicBool::new(false);
+    let (tx, rx) = std::sync::mpsc::channel::<BodyJob>();
+    let rx = Mutex::new(rx);
+    let work = |worker: &mut BodyWorker| -> Vec<(usize, BodyCode)> {
         let mut done = Vec::new();
         loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(job) = jobs.get(i) else { return Some(done) };
-            match worker.translate(job, pexe, 0) {
-                Ok(body) => done.push((i, body)),
-                Err(_) => {
-                    // Stop everyone: the pipeline will report.
-                    next.store(jobs.len(), Ordering::Relaxed);
-                    return None;
-                }
+            // The lock is held only while taking a job.
+            let job = match rx.lock() {
+                Ok(rx) => rx.recv(),
+                Err(_) => return done,
+            };
+            let Ok(job) = job else { return done };
+            if failed.load(Ordering::Relaxed) {
+                continue;
+            }
+            match worker.translate(&job, pexe, 0) {
+                Ok(body) => done.push((job.index as usize, body)),
+                // Stop everyone: the pipeline will report.
+                Err(_) => failed.store(true, Ordering::Relaxed),
             }
         }
     };
-    let results: Option<Vec<Vec<(usize, BodyCode)>>> = std::thread::scope(|scope| {
+    let (results, count) = std::thread::scope(|scope| {
         let mut handles = Vec::new();
         for k in 1..threads.max(1) {
             let handle = std::thread::Builder::new()
@@ -456,20 +494,40 @@ pub fn translate(pexe: &[u8], options: &Options, threads: usize) -> Option<Vec<u
                 Err(_) => break,
             }
         }
-        let mine = work(&mut BodyWorker::new(&context));
-        let mut all = vec![mine];
+        let mut count = 0usize;
+        loop {
+            match source.next_job() {
+                Some(Some(job)) => {
+                    count += 1;
+                    if tx.send(job).is_err() {
+                        failed.store(true, Ordering::Relaxed);
+                        break;
+                    }
+                }
+                Some(None) => break,
+                None => {
+                    failed.store(true, Ordering::Relaxed);
+                    break;
+                }
+            }
+        }
+        drop(tx);
+        let mut all = work(&mut BodyWorker::new(&context));
         for h in handles {
             match h.join() {
-                Ok(r) => all.push(r),
+                Ok(r) => all.extend(r),
                 Err(panic) => std::panic::resume_unwind(panic),
             }
         }
-        all.into_iter().collect()
+        (all, count)
     });
+    if failed.into_inner() || count != context.bodies.len() || results.len() != count {
+        return None;
+    }
     let mut slots: Vec<Option<BodyCode>> = Vec::new();
-    slots.resize_with(jobs.len(), || None);
-    for (i, body) in results?.into_iter().flatten() {
-        slots[i] = Some(body);
+    slots.resize_with(count, || None);
+    for (i, body) in results {
+        *slots.get_mut(i)? = Some(body);
     }
     let mut stitcher = Stitcher::new(&context, options).ok()?;
     for body in slots {
