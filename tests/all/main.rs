@@ -14,6 +14,7 @@ mod corpus;
 mod decode;
 mod dis;
 mod pipeline;
+mod libm;
 mod run;
 mod snapshots;
 mod support;

@@ -42,13 +42,15 @@
 mod func;
 pub mod imports;
 pub mod layout;
+mod libm;
 pub mod structure;
 mod types;
 
 pub use super::TranslateError;
 pub use layout::{Layout, GLOBAL_BASE};
 
-pub use func::SigFixup;
+pub use func::{BodyFixups, CallSite, SigFixup};
+pub use libm::SqrtClaim;
 
 use super::Backend;
 use crate::ir::{FuncId, Function, Module, Type, ValType as IrType, ValueId};
@@ -74,11 +76,14 @@ pub struct Options {
     pub parallel: bool,
     /// How many threads when `parallel` (0: one per core).
     pub threads: usize,
+    /// Calls of the pexe's own `sqrt` become `f64.sqrt` where its body is
+    /// proven to compute exactly that (`libm.rs`).
+    pub fast_libm: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { wat: false, names: true, parallel: true, threads: 0 }
+        Options { wat: false, names: true, parallel: true, threads: 0, fast_libm: true }
     }
 }
 
@@ -124,6 +129,9 @@ pub(crate) struct ModuleCx {
     pub i32_to_void: u32,
     /// Table index of pexe function 0 (a function's address is this + id).
     pub pexe_table_base: u32,
+    /// The function whose calls take the `sqrt` form (`libm.rs`), or
+    /// `u32::MAX`.
+    pub fast_sqrt: u32,
 }
 
 impl ModuleCx {
@@ -161,7 +169,10 @@ pub struct BodyCode {
     /// The function it translates.
     pub id: FuncId,
     entry: Vec<u8>,
-    fixups: Vec<SigFixup>,
+    fixups: BodyFixups,
+    /// Facts for the `sqrt` form (`libm.rs`).
+    pure_leaf: bool,
+    sqrt: Option<SqrtClaim>,
 }
 
 impl BodyCode {
@@ -170,16 +181,33 @@ impl BodyCode {
         &self.entry
     }
 
-    /// A byte form: `id` (u32 LE), the fixup count (u32 LE), per fixup its
-    /// offset (u32 LE), key length (u8) and key, then the entry.
+    /// A byte form (all integers u32 LE): `id`; the signature fixup count,
+    /// per fixup its offset, key length (u8) and key; the call-site count,
+    /// per site its offset, length (u8) and callee; a flags byte (1: pure
+    /// leaf, 2: a `sqrt` claim follows), the claim's helper count and
+    /// helpers; then the entry.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(8 + self.entry.len());
-        out.extend_from_slice(&self.id.0.to_le_bytes());
-        out.extend_from_slice(&(self.fixups.len() as u32).to_le_bytes());
-        for f in &self.fixups {
-            out.extend_from_slice(&f.at.to_le_bytes());
+        let mut out = Vec::with_capacity(16 + self.entry.len());
+        let u32 = |out: &mut Vec<u8>, x: u32| out.extend_from_slice(&x.to_le_bytes());
+        u32(&mut out, self.id.0);
+        u32(&mut out, self.fixups.sigs.len() as u32);
+        for f in &self.fixups.sigs {
+            u32(&mut out, f.at);
             out.push(f.key.len() as u8);
             out.extend_from_slice(&f.key);
+        }
+        u32(&mut out, self.fixups.calls.len() as u32);
+        for c in &self.fixups.calls {
+            u32(&mut out, c.at);
+            out.push(c.len);
+            u32(&mut out, c.callee);
+        }
+        out.push(u8::from(self.pure_leaf) | if self.sqrt.is_some() { 2 } else { 0 });
+        if let Some(claim) = &self.sqrt {
+            u32(&mut out, claim.helpers.len() as u32);
+            for &h in &claim.helpers {
+                u32(&mut out, h);
+            }
         }
         out.extend_from_slice(&self.entry);
         out
@@ -192,25 +220,53 @@ impl BodyCode {
         let id = FuncId(u32_at(0)?);
         let n = u32_at(4)? as usize;
         let mut at = 8;
-        // Each fixup takes at least 5 bytes of `bytes` and 6 of the entry.
+        // Each fixup or call site takes at least 5 bytes of `bytes`.
         if n > bytes.len() / 5 {
             return None;
         }
-        let mut fixups = Vec::with_capacity(n);
+        let mut fixups = BodyFixups::default();
         for _ in 0..n {
             let off = u32_at(at)?;
             let len = *bytes.get(at + 4)? as usize;
             let key = bytes.get(at + 5..at + 5 + len)?;
-            fixups.push(SigFixup { at: off, key: key.into() });
+            fixups.sigs.push(SigFixup { at: off, key: key.into() });
             at += 5 + len;
         }
+        let n = u32_at(at)? as usize;
+        at += 4;
+        if n > bytes.len() / 9 {
+            return None;
+        }
+        for _ in 0..n {
+            fixups.calls.push(CallSite { at: u32_at(at)?, len: *bytes.get(at + 4)?, callee: u32_at(at + 5)? });
+            at += 9;
+        }
+        let flags = *bytes.get(at)?;
+        at += 1;
+        let sqrt = if flags & 2 != 0 {
+            let n = u32_at(at)? as usize;
+            at += 4;
+            if n > bytes.len() / 4 {
+                return None;
+            }
+            let mut helpers = Vec::with_capacity(n);
+            for _ in 0..n {
+                helpers.push(u32_at(at)?);
+                at += 4;
+            }
+            Some(SqrtClaim { helpers })
+        } else {
+            None
+        };
         let entry = bytes.get(at..)?.to_vec();
-        let body = BodyCode { id, entry, fixups };
+        let body = BodyCode { id, entry, fixups, pure_leaf: flags & 1 != 0, sqrt };
         body.fixups_fit().then_some(body)
     }
 
     fn fixups_fit(&self) -> bool {
-        self.fixups.iter().all(|f| (f.at as usize).checked_add(5).is_some_and(|end| end <= self.entry.len()))
+        let len = self.entry.len();
+        self.fixups.sigs.iter().all(|f| (f.at as usize).checked_add(5).is_some_and(|end| end <= len))
+            && self.fixups.calls.iter().all(|c| c.len >= 1 && (c.at as usize).checked_add(c.len as usize).is_some_and(|end| end <= len))
     }
 }
 
@@ -231,10 +287,17 @@ impl BodyTranslator {
     /// without it, only slower).
     pub fn translate(&mut self, f: &Function, analysis: Option<FunctionAnalysis<'_>>) -> Result<BodyCode, TranslateError> {
         let mut entry = Vec::new();
-        let mut fixups = Vec::new();
+        let mut fixups = BodyFixups::default();
         self.funcs.translate(&self.ctx.cx, &self.ctx.sigs, f, analysis, &mut entry, &mut fixups)?;
-        Ok(BodyCode { id: f.id, entry, fixups })
+        let (pure_leaf, sqrt) = body_facts(&self.ctx.cx, f);
+        Ok(BodyCode { id: f.id, entry, fixups, pure_leaf, sqrt })
     }
+}
+
+/// What the `sqrt` form needs to know of a body (`libm.rs`).
+fn body_facts(cx: &ModuleCx, f: &Function) -> (bool, Option<SqrtClaim>) {
+    let sqrt = if f.id.0 == cx.fast_sqrt { libm::sqrt_fast_path(f, cx) } else { None };
+    (libm::is_pure_leaf(f), sqrt)
 }
 
 /// The module-level parts [`WasmBackend::new`] and [`BodyContext::new`] share.
@@ -298,6 +361,7 @@ impl Parts {
             global_addrs: layout.addrs.clone(),
             i32_to_void: i32_void,
             pexe_table_base: imports.pexe_table_base(),
+            fast_sqrt: libm::sqrt_candidate(m).unwrap_or(u32::MAX),
         };
         Ok(Parts {
             ctx: BodyContext { cx, sigs },
@@ -327,7 +391,14 @@ pub struct WasmBackend {
     next: usize,
     /// Code-section entries so far.
     code: Vec<u8>,
-    fixups: Vec<SigFixup>,
+    fixups: BodyFixups,
+    /// The `sqrt` form (`libm.rs`): whether to use it, the call sites
+    /// (absolute offsets into `code`, lengths), which functions are pure
+    /// leaves, and what `sqrt`'s body claimed.
+    fast_libm: bool,
+    sqrt_sites: Vec<(usize, u8)>,
+    pure_leaf: Vec<bool>,
+    sqrt_claim: Option<SqrtClaim>,
     /// Type indices used by the module's own parts.
     void_void: u32,
     i32_void: u32,
@@ -352,9 +423,11 @@ impl Backend for WasmBackend {
         let start = self.code.len();
         self.funcs.translate(&self.ctx.cx, &self.ctx.sigs, f, Some(analysis), &mut self.code, &mut self.fixups)?;
         let fixups = std::mem::take(&mut self.fixups);
-        let r = self.patch(start, &fixups);
+        let (pure_leaf, sqrt) = body_facts(&self.ctx.cx, f);
+        let r = self.patch(start, &fixups, f.id, pure_leaf, sqrt);
         self.fixups = fixups;
-        self.fixups.clear();
+        self.fixups.sigs.clear();
+        self.fixups.calls.clear();
         r
     }
 
@@ -380,7 +453,11 @@ impl WasmBackend {
             defined: parts.defined,
             next: 0,
             code,
-            fixups: Vec::new(),
+            fixups: BodyFixups::default(),
+            fast_libm: opts.fast_libm,
+            sqrt_sites: Vec::new(),
+            pure_leaf: vec![false; m.functions.len()],
+            sqrt_claim: None,
             void_void: parts.void_void,
             i32_void: parts.i32_void,
             longjmp_ty: parts.fault_ty,
@@ -410,7 +487,7 @@ impl WasmBackend {
         }
         let start = self.code.len();
         self.code.extend_from_slice(&body.entry);
-        self.patch(start, &body.fixups)
+        self.patch(start, &body.fixups, body.id, body.pure_leaf, body.sqrt.clone())
     }
 
     /// Checks that `id` is the body expected next, and counts it.
@@ -426,9 +503,28 @@ impl WasmBackend {
     }
 
     /// Interns the signatures of `fixups` (in order) and writes their type
-    /// indices into the entry that starts at `start`.
-    fn patch(&mut self, start: usize, fixups: &[SigFixup]) -> Result<(), TranslateError> {
-        for f in fixups {
+    /// indices into the entry of `id` that starts at `start`; keeps its call
+    /// sites and facts for the `sqrt` form.
+    fn patch(
+        &mut self,
+        start: usize,
+        fixups: &BodyFixups,
+        id: FuncId,
+        pure_leaf: bool,
+        sqrt: Option<SqrtClaim>,
+    ) -> Result<(), TranslateError> {
+        if let Some(p) = self.pure_leaf.get_mut(id.0 as usize) {
+            *p = pure_leaf;
+        }
+        if sqrt.is_some() && id.0 == self.ctx.cx.fast_sqrt {
+            self.sqrt_claim = sqrt;
+        }
+        for c in &fixups.calls {
+            if c.callee == self.ctx.cx.fast_sqrt {
+                self.sqrt_sites.push((start + c.at as usize, c.len));
+            }
+        }
+        for f in &fixups.sigs {
             let Some(index) = self.sigs.intern_key(&f.key) else {
                 return Err(TranslateError::Unsupported { function: u32::MAX, message: "a malformed signature key".into() });
             };
@@ -448,6 +544,19 @@ impl WasmBackend {
     fn finish_module(mut self, m: &Module) -> Result<Vec<u8>, TranslateError> {
         if self.next != self.defined.len() {
             return Err(TranslateError::MissingBodies { missing: self.defined.len() - self.next });
+        }
+        // The `sqrt` form: proven by its body and its helpers' bodies.
+        let proven = self.sqrt_claim.as_ref().is_some_and(|c| {
+            c.helpers.iter().all(|&h| self.pure_leaf.get(h as usize).copied().unwrap_or(false))
+        });
+        if self.fast_libm && proven {
+            for &(at, len) in &self.sqrt_sites {
+                if let Some(site) = self.code.get_mut(at..at + len as usize) {
+                    // f64.sqrt, then nops: the call's size.
+                    site[0] = 0x9F;
+                    site[1..].fill(0x01);
+                }
+            }
         }
         let ndef = self.defined.len() as u32;
         let init_data_func = self.imports.num_imported_funcs() + ndef;

@@ -67,6 +67,7 @@ impl Translate {
             names: !self.strip_names,
             parallel: self.threads != Some(1),
             threads: self.threads.unwrap_or(0),
+            ..Options::default()
         };
         let wasm = match translate_bytes(&bytes, &opts) {
             Ok(wasm) => wasm,

@@ -24,6 +24,7 @@ impl<'a> Fx<'a> {
         b.dispatch_locals.clear();
         b.code.clear();
         b.sig_fixups.clear();
+        b.call_sites.clear();
         b.setjmp_sites.clear();
         let blank = Val {
             kind: Kind::None,

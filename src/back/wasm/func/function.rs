@@ -64,7 +64,7 @@ impl<'a> Fx<'a> {
     }
 
     /// Writes `size, locals, body` to `out`.
-    pub(super) fn write_entry(&mut self, out: &mut Vec<u8>, fixups: &mut Vec<SigFixup>) {
+    pub(super) fn write_entry(&mut self, out: &mut Vec<u8>, fixups: &mut BodyFixups) {
         let entry_start = out.len();
         let mut head: Vec<u8> = Vec::with_capacity(16);
         let order = locals::LOCAL_TYPES;
@@ -91,7 +91,10 @@ impl<'a> Fx<'a> {
         let code_at = out.len() - entry_start;
         out.extend_from_slice(&self.b.code);
         for (at, key) in self.b.sig_fixups.drain(..) {
-            fixups.push(SigFixup { at: (code_at + at) as u32, key });
+            fixups.sigs.push(SigFixup { at: (code_at + at) as u32, key });
+        }
+        for (at, len, callee) in self.b.call_sites.drain(..) {
+            fixups.calls.push(CallSite { at: (code_at + at) as u32, len, callee });
         }
     }
 }

@@ -76,6 +76,10 @@ impl<'a> Fx<'a> {
             }
             Call { callee, args, ret, .. } => {
                 return match self.cx.callee(*callee) {
+                    Some(Callee::Defined { index, .. }) if callee.0 == self.cx.fast_sqrt && args.len() == 1 => {
+                        self.sqrt_call(index, callee.0);
+                        ret.is_some()
+                    }
                     Some(Callee::Defined { index, .. }) => {
                         self.w().call(index);
                         ret.is_some()
@@ -125,6 +129,24 @@ impl<'a> Fx<'a> {
             }
         }
         true
+    }
+
+    /// A call of the pexe's `sqrt` in the form `libm.rs` describes: the
+    /// same call on both arms, the first of which the module may turn into
+    /// `f64.sqrt`.
+    pub(super) fn sqrt_call(&mut self, index: u32, callee: u32) {
+        let t = self.scratch(W::F64, 0);
+        self.op_u32(0x21, t); // local.set
+        self.op_u32(0x20, t); // local.get
+        self.w().f64_const(Ieee64::from(-0.0f64)).f64_ge().if_(BlockType::Result(W::F64));
+        self.op_u32(0x20, t);
+        let at = self.b.code.len();
+        self.w().call(index);
+        let len = (self.b.code.len() - at) as u8;
+        self.b.call_sites.push((at, len, callee));
+        self.w().else_();
+        self.op_u32(0x20, t);
+        self.w().call(index).end();
     }
 
     pub(super) fn lower_binop(&mut self, op: BinOp, lhs: ValueId, rhs: ValueId) {

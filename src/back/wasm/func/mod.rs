@@ -255,6 +255,9 @@ pub(super) struct Buffers {
     /// `call_indirect` type indices left as placeholders: (offset in
     /// `code`, signature key).
     pub sig_fixups: Vec<(usize, Box<[u8]>)>,
+    /// Direct calls that may be patched later: (offset of the `call` in
+    /// `code`, its length, callee).
+    pub call_sites: Vec<(usize, u8, u32)>,
     /// Buffers of the dominator computation for the structurer's graphs.
     pub dominators: crate::cfg::Cfg,
 }
@@ -268,6 +271,23 @@ pub(super) struct Buffers {
 pub struct SigFixup {
     pub at: u32,
     pub key: Box<[u8]>,
+}
+
+/// A direct `call` of pexe function `callee` at `at` (bytes from the start
+/// of the entry), `len` bytes long, which the module may rewrite in place
+/// (the `sqrt` form, `libm.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallSite {
+    pub at: u32,
+    pub len: u8,
+    pub callee: u32,
+}
+
+/// What a translated body leaves for the module to fill in.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BodyFixups {
+    pub sigs: Vec<SigFixup>,
+    pub calls: Vec<CallSite>,
 }
 
 /// A branch exit already given a wrapper: (target, set_dispatch, label,
@@ -342,7 +362,7 @@ impl FuncTranslator {
         f: &Function,
         known: Option<FunctionAnalysis<'_>>,
         out: &mut Vec<u8>,
-        fixups: &mut Vec<SigFixup>,
+        fixups: &mut BodyFixups,
     ) -> Result<(), TranslateError> {
         if f.blocks.is_empty() {
             // A body with no blocks (the verifier lets it through): it has
