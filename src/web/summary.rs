@@ -2,7 +2,7 @@
 //! camelCase keys (see `js/src/index.d.ts`, `ModuleSummary`, which this
 //! mirrors field for field; the npm entry adds `irt.unsupported`).
 
-use super::stream::{BodyStats, Finished};
+use crate::back::{BodyStats, Outcome};
 use crate::bitstream::header::FieldType;
 use crate::bitstream::Header;
 use crate::decode::DecodeError;
@@ -47,7 +47,7 @@ impl From<&DecodeError> for DiagnosticSummary {
     fn from(e: &DecodeError) -> Self {
         // Same text as `pexe verify` (a module-level diagnostic), plus the
         // function the decoder was in, which the message already names.
-        let mut d = DiagnosticSummary::from(&super::stream::decode_diagnostic(e));
+        let mut d = DiagnosticSummary::from(&crate::back::pipeline_decode_diagnostic(e));
         d.function = e.function();
         d
     }
@@ -188,8 +188,11 @@ fn lossy(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// Builds the summary of a finished stream.
-pub fn summarize(size: u64, header: Option<&Header>, bodies: &[BodyStats], finished: &Finished) -> ModuleSummary {
+/// Builds the summary of a finished pipeline.
+pub fn summarize(finished: &Outcome<()>) -> ModuleSummary {
+    let size = finished.progress.bytes_read;
+    let header: Option<&Header> = finished.header.as_ref();
+    let bodies: &[BodyStats] = &finished.bodies;
     let m: &Module = &finished.module;
     let by_id: HashMap<u32, &BodyStats> = bodies.iter().map(|b| (b.id, b)).collect();
     let mut counts = Counts {
