@@ -144,8 +144,8 @@ export class Store {
 
   /** Checks a read's or write's position and length. */
   static span(offset, length) {
-    if (!Number.isSafeInteger(offset) || offset < 0) fail(CODE.INVALID_OPERATION, `bad offset ${offset}`);
-    if (!Number.isSafeInteger(length) || length < 0) fail(CODE.INVALID_OPERATION, `bad length ${length}`);
+    if (!Number.isInteger(offset) || offset < 0) fail(CODE.INVALID_OPERATION, `bad offset ${offset}`);
+    if (!Number.isInteger(length) || length < 0) fail(CODE.INVALID_OPERATION, `bad length ${length}`);
     if (offset + length > MAX_FILE_SIZE) fail(CODE.NO_SPACE, 'beyond the largest file size');
   }
 }
