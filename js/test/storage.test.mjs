@@ -241,3 +241,24 @@ test('paths: normal forms and refusals', () => {
   assert.equal(resolveLexically('/a', '/x/./y/..'), '/x');
   assert.equal(resolveLexically('/', 'a\\b'), null);
 });
+
+test('a page in memory serves its stores to a host Worker over a port (storage/page.js)', async () => {
+  const { pageStorage, connectStorage } = await import('../src/internal/pepper/storage/page.js');
+  const page = pageStorage({ backend: 'memory', persistentQuota: 1000 });
+  const { port } = page.link();
+  const worker = await connectStorage(port);
+  const remote = await worker.get('persistent');
+  assert.equal(remote.kind, 'remote');
+  assert.deepEqual(await remote.usageAndQuota(), { usage: 0, quota: 1000 });
+  await remote.mkdir('/save');
+  const h = await remote.open('/save/a', { write: true, create: true });
+  assert.equal(await remote.write(h, 0, enc('via the port')), 12);
+  await remote.close(h);
+  const local = await page.get('persistent');
+  assert.equal(dec(await readAll(local, '/save/a')), 'via the port', 'the page sees what the Worker wrote');
+  await rejects(remote.stat('/nope'), CODE.NOT_FOUND, 'errors cross the port with their codes');
+  await rejects(remote.open('/../x', { read: true }), CODE.INVALID_PATH);
+  assert.equal(await remote.requestQuota(5000), 5000, 'no browser limit known here: granted');
+  assert.equal((await local.usageAndQuota()).quota, 5000);
+  port.close();
+});
