@@ -468,8 +468,8 @@ export class IdbStore extends Store {
           if (!e) fail(CODE.NOT_FOUND);
           const at = st.mode.append ? e.size : offset;
           Store.span(at, bytes.length);
+          this.charge(Math.max(0, at + bytes.length - e.size));
           grow = Math.max(0, at + bytes.length - e.size);
-          this.charge(grow);
           await this.writeChunks(s, st.id, at, bytes, e.size);
           s.entries.put({ ...e, size: e.size + grow, mtime: Date.now() });
         });
@@ -497,8 +497,8 @@ export class IdbStore extends Store {
         await this.tx(['entries', 'chunks'], 'readwrite', async (s) => {
           const e = await req(s.entries.index('id').get(st.id));
           if (!e) fail(CODE.NOT_FOUND);
+          this.charge(length - e.size);
           delta = length - e.size;
-          this.charge(delta);
           if (length < e.size) {
             const keep = Math.ceil(length / CHUNK);
             s.chunks.delete(IDBKeyRange.bound([st.id, keep], [st.id, Infinity]));
