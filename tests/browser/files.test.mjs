@@ -48,6 +48,53 @@ function testGame() {
   return aldArchive('test.sco', Buffer.concat([sco, code]));
 }
 
+/** Store operations and their errors, run in a page or a Worker: what they gave. */
+const BATTERY = async (backend) => {
+  // An absolute URL: a blob: Worker has no base for '/pkg/…'.
+  const { pageStorage } = await import(new URL('/pkg/internal/pepper/storage/page.js', self.location.origin).href);
+  const storage = pageStorage({ backend, persistentQuota: 64 });
+  const s = await storage.get('persistent');
+  const enc = (x) => new TextEncoder().encode(x);
+  const dec = (b) => new TextDecoder().decode(b);
+  const codeOf = (p) => p.then(() => 'ok', (e) => e.code);
+  const out = { kind: s.kind };
+  await s.mkdir('/a/b', { recursive: true });
+  out.missingParent = await codeOf(s.mkdir('/x/y'));
+  const h = await s.open('/a/f', { read: true, write: true, create: true });
+  out.syncAccess = !!s.inner?.files?.get?.('/a/f')?.access;
+  await s.write(h, 3, enc('hello'));
+  out.read = [...(await s.read(h, 0, 100))];
+  out.quota = await codeOf(s.write(h, 60, enc('past the quota')));
+  await s.setLength(h, 70000 > 64 ? 10 : 0);
+  out.size = (await s.fstat(h)).size;
+  await s.rename('/a/f', '/a/b/g');
+  await s.write(h, 0, enc('AB'));
+  await s.close(h);
+  const h2 = await s.open('/a/b/g', { read: true });
+  out.afterRename = dec(await s.read(h2, 0, 2));
+  await s.close(h2);
+  out.list = await s.readdir('/a/b');
+  out.notEmpty = await codeOf(s.remove('/a'));
+  out.escape = await codeOf(s.stat('/../etc'));
+  out.exists = await codeOf(s.open('/a/b/g', { write: true, create: true, exclusive: true }));
+  out.notFile = await codeOf(s.open('/a', { read: true }));
+  await s.copy('/a', '/c');
+  out.copied = (await s.stat('/c/b/g')).size;
+  out.usage = (await s.usageAndQuota()).usage;
+  await s.remove('/a', { recursive: true });
+  await s.remove('/c', { recursive: true });
+  // Two opens of one file at once share it (a sync access handle is exclusive).
+  const [r1, r2] = await Promise.all([s.open('/race', { read: true, write: true, create: true }), s.open('/race', { read: true, write: true, create: true })]);
+  await s.write(r1, 0, enc('shared'));
+  out.race = dec(await s.read(r2, 0, 10));
+  await s.close(r1);
+  await s.close(r2);
+  await s.remove('/race');
+  out.empty = await s.readdir('/');
+  out.usageAfter = (await s.usageAndQuota()).usage;
+  return out;
+};
+
 testNeeding(skip, 'Pepper file systems in the page', { timeout: 600_000 }, async (t) => {
   const env = await launch({ isolation: true });
   t.after(() => env.close());
@@ -82,42 +129,27 @@ testNeeding(skip, 'Pepper file systems in the page', { timeout: 600_000 }, async
     await t.test(`the stores themselves (${backend})`, async () => {
       const context = await env.browser.newContext();
       const page = await open(context);
-      const result = await page.evaluate(async (backend) => {
-        const { pageStorage } = await import('/pkg/internal/pepper/storage/page.js');
-        const storage = pageStorage({ backend, persistentQuota: 64 });
-        const s = await storage.get('persistent');
-        const enc = (x) => new TextEncoder().encode(x);
-        const dec = (b) => new TextDecoder().decode(b);
-        const codeOf = (p) => p.then(() => 'ok', (e) => e.code);
-        const out = { kind: s.kind };
-        await s.mkdir('/a/b', { recursive: true });
-        out.missingParent = await codeOf(s.mkdir('/x/y'));
-        const h = await s.open('/a/f', { read: true, write: true, create: true });
-        await s.write(h, 3, enc('hello'));
-        out.read = [...(await s.read(h, 0, 100))];
-        out.quota = await codeOf(s.write(h, 60, enc('past the quota')));
-        await s.setLength(h, 70000 > 64 ? 10 : 0);
-        out.size = (await s.fstat(h)).size;
-        await s.rename('/a/f', '/a/b/g');
-        await s.write(h, 0, enc('AB'));
-        await s.close(h);
-        const h2 = await s.open('/a/b/g', { read: true });
-        out.afterRename = dec(await s.read(h2, 0, 2));
-        await s.close(h2);
-        out.list = await s.readdir('/a/b');
-        out.notEmpty = await codeOf(s.remove('/a'));
-        out.escape = await codeOf(s.stat('/../etc'));
-        out.exists = await codeOf(s.open('/a/b/g', { write: true, create: true, exclusive: true }));
-        out.notFile = await codeOf(s.open('/a', { read: true }));
-        await s.copy('/a', '/c');
-        out.copied = (await s.stat('/c/b/g')).size;
-        out.usage = (await s.usageAndQuota()).usage;
-        await s.remove('/a', { recursive: true });
-        await s.remove('/c', { recursive: true });
-        out.empty = await s.readdir('/');
-        out.usageAfter = (await s.usageAndQuota()).usage;
-        return out;
-      }, backend);
+      // On the page's main thread (streams), and in a dedicated Worker (sync access handles).
+      const result = await page.evaluate(`(${BATTERY})(${JSON.stringify(backend)})`);
+      const inWorker = await page.evaluate(
+        ({ src, backend }) =>
+          new Promise((resolve) => {
+            const script = `(${src})(self.name).then((r) => postMessage(r), (e) => postMessage({ error: String(e?.stack ?? e) }));`;
+            const w = new Worker(URL.createObjectURL(new Blob([script], { type: 'text/javascript' })), { type: 'module', name: backend });
+            w.onmessage = (e) => {
+              resolve(e.data);
+              w.terminate();
+            };
+            w.onerror = (e) => resolve({ error: e.message });
+          }),
+        { src: BATTERY.toString(), backend },
+      );
+      assert.equal(inWorker.error, undefined, inWorker.error);
+      assert.equal(inWorker.syncAccess, backend === 'opfs', 'OPFS files in a Worker use sync access handles');
+      assert.equal(result.syncAccess, false, 'not on the main thread');
+      const { syncAccess: _a, ...mainResult } = result;
+      const { syncAccess: _b, ...workerResult } = inWorker;
+      assert.deepEqual(workerResult, mainResult, 'the same answers in a Worker');
       assert.equal(result.kind, backend === 'memory' ? 'memory' : backend);
       assert.equal(result.missingParent, 'NOT_FOUND');
       assert.deepEqual(result.read, [0, 0, 0, 104, 101, 108, 108, 111]);
@@ -131,6 +163,7 @@ testNeeding(skip, 'Pepper file systems in the page', { timeout: 600_000 }, async
       assert.equal(result.notFile, 'NOT_A_FILE');
       assert.equal(result.copied, 10);
       assert.equal(result.usage, 20);
+      assert.equal(result.race, 'shared');
       assert.deepEqual(result.empty, []);
       assert.equal(result.usageAfter, 0);
       assert.deepEqual(page.problems, []);

@@ -56,6 +56,8 @@ export class OpfsStore extends Store {
     this.dir = null;
     /** path → open file record { fh, access, refs, path, orphan, data, size, queue, mtime } */
     this.files = new Map();
+    /** path → Promise of the record being opened */
+    this.pendingOpens = new Map();
     this.times = {};
     this.opening = null;
     this.openedAt = Date.now();
@@ -470,19 +472,17 @@ export class OpfsStore extends Store {
         if (!mode.create) fail(CODE.NOT_FOUND);
         fh = await parent.getFileHandle(name, { create: true });
       }
+      // One record per file, even when two opens race (a sync handle is exclusive).
       let rec = this.files.get(key);
       if (!rec) {
-        const file = await fh.getFile();
-        rec = { fh, path: key, access: null, refs: 0, orphan: false, queue: Promise.resolve(), mtime: file.lastModified, knownSize: file.size };
-        if (this.syncHandles && typeof fh.createSyncAccessHandle === 'function') {
-          try {
-            rec.access = await fh.createSyncAccessHandle();
-          } catch (e) {
-            // Another context holds the file: fall back to streams (which may fail the same way).
-            if (e?.name !== 'NoModificationAllowedError' && e?.name !== 'InvalidStateError') throw e;
-          }
+        let pending = this.pendingOpens.get(key);
+        if (!pending) {
+          pending = this.openRecord(key, fh).finally(() => this.pendingOpens.delete(key));
+          this.pendingOpens.set(key, pending);
         }
-        this.files.set(key, rec);
+        rec = await pending;
+        if (!this.files.has(key)) this.files.set(key, rec);
+        rec = this.files.get(key);
       }
       rec.refs++;
       const id = this.handles.add({ rec, mode });
@@ -496,6 +496,21 @@ export class OpfsStore extends Store {
       }
       return id;
     });
+  }
+
+  /** A new open-file record for `fh` (with a sync access handle where possible). */
+  async openRecord(key, fh) {
+    const file = await fh.getFile();
+    const rec = { fh, path: key, access: null, refs: 0, orphan: false, queue: Promise.resolve(), mtime: file.lastModified, knownSize: file.size };
+    if (this.syncHandles && typeof fh.createSyncAccessHandle === 'function') {
+      try {
+        rec.access = await fh.createSyncAccessHandle();
+      } catch (e) {
+        // Another context holds the file: fall back to streams (which may fail the same way).
+        if (e?.name !== 'NoModificationAllowedError' && e?.name !== 'InvalidStateError') throw e;
+      }
+    }
+    return rec;
   }
 
   sizeOf(rec) {
