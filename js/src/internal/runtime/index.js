@@ -126,7 +126,9 @@ export function runInWorker(wasm, options, host) {
  * - `attributes`: DidCreate's argn/argv, `[[name, value], …]` in order;
  * - `view`: the initial view (`{ rect: {x, y, width, height}, … }`);
  * - `baseUrl`: the document URL that the plugin's URLs resolve against;
- * - `fetch`: the fetch function URL loads use (default: global fetch).
+ * - `fetch`: the fetch function URL loads use (default: global fetch);
+ * - `storage`: the file systems (pepper/storage/index.js Storage: the
+ *   page's, or Node's `nodeStorage`; default: both in memory).
  * Rejects (AbiMismatch) when the module is not a Pepper plugin.
  */
 export async function startPlugin(wasm, options, host) {
@@ -170,6 +172,7 @@ async function launch(wasm, options, host) {
       view: options.view,
       baseUrl: options.baseUrl,
       fetch: options.fetch,
+      storage: options.storage,
       transport: { toMain() {} },
     });
     handle = pluginHandle(proc.browser);
