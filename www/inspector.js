@@ -42,6 +42,11 @@ export class Inspector {
       render: (i, el) => this.renderListingRow(i, el),
       onActivate: () => {},
     });
+    // A listing narrower than its rows scrolls sideways; its header follows.
+    $('listing').addEventListener('scroll', () => {
+      const head = document.querySelector('.listing-head');
+      if (head.scrollLeft !== $('listing').scrollLeft) head.scrollLeft = $('listing').scrollLeft;
+    }, { passive: true });
     this.diagList = new VirtualList($('diag-list'), {
       rowHeight: ROW,
       render: (i, el) => this.renderDiagRow(i, el),
@@ -166,8 +171,9 @@ export class Inspector {
         <div class="card">
           <h3>What it needs from its host</h3>
           <div class="muted" style="margin-bottom:6px">IRT interfaces it asks for</div>
-          <div class="chips">${s.irt.interfaces.map((n) => chip(n, !s.irt.unsupported.includes(n) ? 'good' : /ppapi/.test(n) ? 'bad' : 'off')).join('') || '<span class="muted">none named</span>'}</div>
-          ${s.irt.unsupported.length ? `<div class="muted" style="margin:8px 0 0">Dashed: not answered by the JavaScript runtime (libc asks for several versions of some interfaces and uses the one answered).${s.irt.unsupported.some((n) => /ppapi/.test(n)) ? ' <b style="color:var(--err)">Red</b>: a Pepper plugin — it starts only inside a browser embedding of the Pepper API, not in this runner.' : ''}</div>` : ''}
+          <div class="chips">${s.irt.interfaces.map((n) => chip(n, /ppapihook/.test(n) ? 'pepper' : !s.irt.unsupported.includes(n) ? 'good' : 'off')).join('') || '<span class="muted">none named</span>'}</div>
+          ${s.irt.interfaces.some((n) => /ppapihook/.test(n)) ? '<div class="muted" style="margin:8px 0 0"><b class="pepper-note">A Pepper plugin</b>: it talks to its page by messages, so it runs in the runner\'s Plugin view (<kbd>p</kbd>), in a box with a message console.</div>' : ''}
+          ${s.irt.unsupported.some((n) => !/ppapihook/.test(n)) ? `<div class="muted" style="margin:8px 0 0">Dashed: not answered by the JavaScript runtime (libc asks for several versions of some interfaces and uses the one answered).</div>` : ''}
           <div class="muted" style="margin:10px 0 6px">Intrinsics</div>
           <div class="chips">${s.irt.intrinsics.map((n) => chip(n)).join('') || '<span class="muted">none</span>'}</div>
         </div>

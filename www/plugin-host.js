@@ -1,0 +1,115 @@
+// How the page starts a Pepper plugin in a box: one small adapter, so the
+// Plugin view (plugin.js) does not depend on which package API runs it.
+//
+//   const instance = await startPlugin(box, { pexe, name, attributes, translate }, (event) => …);
+//   instance.postMessage('uci');   instance.destroy();   await instance.exited;
+//
+// `box` is the element the plugin lives in (its size is the plugin's view,
+// its focus the plugin's focus); `pexe` the pexe's bytes; `attributes` the
+// element's attributes as [name, value] pairs (DidCreate's argn/argv);
+// `translate()` resolves the WebAssembly the translator makes of the pexe
+// (the page translates in its analysis Worker, off the main thread).
+//
+// Events, named and shaped as the `<embed>` element's were in Chrome
+// (../shared/reference/nacl-embed-facts.md): {type: 'loadstart'},
+// {type: 'progress', phase}, {type: 'load'}, {type: 'loadend'},
+// {type: 'message', data}, {type: 'error', lastError},
+// {type: 'crash', exitStatus, fault}, and the page's own: {type: 'log',
+// level, text} (PPB_Console), {type: 'output', fd, text} (stdout/stderr),
+// {type: 'missing', name} (an interface the runtime does not provide),
+// {type: 'ended'} (stopped by the page).
+//
+// Today this runs on the package's `startPluginInPage` (a host Worker per
+// plugin, internal/pepper/page.js). When the package exports `embed(element,
+// { src, … })`, this file is the one place to switch over.
+
+import { startPluginInPage } from './pkg/internal/pepper/page.js';
+
+/** Chrome's prefix of `lastError` when a module cannot start. */
+const LOAD_FAILED = 'NaCl module load failed: ';
+
+export async function startPlugin(box, { pexe, name, attributes = [], translate }, emit) {
+  let loaded = false;
+  let over = false;
+  const finish = (event) => {
+    if (over) return;
+    over = true;
+    emit(event);
+    emit({ type: 'loadend' });
+  };
+  emit({ type: 'loadstart' });
+
+  let module;
+  try {
+    emit({ type: 'progress', phase: 'translate' });
+    const wasm = await translate(pexe);
+    emit({ type: 'progress', phase: 'compile' });
+    module = await WebAssembly.compile(wasm);
+  } catch (e) {
+    const detail = e?.diagnostics?.[0]?.text ?? e?.message ?? String(e);
+    finish({ type: 'error', lastError: LOAD_FAILED + detail });
+    return { postMessage() {}, destroy() {}, exited: Promise.resolve({ exitCode: 1 }) };
+  }
+
+  emit({ type: 'progress', phase: 'start' });
+  const rect = () => {
+    const r = box.getBoundingClientRect();
+    return { x: 0, y: 0, width: Math.round(r.width), height: Math.round(r.height) };
+  };
+  const view = () => ({ rect: rect(), clip: rect(), visible: true, pageVisible: !document.hidden, deviceScale: devicePixelRatio });
+  const decoders = { 1: new TextDecoder(), 2: new TextDecoder() };
+  const plugin = startPluginInPage(
+    module,
+    {
+      args: [name],
+      env: {},
+      attributes,
+      view: view(),
+      baseUrl: location.href,
+      threads: globalThis.crossOriginIsolated === true,
+    },
+    {
+      postMessage: (data) => emit({ type: 'message', data }),
+      log: (level, source, text) => emit({ type: 'log', level, text: source ? `${source}: ${text}` : text }),
+      loaded: () => {
+        loaded = true;
+        emit({ type: 'load' });
+        emit({ type: 'loadend' });
+      },
+      loadFailed: (message) => finish({ type: 'error', lastError: LOAD_FAILED + message }),
+      missingInterface: (iface) => emit({ type: 'missing', name: iface }),
+      output: (fd, chunk) => emit({ type: 'output', fd, text: decoders[fd]?.decode(chunk, { stream: true }) ?? '' }),
+      bug: (err) => emit({ type: 'log', level: 'error', text: err.message }),
+    },
+  );
+
+  // The box's size and focus are the plugin's view and focus.
+  const resize = new ResizeObserver(() => plugin.setView(view()));
+  resize.observe(box);
+  const onFocus = () => plugin.setFocus(true);
+  const onBlur = () => plugin.setFocus(false);
+  box.addEventListener('focus', onFocus);
+  box.addEventListener('blur', onBlur);
+
+  let destroyed = false;
+  const exited = plugin.exited.then((result) => {
+    resize.disconnect();
+    box.removeEventListener('focus', onFocus);
+    box.removeEventListener('blur', onBlur);
+    if (destroyed || result.destroyed) finish({ type: 'ended' });
+    else if (loaded) finish({ type: 'crash', exitStatus: result.exitCode, fault: result.fault ?? result.bug ?? null });
+    else {
+      const why = result.bug ?? result.fault ?? `the module exited with status ${result.exitCode} before it loaded`;
+      finish({ type: 'error', lastError: LOAD_FAILED + why });
+    }
+    return result;
+  });
+  return {
+    postMessage: (value) => plugin.postMessage(value),
+    destroy() {
+      destroyed = true;
+      plugin.destroy();
+    },
+    exited,
+  };
+}
