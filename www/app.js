@@ -487,6 +487,9 @@ function escape(s) {
 }
 
 async function start() {
+  // On a static host, isolation.js may be about to reload the page through
+  // its service worker: start nothing before it is settled.
+  if (window.pexeIsolation) await window.pexeIsolation;
   const app = new App();
   window.pexeApp = app;
   const samples = await listSamples();
