@@ -133,7 +133,7 @@ export class PluginView {
       this.box,
       { pexe: app.bytes, name, attributes: full, translate: async () => (await app.analysis.translate()).wasm },
       (event) => {
-        if (this.token === token) this.onEvent(state, event, t0);
+        if (this.state === state) this.onEvent(state, event, t0);
       },
     );
     if (this.token !== token) {
@@ -146,6 +146,8 @@ export class PluginView {
   onEvent(state, ev, t0) {
     state.events.push({ type: ev.type, ...(ev.lastError != null ? { lastError: ev.lastError } : {}), ...(ev.exitStatus != null ? { exitStatus: ev.exitStatus } : {}) });
     const ms = () => `${(performance.now() - t0).toFixed(0)} ms`;
+    // Stopped by the page: what the instance says as it goes is of no interest.
+    if (state.stopped && ev.type !== 'loadend') return;
     switch (ev.type) {
       case 'progress': {
         const label = { translate: 'translating…', compile: 'compiling…', start: 'starting…' }[ev.phase] ?? ev.phase;
