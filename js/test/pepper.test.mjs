@@ -318,3 +318,143 @@ test('100k messages each way leave no var and no guest memory behind', () => {
   assert.equal(b.heap.liveBytes, heapBefore);
   assert.ok(b.heap.free.size <= 2, 'freed blocks are reused, not piled up');
 });
+
+test('Graphics2D: paints queue until Flush, which reads the image then and calls back on the next frame', async () => {
+  const { b, mem, scratch, cb, call, main } = fake();
+  const size = (at, w, h) => {
+    mem.setI32(at, w);
+    mem.setI32(at + 4, h);
+    return at;
+  };
+  const point = (at, x, y) => size(at, x, y);
+  const g = call('PPB_Graphics2D;1.0:Create', 1, size(scratch + 128, 4, 2), 1);
+  const img = call('PPB_ImageData;1.0:Create', 1, 0, size(scratch + 136, 2, 2), 1);
+  assert.ok(g > 0 && img > 0);
+  assert.equal(call('PPB_ImageData;1.0:Describe', img, scratch + 144), 1);
+  assert.deepEqual([0, 4, 8, 12].map((o) => mem.getI32(scratch + 144 + o)), [0, 2, 2, 8]);
+  const px = call('PPB_ImageData;1.0:Map', img);
+  mem.write(px, Uint8Array.from({ length: 16 }, (_, i) => i + 1));
+  call('PPB_Graphics2D;1.0:PaintImageData', g, img, point(scratch + 160, 2, 0), 0);
+  // Changing the image before Flush changes what Flush paints (read at Flush).
+  mem.setU8(px, 99);
+  const dev = b.resources.get(g);
+  assert.equal(dev.store[8], 0, 'nothing painted before Flush');
+  b.state = 'created';
+  assert.equal(call('PPB_Graphics2D;1.0:Flush', g, cb(scratch + 64, 0, 0)), PP.ERROR_BADARGUMENT, 'no blocking Flush on the main thread');
+  assert.equal(call('PPB_Graphics2D;1.0:Flush', g, cb(scratch + 64, 21, 4)), PP.OK_COMPLETIONPENDING);
+  assert.equal(call('PPB_Graphics2D;1.0:Flush', g, cb(scratch + 64, 21, 4)), PP.ERROR_INPROGRESS);
+  assert.deepEqual([...dev.store.subarray(8, 16)], [99, 2, 3, 4, 5, 6, 7, 8]);
+  assert.deepEqual([...dev.store.subarray(24, 32)], [9, 10, 11, 12, 13, 14, 15, 16]);
+  await new Promise((r) => setTimeout(r, 40));
+  assert.deepEqual(main.pop(), [ITEM.CALLBACK, 21, 4, PP.OK]);
+  // The device no longer holds the image once painted: releasing it frees it.
+  const before = b.heap.liveBytes;
+  call('PPB_Core;1.0:ReleaseResource', img);
+  assert.ok(b.heap.liveBytes < before);
+});
+
+test('input events reach the plugin only in the classes it asked for, with the browser\'s reference during the call', async () => {
+  const { b, main, call, mem, scratch } = fake();
+  b.created(true);
+  main.length = 0;
+  const mouse = { type: 0, timeStamp: 12.5, modifiers: 64, button: 0, x: 10, y: 20, clickCount: 1 };
+  assert.equal(await b.inputEvent(mouse), false, 'not asked for: not delivered');
+  assert.equal(main.length, 0);
+  assert.equal(call('PPB_InputEvent;1.0:RequestInputEvents', 1, 1), PP.OK);
+  const done = b.inputEvent(mouse);
+  const item = main.pop();
+  assert.equal(item.member, 'HandleInputEvent');
+  const [, id] = item.args;
+  assert.equal(call('PPB_InputEvent;1.0:GetType', id), 0);
+  assert.equal(call('PPB_InputEvent;1.0:GetModifiers', id), 64);
+  call('PPB_MouseInputEvent;1.0:GetPosition', scratch + 400, id);
+  assert.deepEqual([mem.getI32(scratch + 400), mem.getI32(scratch + 404)], [10, 20]);
+  assert.equal(call('PPB_KeyboardInputEvent;1.0:IsKeyboardInputEvent', id), 0);
+  b.call('$Pepper.reply', 0, [item.reply, 0]);
+  assert.equal(await done, true, 'unfiltered events count as handled');
+  assert.equal(b.resources.get(id), null, 'released after the call');
+  // A key event with its character and DOM code (KeyboardInputEvent 1.2).
+  call('PPB_InputEvent;1.0:RequestFilteringInputEvents', 1, 2);
+  const key = b.inputEvent({ type: 9, timeStamp: 1, modifiers: 0, keyCode: 65, text: 'a', code: 'KeyA' });
+  const k = main.pop();
+  const kid = k.args[1];
+  call('PPB_KeyboardInputEvent;1.0:GetCharacterText', scratch, kid);
+  call('PPB_KeyboardInputEvent;1.2:GetCode', scratch + 16, kid);
+  assert.equal(b.vars.stringOf(b.vars.read(scratch)), 'a');
+  assert.equal(b.vars.stringOf(b.vars.read(scratch + 16)), 'KeyA');
+  b.call('$Pepper.reply', 0, [k.reply, 0]);
+  assert.equal(await key, false, 'a filtered event the plugin did not handle goes back to the page');
+});
+
+test('audio: configs as Chrome allowed them, and periods paced by the player\'s room', async () => {
+  const memory = new WebAssembly.Memory({ initial: 32, maximum: 1024, shared: true });
+  const mem = new GuestMemory(memory);
+  const pages = new PageAllocator(mem, 0x10000);
+  const written = [];
+  let room = 2048;
+  const b = new Browser({
+    proc: { mem, pages },
+    embedder: {
+      audio: {
+        sampleRate: 48000,
+        open: ({ frames }) => ({
+          waitForSpace: async (n, cancelled) => {
+            while (room < n) {
+              if (cancelled()) return false;
+              await new Promise((r) => setTimeout(r, 5));
+            }
+            return true;
+          },
+          write: (s) => {
+            written.push(s);
+            room -= s.length / 2;
+            return s.length / 2;
+          },
+          fill: () => frames - room,
+          close() {},
+        }),
+      },
+    },
+    transport: { toMain() {} },
+  });
+  const call = (key, ...args) => b.call(key, MAIN_TID, args);
+  assert.equal(b.supports('PPB_Audio;1.1'), true);
+  assert.equal(call('PPB_AudioConfig;1.0:CreateStereo16Bit', 1, 22050, 1024), 0, 'only 44.1 and 48 kHz');
+  assert.equal(call('PPB_AudioConfig;1.0:CreateStereo16Bit', 1, 48000, 32), 0, 'at least 64 frames');
+  assert.equal(call('PPB_AudioConfig;1.1:RecommendSampleFrameCount', 1, 48000, 100), 512);
+  assert.equal(call('PPB_AudioConfig;1.1:RecommendSampleRate', 1), 48000);
+  const config = call('PPB_AudioConfig;1.0:CreateStereo16Bit', 1, 48000, 512);
+  const audio = call('PPB_Audio;1.1:Create', 1, config, 77, 5);
+  assert.ok(audio > 0);
+  assert.equal(call('$Audio.start', audio), 0, 'no thread creator registered: no thread');
+  b.threadCreator = { create: 90, join: 91 };
+  const start = call('$Audio.start', audio);
+  assert.deepEqual(start, { value: 1, payload: [90] });
+  const first = await call('$Audio.wait', audio);
+  const [go, callback, buffer, bytes, userData, withLatency] = first.payload;
+  assert.deepEqual([go, callback, bytes, userData, withLatency], [1, 77, 2048, 5, 1]);
+  new Int16Array(memory.buffer, buffer, 1024).fill(16384);
+  call('$Audio.filled', audio);
+  assert.equal(written[0][0], 0.5, '16-bit samples become floats');
+  room = 0;
+  const waiting = call('$Audio.wait', audio);
+  const stopped = call('$Audio.stop', audio);
+  assert.deepEqual(stopped, { value: 1, payload: [91, 0] });
+  assert.deepEqual((await waiting).payload, [0], 'a waiting audio thread is told to stop');
+});
+
+test('the audio worklet reads the ring layout the writer writes', async () => {
+  const { createRing, RingWriter } = await import('../src/internal/pepper/audio-ring.js');
+  const { RingReader } = await import('../src/internal/pepper/audio-worklet.js');
+  const ring = createRing(8, 2);
+  const w = new RingWriter(ring);
+  const r = new RingReader(ring);
+  assert.equal(w.write(Float32Array.from([0.1, -0.2, 0.3, -0.4, 0.5, -0.6])), 3);
+  const out = [new Float32Array(4), new Float32Array(4)];
+  r.read(out);
+  assert.deepEqual([...out[0]].map((v) => +v.toFixed(2)), [0.1, 0.3, 0.5, 0]);
+  assert.deepEqual([...out[1]].map((v) => +v.toFixed(2)), [-0.2, -0.4, -0.6, 0]);
+  assert.equal(w.underruns(), 1, 'a short quantum after data counts');
+  assert.equal(w.space(), 8);
+  assert.ok(Math.abs(w.peak() - 0.6) < 1e-6);
+});

@@ -44,6 +44,10 @@ void PPB_Audio_Callback(void* sample_buffer, uint32_t buffer_size_in_bytes, PP_T
 // function the plugin calls through the pointer PPP_InitializeModule gets.
 interface @browser
 const void* PPB_GetInterface(const char* interface_name)
+// The start routine of the audio thread PPB_Audio starts through the
+// plugin's registered thread creator (PP_ThreadFunctions.thread_create casts
+// it to a pthread start routine, so it has that type).
+void* PPB_AudioThreadMain(void* thread_argument)
 
 // ---- core ---------------------------------------------------------------------
 

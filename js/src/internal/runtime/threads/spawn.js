@@ -65,7 +65,7 @@ export function runInWorkers({ proc, platform, setup, startResults, traceSink, t
     };
     if (proc.browser) proc.browser.transport = { toMain };
 
-    const start = (role, tid, extra) => {
+    const start = (role, tid, extra, transfer = []) => {
       const channel = createChannel();
       const w = platform.createWorker();
       workers.add(w);
@@ -123,7 +123,7 @@ export function runInWorkers({ proc, platform, setup, startResults, traceSink, t
         passthrough,
         pepper: !!proc.browser,
         ...extra,
-      });
+      }, transfer);
       return w;
     };
 
@@ -139,7 +139,10 @@ export function runInWorkers({ proc, platform, setup, startResults, traceSink, t
     };
 
     try {
-      mainWorker = start('main', 0, { setup });
+      // The plugin's 3D surface belongs to its main thread, which makes
+      // the GL calls (pepper/gl/).
+      const canvas3d = proc.surfaces?.canvas3d ?? null;
+      mainWorker = start('main', 0, { setup, canvas3d }, canvas3d ? [canvas3d] : []);
     } catch (e) {
       finish(null, e);
     }

@@ -90,6 +90,9 @@ async function start(init) {
     processors: init.processors,
     pepper: !!init.pepper,
   });
+  thread.canvas3d = init.canvas3d ?? null;
+  // Items this thread schedules on its own main loop (SwapBuffers' callback).
+  thread.queueItem = (item) => runPluginItem(item);
   const post = (msg) => port.post(msg);
   const link = new HostLink(init.channel, post, init.tid);
   let hostCalls = rpcFunctions([...HOST_CALLS], link);
