@@ -354,6 +354,8 @@ class App {
       return;
     }
     if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
+    // The plugin's box has the keyboard while it has focus (Tab leaves it).
+    if (t instanceof Element && t.closest('#plugin-box')) return;
     const focusList = (id) => {
       const el = $(id);
       el.focus();

@@ -4,8 +4,9 @@
 //   const instance = await startPlugin(box, { pexe, name, attributes, translate }, (event) => …);
 //   instance.postMessage('uci');   instance.destroy();   await instance.exited;
 //
-// `box` is the element the plugin lives in (its size is the plugin's view,
-// its focus the plugin's focus); `pexe` the pexe's bytes; `attributes` the
+// `box` is the element the plugin lives in: the package draws its 2D/3D
+// devices on canvases it puts there, takes its input and focus, plays its
+// audio; the box's size is the plugin's view. `pexe` the pexe's bytes; `attributes` the
 // element's attributes as [name, value] pairs (DidCreate's argn/argv);
 // `translate()` resolves the WebAssembly the translator makes of the pexe
 // (the page translates in its analysis Worker, off the main thread).
@@ -58,6 +59,8 @@ export async function startPlugin(box, { pexe, name, attributes = [], translate 
   };
   const view = () => ({ rect: rect(), clip: rect(), visible: true, pageVisible: !document.hidden, deviceScale: devicePixelRatio });
   const decoders = { 1: new TextDecoder(), 2: new TextDecoder() };
+  // A previous instance's canvases and notices go.
+  box.querySelectorAll(':scope > .pexe-surface, :scope > .pexe-notice').forEach((el) => el.remove());
   const plugin = startPluginInPage(
     module,
     {
@@ -81,21 +84,16 @@ export async function startPlugin(box, { pexe, name, attributes = [], translate 
       output: (fd, chunk) => emit({ type: 'output', fd, text: decoders[fd]?.decode(chunk, { stream: true }) ?? '' }),
       bug: (err) => emit({ type: 'log', level: 'error', text: err.message }),
     },
+    box,
   );
 
-  // The box's size and focus are the plugin's view and focus.
+  // The box's size is the plugin's view.
   const resize = new ResizeObserver(() => plugin.setView(view()));
   resize.observe(box);
-  const onFocus = () => plugin.setFocus(true);
-  const onBlur = () => plugin.setFocus(false);
-  box.addEventListener('focus', onFocus);
-  box.addEventListener('blur', onBlur);
 
   let destroyed = false;
   const exited = plugin.exited.then((result) => {
     resize.disconnect();
-    box.removeEventListener('focus', onFocus);
-    box.removeEventListener('blur', onBlur);
     if (destroyed || result.destroyed) finish({ type: 'ended' });
     else if (loaded) finish({ type: 'crash', exitStatus: result.exitCode, fault: result.fault ?? result.bug ?? null });
     else {

@@ -158,7 +158,7 @@ export class PluginView {
         state.loaded = true;
         state.loadMs = performance.now() - t0;
         this.box.dataset.state = 'running';
-        $('plugin-placeholder').textContent = `${state.name}: running. It draws nothing here (graphics come later); it talks through the console.`;
+        $('plugin-placeholder').textContent = `${state.name}: running (it has drawn nothing yet); it talks through the console.`;
         this.entry('event', `the plugin has loaded · ${ms()}`, { label: 'load' });
         this.setStatus(`<span class="exit ok" id="plugin-state">running</span><span class="timing">loaded in <b>${ms()}</b></span>`);
         this.input.disabled = false;
