@@ -216,7 +216,8 @@ class App {
     this.inspector.showSummary(summary);
     // A Pepper plugin runs in the Plugin view, anything else in the terminal.
     this.setMode(isPepper(summary) ? 'plugin' : 'program');
-    $('run-btn').disabled = !summary.valid || this.running;
+    // Enabled even while something runs: a new file's run replaces it.
+    $('run-btn').disabled = !summary.valid;
     $('run-btn').title = summary.valid ? 'Run (r)' : 'Not valid PNaCl: it cannot be translated';
     // The listing (and block tree) is computed in the background right away.
     this.ensureListing();

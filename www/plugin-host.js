@@ -14,8 +14,10 @@
 // Events, named and shaped as the `<embed>` element's were in Chrome
 // (../shared/reference/nacl-embed-facts.md): {type: 'loadstart'},
 // {type: 'progress', phase}, {type: 'load'}, {type: 'loadend'},
-// {type: 'message', data}, {type: 'error', lastError},
-// {type: 'crash', exitStatus, fault}, and the page's own: {type: 'log',
+// {type: 'message', data}, {type: 'error', lastError, exitStatus?, fault?},
+// {type: 'crash', lastError, exitStatus, fault} (lastError and the order as
+// Chrome had them: "NaCl module load failed: …" then `loadend`; after
+// `load`, "NaCl module crashed" without one), and the page's own: {type: 'log',
 // level, text} (PPB_Console), {type: 'output', fd, text} (stdout/stderr),
 // {type: 'missing', name} (an interface the runtime does not provide),
 // {type: 'ended'} (stopped by the page).
@@ -32,11 +34,13 @@ const LOAD_FAILED = 'NaCl module load failed: ';
 export async function startPlugin(box, { pexe, name, attributes = [], translate }, emit) {
   let loaded = false;
   let over = false;
+  // The last event: `error` then `loadend` while loading, `crash` (no
+  // `loadend`: that came with `load`) after.
   const finish = (event) => {
     if (over) return;
     over = true;
     emit(event);
-    emit({ type: 'loadend' });
+    if (event.type === 'error') emit({ type: 'loadend' });
   };
   emit({ type: 'loadstart' });
 
@@ -94,12 +98,12 @@ export async function startPlugin(box, { pexe, name, attributes = [], translate 
   let destroyed = false;
   const exited = plugin.exited.then((result) => {
     resize.disconnect();
+    const fault = result.fault ?? result.bug ?? null;
     if (destroyed || result.destroyed) finish({ type: 'ended' });
-    else if (loaded) finish({ type: 'crash', exitStatus: result.exitCode, fault: result.fault ?? result.bug ?? null });
-    else {
-      const why = result.bug ?? result.fault ?? `the module exited with status ${result.exitCode} before it loaded`;
-      finish({ type: 'error', lastError: LOAD_FAILED + why });
-    }
+    // exit() counts as a crash, as in Chrome; exitStatus is its status.
+    else if (loaded) finish({ type: 'crash', lastError: 'NaCl module crashed', exitStatus: result.exitCode, fault });
+    else if (result.bug) finish({ type: 'error', lastError: LOAD_FAILED + result.bug });
+    else finish({ type: 'error', lastError: LOAD_FAILED + 'Nexe crashed during startup', exitStatus: result.exitCode, fault });
     return result;
   });
   return {

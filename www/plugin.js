@@ -184,14 +184,18 @@ export class PluginView {
         break;
       case 'error':
         state.lastError = ev.lastError;
+        if (ev.exitStatus != null) state.exitStatus = ev.exitStatus;
         this.end(state, 'error', ev.lastError);
+        if (ev.fault) this.entry('log', ev.fault, { label: 'fault' });
         this.entry('err', ev.lastError, { label: 'error' });
         this.setStatus(`<span class="exit bad" id="plugin-state">error</span>`);
         break;
       case 'crash':
+        state.lastError = ev.lastError;
         state.exitStatus = ev.exitStatus;
-        this.end(state, 'crashed', `exit status ${ev.exitStatus}${ev.fault ? ` · ${ev.fault}` : ''}`);
-        this.entry('err', `exitStatus ${ev.exitStatus}${ev.fault ? ` · ${ev.fault}` : ''}`, { label: 'crash' });
+        this.end(state, 'crashed', `${ev.lastError} · exitStatus ${ev.exitStatus}`);
+        if (ev.fault) this.entry('log', ev.fault, { label: 'fault' });
+        this.entry('err', `${ev.lastError} · exitStatus ${ev.exitStatus}`, { label: 'crash' });
         this.setStatus(`<span class="exit bad" id="plugin-state">crashed · exit ${ev.exitStatus}</span>`);
         break;
       case 'ended':

@@ -1,9 +1,11 @@
 // The runner's Plugin view: a Pepper pexe runs in a box on the page and
 // talks through the message console. Corpus plugins come from the dev
 // server's /corpus/: Stockfish answers UCI (uci → uciok, isready →
-// readyok), part2 answers "hello"; a plugin that refuses to start and a
-// pexe that is no plugin end in `error` with Chrome's lastError; Stop ends
-// a running plugin. Keyboard only, as a user without a mouse would.
+// readyok), part2 answers "hello"; the project's own pepper sample echoes
+// and, sent "exit", ends in `crash` with exitStatus 3; a plugin that refuses
+// to start and a pexe that is no plugin end in `error` with Chrome's
+// lastError; Stop ends a running plugin. Keyboard only, as a user without a
+// mouse would.
 
 import assert from 'node:assert/strict';
 import { launch, openPage, screenshot, skipReason, testNeeding } from './helpers.mjs';
@@ -91,6 +93,48 @@ testNeeding(skip, 'plugin view', { timeout: 300_000 }, async (t) => {
     const lines = await consoleLines(page);
     assert.deepEqual(lines.filter(([k]) => k === 'in' || k === 'out'), [['out', 'hello'], ['in', 'hello from NaCl']]);
     await screenshot(page, 'plugin-part2');
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  await t.test('the bundled pepper sample: ready, echoes, and "exit" crashes it with exitStatus 3', async () => {
+    const page = await openPage(env, '?sample=pepper');
+    assert.equal(await page.evaluate(() => window.pexeApp.mode), 'plugin');
+    const state = await startPlugin(page);
+    assert.equal(state.loaded, true, JSON.stringify(state));
+    await page.waitForFunction(() => window.__pexePlugin.messages.includes('ready'));
+    await say(page, 'two words');
+    await page.keyboard.type('[1, {"a": 2}]');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => window.__pexePlugin.messages.length === 3);
+    assert.deepEqual(await page.evaluate(() => window.__pexePlugin.messages), ['ready', 'two words', '[1, {"a": 2}]']);
+    await page.keyboard.type('exit');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => window.__pexePlugin.done === true, null, { timeout: 30_000 });
+    const end = await page.evaluate(() => window.__pexePlugin);
+    // exit() is a crash, as in Chrome: no loadend after it (that came with load).
+    assert.equal(end.exitStatus, 3);
+    assert.equal(end.lastError, 'NaCl module crashed');
+    assert.deepEqual(end.events.filter((e) => ['loadstart', 'load', 'error', 'crash', 'loadend'].includes(e.type)), [
+      { type: 'loadstart' },
+      { type: 'load' },
+      { type: 'loadend' },
+      { type: 'crash', lastError: 'NaCl module crashed', exitStatus: 3 },
+    ]);
+    const lines = await consoleLines(page);
+    assert.deepEqual(lines.filter(([k]) => k === 'in' || k === 'out'), [
+      ['in', 'ready'],
+      ['out', 'two words'],
+      ['in', 'two words'],
+      ['out', '[1, {"a": 2}]'],
+      ['in', '[1, {"a": 2}]'],
+      ['out', 'exit'],
+    ]);
+    assert.deepEqual(lines.at(-1), ['err', 'NaCl module crashed · exitStatus 3']);
+    assert.equal(await page.getAttribute('#plugin-box', 'data-state'), 'crashed');
+    assert.match(await page.textContent('#run-status'), /crashed · exit 3/);
+    assert.equal(await page.isDisabled('#console-input'), true);
+    await screenshot(page, 'plugin-pepper-sample');
     assert.deepEqual(page.problems, []);
     await page.close();
   });

@@ -4,7 +4,8 @@
 // sub-folder (/site/), as project pages are. The site's service worker
 // makes the page cross-origin isolated (one reload on the first visit, none
 // on the next), so a threaded corpus program runs with its threads in
-// Workers; the Plugin view works there too. Where service workers are
+// Workers; the Plugin view runs the bundled Pepper sample and a corpus
+// plugin there too. Where service workers are
 // blocked, the page still works, with one guest thread, and says so.
 
 import assert from 'node:assert/strict';
@@ -139,13 +140,21 @@ testNeeding(skip, 'static site: a plain static server, isolated through the serv
     assert.ok(threadWorkers.length >= 2, `guest threads in Workers: ${JSON.stringify(page.workerUrls.slice(before))}`);
     await screenshot(page, 'site-thread-isolated');
 
-    // The Plugin view, on the static site.
-    await page.fill('#url-input', PART2);
-    await page.press('#url-input', 'Enter');
-    await page.waitForFunction(() => window.pexeApp.fileName === 'part2.pexe' && window.pexeApp.summary);
+    // The Plugin view, on the static site: the bundled Pepper sample, then a corpus plugin.
+    await page.selectOption('#sample-select', 'pepper');
+    await page.waitForFunction(() => window.pexeApp.fileName === 'pepper.pexe' && window.pexeApp.summary);
     assert.equal(await page.evaluate(() => window.pexeApp.mode), 'plugin');
     await page.click('#run-btn');
     await page.waitForFunction(() => window.__pexePlugin?.loaded === true, null, { timeout: 60_000 });
+    await page.fill('#console-input', 'from a static host');
+    await page.press('#console-input', 'Enter');
+    await page.waitForFunction(() => window.__pexePlugin.messages.includes('from a static host'), null, { timeout: 30_000 });
+    assert.deepEqual(await page.evaluate(() => window.__pexePlugin.messages), ['ready', 'from a static host']);
+    await page.fill('#url-input', PART2);
+    await page.press('#url-input', 'Enter');
+    await page.waitForFunction(() => window.pexeApp.fileName === 'part2.pexe' && window.pexeApp.summary);
+    await page.click('#run-btn');
+    await page.waitForFunction(() => window.__pexePlugin?.name === 'part2.pexe' && window.__pexePlugin.loaded === true, null, { timeout: 60_000 });
     await page.fill('#console-input', 'hello');
     await page.press('#console-input', 'Enter');
     await page.waitForFunction(() => window.__pexePlugin.messages.includes('hello from NaCl'), null, { timeout: 30_000 });
