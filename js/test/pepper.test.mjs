@@ -458,3 +458,133 @@ test('the audio worklet reads the ring layout the writer writes', async () => {
   assert.equal(w.space(), 8);
   assert.ok(Math.abs(w.peak() - 0.6) < 1e-6);
 });
+
+/** A WebSocket stand-in the test drives. */
+class FakeSocket {
+  static last = null;
+  constructor(url, protocols) {
+    this.url = url;
+    this.protocols = protocols;
+    this.sent = [];
+    this.bufferedAmount = 0;
+    this.protocol = protocols[0] ?? '';
+    this.extensions = '';
+    FakeSocket.last = this;
+  }
+  send(x) {
+    this.sent.push(x);
+  }
+  close(code, reason) {
+    queueMicrotask(() => this.onclose?.({ code: code ?? 1005, reason: reason ?? '', wasClean: true }));
+  }
+}
+
+test('WebSocket: connect, receive queued and awaited messages, send, close with Chrome\'s checks', async () => {
+  const memory = new WebAssembly.Memory({ initial: 32, maximum: 1024, shared: true });
+  const mem = new GuestMemory(memory);
+  const pages = new PageAllocator(mem, 0x10000);
+  const s = pages.map(0x10000);
+  const main = [];
+  const b = new Browser({
+    proc: { mem, pages },
+    embedder: { WebSocket: FakeSocket },
+    baseUrl: 'http://127.0.0.1:8000/app/index.html',
+    transport: { toMain: (item) => main.push(item) },
+  });
+  const call = (key, ...args) => b.call(key, MAIN_TID, args);
+  const cb = (func) => {
+    mem.setU32(s + 64, func);
+    mem.setU32(s + 68, 0);
+    mem.setI32(s + 72, 0);
+    return s + 64;
+  };
+  const str = (at, text) => b.vars.write(at, b.vars.string(text));
+  assert.equal(b.supports('PPB_WebSocket;1.0'), true);
+  const ws = call('PPB_WebSocket;1.0:Create', 1);
+  str(s, 'ws://127.0.0.1:9/echo');
+  str(s + 16, 'chat');
+  assert.equal(call('PPB_WebSocket;1.0:Connect', ws, s, s + 16, 1, cb(31)), PP.OK_COMPLETIONPENDING);
+  assert.equal(call('PPB_WebSocket;1.0:Connect', ws, s, s + 16, 1, cb(31)), PP.ERROR_INPROGRESS);
+  const sock = FakeSocket.last;
+  assert.deepEqual([sock.url, sock.protocols], ['ws://127.0.0.1:9/echo', ['chat']]);
+  assert.equal(call('PPB_WebSocket;1.0:SendMessage', ws, s), PP.ERROR_FAILED, 'not yet open');
+  sock.onopen();
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(main.pop(), [ITEM.CALLBACK, 31, 0, PP.OK]);
+  // A message that is there completes at once, callback or not.
+  sock.onmessage({ data: 'hello' });
+  assert.equal(call('PPB_WebSocket;1.0:ReceiveMessage', ws, s + 32, cb(32)), PP.OK);
+  assert.equal(b.vars.stringOf(b.vars.read(s + 32)), 'hello');
+  // Otherwise when one arrives: a binary one is an array buffer var.
+  assert.equal(call('PPB_WebSocket;1.0:ReceiveMessage', ws, s + 48, cb(33)), PP.OK_COMPLETIONPENDING);
+  sock.onmessage({ data: Uint8Array.of(7, 8).buffer });
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(main.pop(), [ITEM.CALLBACK, 33, 0, PP.OK]);
+  assert.deepEqual([...new Uint8Array(b.vars.toJs(b.vars.read(s + 48)))], [7, 8]);
+  assert.equal(call('PPB_WebSocket;1.0:SendMessage', ws, s), PP.OK);
+  assert.equal(sock.sent[0], 'ws://127.0.0.1:9/echo');
+  b.vars.write(s, { type: 0, value: 0 });
+  assert.equal(call('PPB_WebSocket;1.0:Close', ws, 999, s, cb(34)), PP.ERROR_NOACCESS, 'only 1000 and 3000-4999');
+  str(s, 'x'.repeat(124));
+  assert.equal(call('PPB_WebSocket;1.0:Close', ws, 1000, s, cb(34)), PP.ERROR_BADARGUMENT, 'reason over 123 bytes');
+  str(s, 'bye');
+  assert.equal(call('PPB_WebSocket;1.0:Close', ws, 4000, s, cb(34)), PP.OK_COMPLETIONPENDING);
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(main.pop(), [ITEM.CALLBACK, 34, 0, PP.OK]);
+  assert.equal(call('PPB_WebSocket;1.0:GetCloseCode', ws), 4000);
+  assert.equal(call('PPB_WebSocket;1.0:GetReadyState', ws), 3);
+  assert.equal(call('PPB_WebSocket;1.0:ReceiveMessage', ws, s + 32, cb(35)), PP.ERROR_FAILED, 'closed and drained');
+});
+
+test('sockets and name resolution answer NOACCESS, as Chrome did for pages; addresses are values', () => {
+  const { b, mem, scratch, call } = fake();
+  const v4 = scratch + 500;
+  mem.write(v4, Uint8Array.of(0x1f, 0x90, 127, 0, 0, 1));
+  const a = call('PPB_NetAddress;1.0:CreateFromIPv4Address', 1, v4);
+  assert.equal(call('PPB_NetAddress;1.0:GetFamily', a), 1);
+  call('PPB_NetAddress;1.0:DescribeAsString', scratch, a, 1);
+  assert.equal(b.vars.stringOf(b.vars.read(scratch)), '127.0.0.1:8080');
+  const v6 = scratch + 520;
+  mem.write(v6, Uint8Array.of(0, 80, 0x20, 0x01, 0x0d, 0xb8, ...new Array(11).fill(0), 1));
+  const a6 = call('PPB_NetAddress;1.0:CreateFromIPv6Address', 1, v6);
+  call('PPB_NetAddress;1.0:DescribeAsString', scratch, a6, 1);
+  assert.equal(b.vars.stringOf(b.vars.read(scratch)), '[2001:db8::1]:80');
+  const tcp = call('PPB_TCPSocket;1.0:Create', 1);
+  assert.equal(call('PPB_TCPSocket;1.0:Connect', tcp, a, scratch + 64), PP.ERROR_NOACCESS);
+  const res = call('PPB_HostResolver;1.0:Create', 1);
+  assert.equal(call('PPB_HostResolver;1.0:Resolve', res, scratch, 80, 0, scratch + 64), PP.ERROR_NOACCESS);
+  const udp = call('PPB_UDPSocket;1.0:Create', 1);
+  assert.equal(call('PPB_UDPSocket;1.0:Bind', udp, a, scratch + 64), PP.ERROR_NOACCESS);
+});
+
+test('the runtime offers exactly the interfaces src/abi/ppapi.h says, in Node and in a page', async () => {
+  const { PPB_AVAILABILITY } = await import('../src/internal/runtime/abi.js');
+  const memory = new WebAssembly.Memory({ initial: 32, maximum: 1024, shared: true });
+  const mem = new GuestMemory(memory);
+  const pages = new PageAllocator(mem, 0x10000);
+  const node = new Browser({ proc: { mem, pages }, embedder: {}, transport: { toMain() {} } });
+  const page = new Browser({
+    proc: { mem, pages },
+    canvas2d: {},
+    embedder: {
+      audio: { sampleRate: 48000, open() {} },
+      setCursor() {},
+      lockMouse() {},
+      setFullscreen() {},
+      gamepads: () => [],
+      WebSocket: class {},
+    },
+    transport: { toMain() {} },
+  });
+  // In Node there is no global WebSocket before Node 22: the test runs on 20.
+  const nodeHasWebSocket = typeof globalThis.WebSocket === 'function';
+  const wrong = [];
+  for (const [name, where] of Object.entries(PPB_AVAILABILITY)) {
+    const inNode = node.supports(name);
+    const inPage = page.supports(name);
+    const expectNode = where === 'everywhere' || (name.startsWith('PPB_WebSocket;') && nodeHasWebSocket && where === 'page');
+    const expectPage = where !== 'nowhere';
+    if (inNode !== expectNode || inPage !== expectPage) wrong.push(`${name}: declared ${where}, offered in Node ${inNode}, in a page ${inPage}`);
+  }
+  assert.deepEqual(wrong, []);
+});

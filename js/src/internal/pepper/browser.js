@@ -45,6 +45,7 @@ const NEEDS = Object.freeze({
   PPB_MouseLock: (b) => !!b.embedder.lockMouse,
   PPB_Fullscreen: (b) => !!b.embedder.setFullscreen,
   PPB_Gamepad: (b) => !!b.embedder.gamepads,
+  PPB_WebSocket: (b) => typeof (b.embedder.WebSocket ?? globalThis.WebSocket) === 'function',
 });
 
 /** The view an instance starts with when the embedder gives none. */

@@ -19,10 +19,12 @@ import lifecycle from './lifecycle.js';
 import messageLoop from './message-loop.js';
 import messaging from './messaging.js';
 import pageControls from './page-controls.js';
+import sockets from './sockets.js';
 import url from './url.js';
 import varContainers from './var-containers.js';
 import vars from './var.js';
 import view from './view.js';
+import websocket from './websocket.js';
 
 /** Every family, in the order their files are read. */
 export const FAMILIES = Object.freeze({
@@ -41,6 +43,8 @@ export const FAMILIES = Object.freeze({
   input,
   audio,
   'page-controls': pageControls,
+  websocket,
+  sockets,
 });
 
 const KNOWN = new Set(PPB_FUNCTIONS.map((f) => f.key));
