@@ -131,7 +131,7 @@ export class PluginView {
     this.token = token;
     const instance = await startPlugin(
       this.box,
-      { pexe: app.bytes, name, attributes: full, translate: async () => (await app.analysis.translate()).wasm },
+      { pexe: app.bytes, name, attributes: full, translate: () => this.translate(app.loadToken) },
       (event) => {
         if (this.state === state) this.onEvent(state, event, t0);
       },
@@ -141,6 +141,13 @@ export class PluginView {
       return;
     }
     this.instance = instance;
+  }
+
+  /** The open file's WebAssembly, from the analysis Worker, if it is still the file this plugin started from. */
+  async translate(loadToken) {
+    const { wasm } = await this.app.analysis.translate();
+    if (this.app.loadToken !== loadToken) throw new Error('another file was opened while this one was translated');
+    return wasm;
   }
 
   onEvent(state, ev, t0) {
