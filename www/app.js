@@ -216,6 +216,7 @@ class App {
     this.inspector.showSummary(summary);
     // A Pepper plugin runs in the Plugin view, anything else in the terminal.
     this.setMode(isPepper(summary) ? 'plugin' : 'program');
+    this.plugin.opened(this.fileName, isPepper(summary));
     // Enabled even while something runs: a new file's run replaces it.
     $('run-btn').disabled = !summary.valid;
     $('run-btn').title = summary.valid ? 'Run (r)' : 'Not valid PNaCl: it cannot be translated';
@@ -469,9 +470,9 @@ class App {
   }
 }
 
-/** A Pepper plugin: its libc asks the IRT for the Pepper hook. */
+/** A Pepper plugin: its libc asks the IRT for the Pepper hook (inspect()'s `pepper.plugin`). */
 export function isPepper(summary) {
-  return (summary?.irt?.interfaces ?? []).some((n) => n.startsWith('nacl-irt-ppapihook'));
+  return summary?.pepper?.plugin ?? (summary?.irt?.interfaces ?? []).some((n) => n.startsWith('nacl-irt-ppapihook'));
 }
 
 function save(data, name, type) {

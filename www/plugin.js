@@ -66,6 +66,15 @@ export class PluginView {
     return this.token != null;
   }
 
+  /** A new file is open: the idle box says what starting would do. */
+  opened(name, isPlugin) {
+    if (this.running) return;
+    this.box.dataset.state = '';
+    $('plugin-placeholder').textContent = isPlugin
+      ? `${name}: press r or ▶ Start to run it here.`
+      : `${name} is not a Pepper plugin (it runs in the Program view, p). Open a pexe that asks for nacl-irt-ppapihook-0.1.`;
+  }
+
   hint() {
     if (this.log.childElementCount) return;
     this.entry('hint', 'Messages to and from the plugin appear here. Start it with r or ▶ Run, then type a line below (m).');

@@ -141,6 +141,10 @@ testNeeding(skip, 'plugin view', { timeout: 300_000 }, async (t) => {
 
   await t.test('a plugin that refuses to start: error with lastError, its output shown', async () => {
     const page = await openPage(env, `?url=${encodeURIComponent(FRACTAL)}`);
+    // The overview lists the browser interfaces it asks for; OpenGL ES is not provided (dashed).
+    const chips = await page.locator('#pepper-interfaces .chip').evaluateAll((els) => els.map((e) => [e.textContent, e.classList.contains('off')]));
+    assert.ok(chips.some(([n, off]) => n === 'PPB_OpenGLES2;1.0' && off), JSON.stringify(chips));
+    assert.ok(chips.some(([n, off]) => n === 'PPB_Var;1.1' && !off) || chips.some(([n, off]) => /^PPB_Core/.test(n) && !off), JSON.stringify(chips));
     const state = await startPlugin(page);
     assert.equal(state.loaded, false);
     assert.equal(state.done, true);
