@@ -13,6 +13,7 @@
 //   here → page   {type: 'message', value} {type: 'log', level, source, text}
 //                 {type: 'loaded'} {type: 'loadFailed', message}
 //                 {type: 'missing', name} {type: 'output', fd, chunk}
+//                 {type: 'threadRefused', reason}
 //                 {type: 'exited', result} {type: 'bug', message, stack}
 
 import { startPlugin } from '../runtime/index.js';
@@ -79,6 +80,7 @@ async function start({ module, options, reply: replyBuffer }) {
       loaded: () => post({ type: 'loaded' }),
       loadFailed: (message) => post({ type: 'loadFailed', message }),
       missingInterface: (name) => post({ type: 'missing', name }),
+      threadRefused: (reason) => post({ type: 'threadRefused', reason }),
       rewriteUrl: options.urlMap ? (href) => rewrite(options.urlMap, href) : undefined,
     },
   }, browserHost);

@@ -12,8 +12,9 @@
 // `options` are startPlugin's serializable ones (args, env, attributes,
 // view, baseUrl, urlMap, threads…); `embedder` receives postMessage(value),
 // log(level, source, text), loaded(), loadFailed(message),
-// missingInterface(name), output(fd, bytes), and bug(error) when the
-// runtime itself fails.
+// missingInterface(name), output(fd, bytes), threadRefused(reason) when
+// the plugin asks for a thread that cannot run here (once), and
+// bug(error) when the runtime itself fails.
 
 import { createReplyBuffer, decodeValue, replyReady, resetReply, REPLY } from './value-codec.js';
 
@@ -52,6 +53,9 @@ export function startPluginInPage(module, options, embedder) {
         break;
       case 'output':
         embedder.output?.(msg.fd, msg.chunk);
+        break;
+      case 'threadRefused':
+        embedder.threadRefused?.(msg.reason);
         break;
       case 'exited':
         end(msg.result);
