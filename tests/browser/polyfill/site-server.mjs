@@ -105,7 +105,7 @@ export async function serveSite({ root, tag = 'classic', config = null, isolatio
     if (!file || !fs.existsSync(file) || !fs.statSync(file).isFile()) return send(404, { 'Content-Type': 'text/plain' }, 'not found\n');
     const ext = path.extname(file).toLowerCase();
     let body = fs.readFileSync(file);
-    const isPage = (ext === '.html' || ext === '.htm') && root && file.startsWith(path.resolve(root));
+    const isPage = (ext === '.html' || ext === '.htm') && !file.startsWith(path.resolve(pkg));
     if (isPage && tag) body = Buffer.from(injectIntoHead(body.toString('utf8'), polyfillTag(tag, config)));
     const stat = fs.statSync(file);
     const etag = `"${crypto.createHash('sha1').update(body).digest('hex').slice(0, 16)}"`;
