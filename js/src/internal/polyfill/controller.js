@@ -221,6 +221,9 @@ export class PluginController {
       programUrl = program.programUrl;
     }
     this.programUrl = programUrl;
+    this.name = baseName(programUrl);
+    if (this.overlay) this.overlay.name = this.name;
+    this.stage('manifest read');
     this.readyState = READY.LOADING;
     this.fire(() => progressEvent('progress'));
 
@@ -321,10 +324,12 @@ export class PluginController {
     if (failure) return this.translationFailed(failure, translation);
 
     const bytes = concat(chunks, size);
+    this.stage('pexe read');
     const sha = await sha256Hex(bytes);
     if (!live()) return null;
     const cached = cache ? await cache.get(sha) : null;
     if (!live()) return null;
+    this.stage(cached ? 'cache hit' : 'cache miss');
     if (cached) {
       translation?.terminate();
       this.fromCache = true;
@@ -374,8 +379,14 @@ export class PluginController {
     return null;
   }
 
+  /** Logs (at debug level) how long since the page started each step took. */
+  stage(what) {
+    this.log.debug(`pexe: ${this.name}: ${what} at ${Math.round(performance.now())} ms`);
+  }
+
   /** Starts the translated module in its host Worker. */
   startModule(wasm, gen) {
+    this.stage('starting');
     const live = () => gen === this.generation;
     const tracker = new ViewTracker(
       this.element,
@@ -397,6 +408,7 @@ export class PluginController {
       },
       loaded: () => {
         if (!live() || this.ended) return;
+        this.stage('loaded');
         this.loaded = true;
         this.readyState = READY.DONE;
         this.overlay?.hide();

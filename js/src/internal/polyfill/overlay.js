@@ -120,11 +120,13 @@ export class Overlay {
    */
   progress(fraction, detail) {
     if (this.state === 'loading' && this.fill) {
+      this.title.textContent = `Loading ${this.name}…`;
       this.update(fraction, detail);
       return;
     }
     this.state = 'loading';
     const title = text('div', 'title', `Loading ${this.name}…`);
+    this.title = title;
     const bar = document.createElement('div');
     bar.className = 'bar';
     this.fill = document.createElement('div');

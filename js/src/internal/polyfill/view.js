@@ -11,8 +11,9 @@
 // A `ViewTracker` computes the view when anything that can change it
 // happens — the element resized (ResizeObserver: its width/height
 // attributes, CSS, the page's layout), scrolled or moved (scroll and
-// resize events, IntersectionObserver), the tab hidden or shown — at most
-// once per frame, and reports it only when it differs from the last one.
+// resize events, IntersectionObserver), the tab hidden or shown, and
+// every 250 ms for what nothing reports (visibility set by a style) — at
+// most once per frame, and reports it only when it differs from the last.
 //
 // Focus: a pointer press on the element (or on what the polyfill draws
 // over it) gives the plugin focus, a press anywhere else takes it, as with
@@ -77,8 +78,12 @@ export class ViewTracker {
     this.listen(window, 'resize', update, { passive: true });
     this.listen(document, 'visibilitychange', update);
     this.listen(document, 'fullscreenchange', update);
+    // What no observer reports (a style or class change hiding the element
+    // or an ancestor, a transform): a cheap look a few times a second.
+    const timer = setInterval(update, 250);
+    this.cleanups.push(() => clearInterval(timer));
     // Focus.
-    const owns = (target) => target === element || (this.extra && this.extra.contains?.(target));
+    const owns = (target) => target === element || !!this.extra?.contains?.(target);
     this.listen(document, 'pointerdown', (e) => this.setFocus(owns(e.composedPath?.()[0] ?? e.target)), { capture: true });
     this.listen(element, 'focus', () => this.setFocus(true));
     this.listen(element, 'blur', () => this.setFocus(false));
