@@ -24,6 +24,7 @@
 //     postMessageAndAwaitResponse, readyState, lastError, exitStatus (on
 //     the element prototypes, answering only for elements of the PNaCl
 //     type; messages posted before the rest has loaded are kept);
+//   - a style rule hiding the browser's "plugin not supported" placeholder;
 //   - with PexeConfig.serviceWorker, cross-origin isolation for hosts that
 //     cannot send the headers (pexe-sw.js; one reload on the first visit).
 // The rest (internal/polyfill/main.js and what it needs: the translator,
@@ -254,7 +255,17 @@
     });
   }
 
+  // NaCl elements draw nothing of their own (internal/polyfill/style.js, which says why).
+  function installStyle() {
+    if (document.getElementById('pexe-nacl-style')) return;
+    var style = document.createElement('style');
+    style.id = 'pexe-nacl-style';
+    style.textContent = ':where(embed[type="application/x-pnacl" i], object[type="application/x-pnacl" i]) { opacity: 0; }';
+    (document.head || document.documentElement).appendChild(style);
+  }
+
   installProbes();
+  installStyle();
   installMembers(window.HTMLEmbedElement && window.HTMLEmbedElement.prototype);
   installMembers(window.HTMLObjectElement && window.HTMLObjectElement.prototype);
   registry.started = isolation()

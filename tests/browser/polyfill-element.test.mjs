@@ -252,7 +252,7 @@ testNeeding(missing, 'polyfill: the NaCl element', { timeout: 900_000 }, async (
         assert.deepEqual(second.slice(-3), ['message', 'load', 'loadend']);
         // Removal: the instance ends silently and its Workers go.
         await page.evaluate(() => document.getElementById('c').remove());
-        const deadline = Date.now() + 10_000;
+        const deadline = Date.now() + 30_000;
         while (page.workers().length > 0 && Date.now() < deadline) await page.waitForTimeout(100);
         assert.deepEqual(page.workers().map((w) => w.url()), []);
         const after = await typesOf(page, 'c');

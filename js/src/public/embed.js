@@ -19,6 +19,7 @@
 
 import { DEFAULTS, normalizeConfig } from '../internal/polyfill/config.js';
 import { PNACL_TYPE, PluginController, isPnaclElement } from '../internal/polyfill/controller.js';
+import { ensureStyle } from '../internal/polyfill/style.js';
 
 /** Elements run by embed(): the polyfill leaves them alone (it checks this map). */
 const EMBEDDED = Symbol.for('pexe.embedded');
@@ -151,6 +152,7 @@ export function embed(element, options = {}) {
     throw new TypeError('embed() needs a page (a DOM); in Node, run a plugin with run(pexe, { messages, onMessage })');
   }
   if (!element || element.nodeType !== 1) throw new TypeError('embed(element, options): element must be a DOM element');
+  ensureStyle(element.ownerDocument);
   const { src, attributes, width, height, ...rest } = options;
   const unknown = Object.keys(rest).filter((k) => !(k in DEFAULTS));
   if (unknown.length) throw new TypeError(`embed(): unknown option ${unknown.join(', ')}`);

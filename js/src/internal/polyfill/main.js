@@ -18,6 +18,7 @@
 
 import { normalizeConfig } from './config.js';
 import { PluginController, isPnaclElement } from './controller.js';
+import { ensureStyle } from './style.js';
 
 const SELECTOR = 'embed, object';
 
@@ -40,6 +41,7 @@ function insideNaClObject(el) {
 export function start(registry) {
   const config = normalizeConfig(registry.rawConfig, (w) => console.warn(`pexe: ${w}`));
   const controllers = new Map();
+  ensureStyle();
 
   const wanted = (el) => el.isConnected && isPnaclElement(el) && !embedded.has(el) && !insideNaClObject(el);
 

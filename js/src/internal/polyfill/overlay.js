@@ -8,7 +8,7 @@
 //   error     "couldn't load": lastError, and the verifier's diagnostics
 //             with their byte:bit positions when the pexe is invalid
 //   crash     what Chrome's sad-plugin picture said, with the fault
-//
+
 // A box too small to hold the panel (0×0 embeds are common: Stockfish,
 // the SDK's examples) gets a compact card at the box's position instead,
 // clamped into the viewport, so no state is ever a silent blank box.
@@ -22,9 +22,15 @@ const STYLE = `
   display: flex; flex-direction: column; justify-content: center; gap: 8px;
   padding: 12px 14px; border-radius: 6px;
   font: 13px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
-  color: #e8eaed; background: rgba(32, 33, 36, 0.94); box-shadow: 0 2px 10px rgba(0, 0, 0, 0.35);
+  color: #e8eaed; background: #202124; box-shadow: 0 2px 10px rgba(0, 0, 0, 0.35);
 }
-.panel.compact { justify-content: flex-start; }
+.panel.compact { justify-content: flex-start; padding-right: 34px; }
+.close {
+  position: absolute; top: 6px; right: 6px; width: 22px; height: 22px; padding: 0; border: 0; border-radius: 4px;
+  font: 16px/22px system-ui, sans-serif; color: #bdc1c6; background: transparent; cursor: pointer;
+}
+.close:hover { background: #3c4043; color: #fff; }
+.panel:not(.compact) .close { display: none; }
 .title { font-weight: 600; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .detail { color: #bdc1c6; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; font-size: 12px; }
 .bar { height: 6px; border-radius: 3px; background: #3c4043; overflow: hidden; }
@@ -34,7 +40,7 @@ const STYLE = `
 .error .title { color: #f28b82; }
 .crash .title { color: #fdd663; }
 .message { white-space: pre-wrap; word-break: break-word; user-select: text; }
-.list { margin: 0; padding-left: 18px; overflow: auto; font: 12px/1.45 ui-monospace, Menlo, Consolas, monospace; color: #dadce0; user-select: text; }
+.list { margin: 0; padding: 0; list-style: none; overflow: auto; font: 12px/1.45 ui-monospace, Menlo, Consolas, monospace; color: #dadce0; user-select: text; }
 .list li { white-space: pre-wrap; word-break: break-word; }
 `;
 
@@ -105,10 +111,21 @@ export class Overlay {
     p.style.maxHeight = compact ? `${Math.max(80, innerHeight - top - 8)}px` : '';
   }
 
-  render(state, parts) {
+  render(state, parts, { closable = false } = {}) {
     this.ensure();
     this.host.setAttribute('data-state', state);
     this.panel.className = `panel ${state}${this.panel.classList.contains('compact') ? ' compact' : ''}`;
+    if (closable) {
+      // A card over a tiny (often 0×0) element may cover the page: it can be closed.
+      const close = document.createElement('button');
+      close.className = 'close';
+      close.type = 'button';
+      close.title = 'Close';
+      close.setAttribute('aria-label', 'Close');
+      close.textContent = '×';
+      close.addEventListener('click', () => this.hide());
+      parts = [...parts, close];
+    }
     this.panel.replaceChildren(...parts);
     this.last = '';
     this.place();
@@ -163,7 +180,7 @@ export class Overlay {
       for (const line of lines) list.append(text('li', '', line));
       parts.push(list);
     }
-    this.render('error', parts);
+    this.render('error', parts, { closable: true });
   }
 
   /** The crashed state. */
@@ -172,7 +189,7 @@ export class Overlay {
     this.fill = null;
     const parts = [text('div', 'title', `${this.name} has crashed`), text('div', 'message', message)];
     if (detail) parts.push(text('div', 'message detail', detail));
-    this.render('crash', parts);
+    this.render('crash', parts, { closable: true });
   }
 
   hide() {
