@@ -179,6 +179,8 @@ export class PluginController {
     this.abort = new AbortController();
     this.load(url, gen).catch((e) => {
       if (gen !== this.generation) return;
+      // The manifest's fetch aborted by the browser, not by us: Chrome's
+      // ReportLoadAbort (the only way a PNaCl element gets `abort`).
       if (e?.name === 'AbortError') {
         this.fail('user aborted', { abort: true });
         return;
@@ -245,8 +247,7 @@ export class PluginController {
     try {
       response = await fetch(fetchUrl, { signal, credentials: 'same-origin' });
     } catch (e) {
-      if (e?.name === 'AbortError') throw e;
-      if (live()) this.fail('PnaclCoordinator: pexe load failed (pp_error=-2).', { detail: `${programUrl}: ${e?.message ?? e}` });
+      if (live()) this.pexeFailed(e, programUrl);
       return null;
     }
     if (!live()) return null;
@@ -313,11 +314,10 @@ export class PluginController {
         }
       }
     } catch (e) {
-      if (e?.name === 'AbortError') throw e;
       if (!live()) return null;
       if (!failure) {
         translation?.terminate();
-        this.fail('PnaclCoordinator: pexe load failed (pp_error=-2).', { detail: `${programUrl}: ${e?.message ?? e}` });
+        this.pexeFailed(e, programUrl);
         return null;
       }
     }
@@ -365,6 +365,16 @@ export class PluginController {
       cache.put(sha, copy).then(() => cache.remember(programUrl, response.headers, sha));
     }
     return wasm;
+  }
+
+  /**
+   * The pexe could not be read: PP_ERROR_FAILED (-2) for network errors,
+   * PP_ERROR_ABORTED (-3) for an aborted fetch — for PNaCl, Chrome
+   * reported both as errors, not as `abort` (BitcodeStreamDidFinish).
+   */
+  pexeFailed(e, programUrl) {
+    const code = e?.name === 'AbortError' ? -3 : -2;
+    this.fail(`PnaclCoordinator: pexe load failed (pp_error=${code}).`, { detail: `${programUrl}: ${e?.message ?? e}` });
   }
 
   translationFailed(e, translation) {
