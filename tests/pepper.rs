@@ -87,7 +87,9 @@ fn stockfish_10_speaks_uci_and_searches() {
 fn stockfish_10_searches_on_two_threads() {
     let out = run_plugin(
         "niklasf_stockfish_pexe/stockfish.pexe",
-        &["--trace", "--idle-timeout", "1500"],
+        // Tracing slows the search down a lot; on a busy machine more than
+        // 1.5 s can pass between two info lines, which would end the run.
+        &["--trace", "--idle-timeout", "5000"],
         "uci\nsetoption name Threads value 2\nisready\nposition startpos\ngo depth 12\n",
         Duration::from_secs(120),
     );

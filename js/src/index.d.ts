@@ -428,6 +428,12 @@ export interface EmbedOptions {
   cache?: boolean;
   /** Draw the loading, error and crash panels over the element. Default true. */
   ui?: boolean;
+  /**
+   * Every line the plugin's element would log, whatever `logLevel`: the
+   * plugin's PPB_Console messages, Chrome's "NativeClient: …" lines, the
+   * interfaces it was refused, its stdout/stderr (level 'debug').
+   */
+  onLog?: (level: 'error' | 'warn' | 'info' | 'debug', text: string) => void;
   /** Only meaningful for the polyfill (window.PexeConfig): see js/README.md. */
   serviceWorker?: boolean | string | { url?: string; scope?: string; coep?: 'credentialless' | 'require-corp' };
 }

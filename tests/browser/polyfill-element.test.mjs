@@ -479,8 +479,10 @@ testNeeding(missing, 'polyfill: the NaCl element', { timeout: 900_000 }, async (
           await viaBytes.ready;
           out.bytes = viaBytes.readyState;
           viaBytes.destroy();
-          const bad = embed(box, { src: '/nmf/malformed.nmf' });
+          const lines = [];
+          const bad = embed(box, { src: '/nmf/malformed.nmf', logLevel: 'none', onLog: (level, text) => lines.push(`${level}: ${text}`) });
           out.bad = await bad.ready.then(() => 'loaded', (e) => e.message);
+          out.logged = lines.filter((l) => l.startsWith('info: NativeClient'));
           try {
             embed(box, { src: '/nmf/hello.nmf', colour: 'red' });
           } catch (e) {
@@ -494,6 +496,7 @@ testNeeding(missing, 'polyfill: the NaCl element', { timeout: 900_000 }, async (
           url: 4,
           bytes: 4,
           bad: 'NaCl module load failed: manifest JSON parsing failed: Line: 4, column: 46, Trailing comma not allowed.',
+          logged: ['info: NativeClient: NaCl module load failed: manifest JSON parsing failed: Line: 4, column: 46, Trailing comma not allowed.'],
           unknown: 'embed(): unknown option colour',
         });
       } finally {

@@ -153,7 +153,8 @@ export function embed(element, options = {}) {
   }
   if (!element || element.nodeType !== 1) throw new TypeError('embed(element, options): element must be a DOM element');
   ensureStyle(element.ownerDocument);
-  const { src, attributes, width, height, ...rest } = options;
+  const { src, attributes, width, height, onLog, ...rest } = options;
+  if (onLog !== undefined && typeof onLog !== 'function') throw new TypeError('embed(): onLog must be a function');
   const unknown = Object.keys(rest).filter((k) => !(k in DEFAULTS));
   if (unknown.length) throw new TypeError(`embed(): unknown option ${unknown.join(', ')}`);
   const config = normalizeConfig(rest, (w) => {
@@ -189,6 +190,7 @@ export function embed(element, options = {}) {
     config,
     direct,
     extraAttributes: extra.map(([n, v]) => [String(n), String(v)]),
+    onLog: onLog ?? null,
   });
   embedded.set(target, controller);
   // The element's own members, as the polyfill gives NaCl elements.

@@ -81,16 +81,27 @@ export function rewriteUrl(map, href) {
 
 /**
  * A console logger at `level`: Chrome's own lines ("NativeClient: …") at
- * info, the polyfill's explanations at warn/debug.
+ * info, the polyfill's explanations at warn/debug. `onLog(level, text)`,
+ * when given, receives every line whatever the level (embed()'s option).
  */
-export function createLogger(level) {
+export function createLogger(level, onLog = null) {
   const at = LEVELS.indexOf(level);
   const on = (l) => LEVELS.indexOf(l) <= at && at > 0;
+  const line = (l, print) => (...a) => {
+    if (onLog) {
+      try {
+        onLog(l, a.map((x) => (x instanceof Error ? x.message : String(x))).join(' '));
+      } catch {
+        // the page's callback must not break the plugin
+      }
+    }
+    if (on(l)) print(...a);
+  };
   return {
-    error: (...a) => on('error') && console.error(...a),
-    warn: (...a) => on('warn') && console.warn(...a),
-    info: (...a) => on('info') && console.info(...a),
-    debug: (...a) => on('debug') && console.debug(...a),
+    error: line('error', console.error),
+    warn: line('warn', console.warn),
+    info: line('info', console.info),
+    debug: line('debug', console.debug),
     level,
   };
 }

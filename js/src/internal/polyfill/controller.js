@@ -107,11 +107,12 @@ export class PluginController {
    * @param {object} o.config          normalized (config.js)
    * @param {object} [o.direct]        embed() only: `{ url }` of a pexe to run without a manifest
    * @param {Array<[string,string]>} [o.extraAttributes]  embed() only: appended to argn/argv
+   * @param {(level: string, text: string) => void} [o.onLog]  embed() only: every log line, whatever the level
    */
-  constructor(element, { config, direct = null, extraAttributes = [] }) {
+  constructor(element, { config, direct = null, extraAttributes = [], onLog = null }) {
     this.element = element;
     this.config = config;
-    this.log = createLogger(config.logLevel);
+    this.log = createLogger(config.logLevel, onLog);
     this.direct = direct;
     this.extraAttributes = extraAttributes;
     this.urlMap = Object.fromEntries(
