@@ -69,7 +69,7 @@ fn lines(out: &Output) -> Vec<String> {
 fn stockfish_10_speaks_uci_and_searches() {
     let out = run_plugin(
         "niklasf_stockfish_pexe/stockfish.pexe",
-        &["--idle-timeout", "1500"],
+        &["--idle-timeout", "8000"],
         "uci\nisready\nposition startpos moves e2e4\ngo depth 10\n",
         Duration::from_secs(120),
     );
@@ -87,9 +87,7 @@ fn stockfish_10_speaks_uci_and_searches() {
 fn stockfish_10_searches_on_two_threads() {
     let out = run_plugin(
         "niklasf_stockfish_pexe/stockfish.pexe",
-        // Tracing slows the search down a lot; on a busy machine more than
-        // 1.5 s can pass between two info lines, which would end the run.
-        &["--trace", "--idle-timeout", "5000"],
+        &["--trace", "--idle-timeout", "8000"],
         "uci\nsetoption name Threads value 2\nisready\nposition startpos\ngo depth 12\n",
         Duration::from_secs(120),
     );
@@ -161,7 +159,7 @@ fn stockfish_10_stops_an_infinite_search_promptly() {
 fn stockfish_5_speaks_uci() {
     let out = run_plugin(
         "exoticorn_chromefish/stockfish.pexe",
-        &["--idle-timeout", "1500"],
+        &["--idle-timeout", "8000"],
         "uci\nisready\nposition startpos\ngo depth 8\n",
         Duration::from_secs(120),
     );

@@ -326,8 +326,21 @@ testNeeding(missing, 'polyfill: the NaCl element', { timeout: 900_000 }, async (
         const start = await page.evaluate(() => sent.find((m) => m.type === 'start'));
         assert.deepEqual([start.view.rect.width, start.view.rect.height, start.view.visible], [320, 200, true]);
         assert.deepEqual(start.attributes.map(([n]) => n), ['id', 'type', 'width', 'height', 'src']);
+        // The plugin's box (its canvases, its input) lies over the element's.
+        const boxes = () =>
+          page.evaluate(() => {
+            const r = (e) => {
+              const b = e.getBoundingClientRect();
+              return [b.x, b.y, b.width, b.height];
+            };
+            return [r(document.getElementById('v')), r(document.querySelector('[data-pexe-surface]'))];
+          });
+        let [element, surface] = await boxes();
+        assert.deepEqual(surface, element);
         await page.evaluate(() => document.getElementById('v').setAttribute('width', '400'));
         await until(page, () => sent.some((m) => m.type === 'view' && m.view.rect.width === 400));
+        [element, surface] = await boxes();
+        assert.deepEqual([surface, element[2]], [element, 400]);
         await page.evaluate(() => (document.getElementById('v').style.visibility = 'hidden'));
         await until(page, () => sent.some((m) => m.type === 'view' && m.view.visible === false));
         await page.evaluate(() => (document.getElementById('v').style.visibility = ''));

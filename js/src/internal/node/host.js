@@ -30,7 +30,7 @@ export const nodeHost = {
       resourceLimits: { stackSizeMb: WORKER_STACK_MB },
     });
     return {
-      post: (msg) => w.postMessage(msg),
+      post: (msg, transfer) => w.postMessage(msg, transfer ?? []),
       onMessage: (fn) => w.on('message', fn),
       onError: (fn) => w.on('error', fn),
       onExit: (fn) => w.on('exit', fn),

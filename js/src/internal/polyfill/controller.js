@@ -13,6 +13,7 @@
 //             the translation cache (cache.js) has this pexe, no
 //             translation at all;
 //             the module started in its host Worker (pepper/page.js),
+//             drawing into a box kept over the element (surface.js),
 //             messages posted meanwhile delivered after DidCreate:
 //             readyState 4, `load`, `loadend`.
 //   failure   readyState 4, lastError "NaCl module load failed: <detail>",
@@ -35,6 +36,7 @@ import { messageEvent, progressEvent, queueTask } from './events.js';
 import { ManifestError, fetchManifest, parseManifest } from './manifest.js';
 import { Overlay } from './overlay.js';
 import { sha256Hex } from './sha256.js';
+import { Surface } from './surface.js';
 import { TRANSLATOR_BUILD, WorkerTranslation } from './translate.js';
 import { ViewTracker } from './view.js';
 
@@ -135,6 +137,8 @@ export class PluginController {
     this.translation = null;
     this.tracker?.stop();
     this.tracker = null;
+    this.surface?.destroy();
+    this.surface = null;
     this.overlay?.hide();
     this.overlay = null;
   }
@@ -399,11 +403,9 @@ export class PluginController {
   startModule(wasm, gen) {
     this.stage('starting');
     const live = () => gen === this.generation;
-    const tracker = new ViewTracker(
-      this.element,
-      (view) => this.plugin?.setView(view),
-      (focused) => this.plugin?.setFocus(focused),
-    );
+    // The plugin's box (its canvases, input and focus) over the element.
+    this.surface = new Surface(this.element);
+    const tracker = new ViewTracker(this.element, (view) => this.plugin?.setView(view), this.surface.box);
     this.tracker = tracker;
     const embedder = {
       postMessage: (value) => {
@@ -458,6 +460,7 @@ export class PluginController {
         cooperative: this.config.cooperativeThreads,
       },
       embedder,
+      this.surface.box,
     );
     this.plugin = plugin;
     for (const value of this.queue.splice(0)) plugin.postMessage(value);
@@ -489,6 +492,8 @@ export class PluginController {
     if (fault) this.log.error(`pexe: ${this.name}: ${fault}`);
     this.plugin?.destroy();
     this.tracker?.stop();
+    this.surface?.destroy();
+    this.surface = null;
     if (this.config.ui) {
       this.overlay ??= new Overlay(this.element, this.name);
       const detail = reason ?? fault ?? (exitCode !== null ? `It exited with status ${exitCode}.` : null);
@@ -509,6 +514,8 @@ export class PluginController {
     this.translation?.terminate();
     this.plugin?.destroy();
     this.tracker?.stop();
+    this.surface?.destroy();
+    this.surface = null;
     this.queue = [];
     if (this.config.ui) {
       this.overlay ??= new Overlay(this.element, this.name ?? 'NaCl module');

@@ -1,5 +1,5 @@
-// The element's view and focus, as Chrome reported them to the plugin
-// (PPP_Instance DidChangeView / DidChangeFocus; pepper/ppb/view.js):
+// The element's view, as Chrome reported it to the plugin
+// (PPP_Instance DidChangeView; pepper/ppb/view.js):
 //
 //   rect         the element's box, CSS pixels, relative to the viewport
 //   clip         the part of the box inside the viewport, relative to the box
@@ -15,12 +15,13 @@
 // every 250 ms for what nothing reports (visibility set by a style) — at
 // most once per frame, and reports it only when it differs from the last.
 //
-// Focus: a pointer press on the element (or on what the polyfill draws
-// over it) gives the plugin focus, a press anywhere else takes it, as with
-// Chrome's plugins; focus/blur events on the element count too, and so
-// does the window losing focus.
+// Focus is not here: the plugin's box (surface.js) takes it when clicked,
+// and pepper/page.js reports its focus and blur (DidChangeFocus).
 
-function viewOf(element) {
+function viewOf(element, surface) {
+  // A plugin that went fullscreen (PPB_Fullscreen) fills the screen with its box.
+  const fullscreen = document.fullscreenElement !== null && (document.fullscreenElement === element || document.fullscreenElement === surface);
+  if (fullscreen && document.fullscreenElement === surface) element = surface;
   const r = element.getBoundingClientRect();
   const shown = element.getClientRects().length > 0;
   const vw = document.documentElement.clientWidth || innerWidth;
@@ -38,7 +39,7 @@ function viewOf(element) {
   return {
     rect: { x: r.left, y: r.top, width: r.width, height: r.height },
     clip,
-    fullscreen: document.fullscreenElement === element,
+    fullscreen,
     visible: pageVisible && !hidden && clip.width > 0 && clip.height > 0,
     pageVisible,
     deviceScale: globalThis.devicePixelRatio || 1,
@@ -53,14 +54,13 @@ export class ViewTracker {
   /**
    * @param {Element} element
    * @param {(view) => void} onView     a changed view
-   * @param {(focused: boolean) => void} onFocus
+   * @param {Element} [surface]         the plugin's box over the element (surface.js)
    */
-  constructor(element, onView, onFocus) {
+  constructor(element, onView, surface = null) {
     this.element = element;
+    this.surface = surface;
     this.onView = onView;
-    this.onFocus = onFocus;
     this.lastView = '';
-    this.focused = false;
     this.frame = 0;
     this.cleanups = [];
     const update = () => this.schedule();
@@ -82,12 +82,6 @@ export class ViewTracker {
     // or an ancestor, a transform): a cheap look a few times a second.
     const timer = setInterval(update, 250);
     this.cleanups.push(() => clearInterval(timer));
-    // Focus.
-    const owns = (target) => target === element || !!this.extra?.contains?.(target);
-    this.listen(document, 'pointerdown', (e) => this.setFocus(owns(e.composedPath?.()[0] ?? e.target)), { capture: true });
-    this.listen(element, 'focus', () => this.setFocus(true));
-    this.listen(element, 'blur', () => this.setFocus(false));
-    this.listen(window, 'blur', () => this.setFocus(false));
   }
 
   listen(target, type, fn, options) {
@@ -97,7 +91,7 @@ export class ViewTracker {
 
   /** The view now (also the initial one). */
   current() {
-    const v = viewOf(this.element);
+    const v = viewOf(this.element, this.surface);
     this.lastView = round(v);
     return v;
   }
@@ -107,18 +101,12 @@ export class ViewTracker {
     this.frame = requestAnimationFrame(() => {
       this.frame = 0;
       if (!this.element.isConnected) return;
-      const v = viewOf(this.element);
+      const v = viewOf(this.element, this.surface);
       const key = round(v);
       if (key === this.lastView) return;
       this.lastView = key;
       this.onView(v);
     });
-  }
-
-  setFocus(focused) {
-    if (focused === this.focused) return;
-    this.focused = focused;
-    this.onFocus(focused);
   }
 
   stop() {

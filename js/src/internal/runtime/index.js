@@ -166,7 +166,12 @@ async function launch(wasm, options, host) {
   const traceSink = traceSinkFor(options.trace, node);
   let handle = null;
   if (pepper) {
+    // The page's drawing surfaces, when there is a page: an OffscreenCanvas
+    // for 2D (drawn here, by the browser side) and one for 3D (drawn by the
+    // plugin's main thread).
+    proc.surfaces = options.surfaces ?? null;
     proc.browser = new Browser({
+      canvas2d: options.surfaces?.canvas2d ?? null,
       proc,
       embedder: options.embedder ?? {},
       attributes: options.attributes,
@@ -260,6 +265,14 @@ function pluginHandle(browser) {
     setFocus(hasFocus) {
       browser.setFocus(hasFocus);
     },
+    /** The page lost the pointer lock the plugin had. */
+    mouseLockLost() {
+      browser.mouseLockLost();
+    },
+    /** An input event from the page (ppb/input.js eventState); resolves whether the plugin handled it. */
+    inputEvent(event) {
+      return browser.inputEvent(event);
+    },
     /** Live vars and resources (for leak checks). */
     stats() {
       return { vars: browser.vars.size, resources: browser.resources.size, heapBytes: browser.heap.liveBytes };
@@ -329,6 +342,7 @@ async function runInline({ proc, setup, startResults, traceSink, onStart }) {
     return proc.browser.call(name, tid, args);
   };
   const link = proc.browser ? new DirectLink(dispatch, 0) : null;
+  thread.canvas3d = proc.surfaces?.canvas3d ?? null;
   const imports = buildImports(thread, proc.hostCalls, { trace: traceSink, link });
   const instance = await WebAssembly.instantiate(proc.module, imports);
   const outcome = runMain(thread, instance, setup, startResults);
@@ -361,6 +375,7 @@ async function runInline({ proc, setup, startResults, traceSink, onStart }) {
         });
     };
     proc.browser.transport = { toMain: (item) => setTimeout(() => step(() => main.handle(item)), 0) };
+    thread.queueItem = (item) => setTimeout(() => step(() => main.handle(item)), 0);
     onStart?.({ stop: (result) => finish(result) });
     step(() => main.boot());
   });

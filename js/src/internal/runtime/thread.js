@@ -61,6 +61,10 @@ export function createThread({ memory, control, tid, processStartNs, processors,
     canBlock,
     /** Whether the process is a Pepper plugin with a browser side. */
     pepper,
+    /** The plugin's 3D surface (an OffscreenCanvas) on its main thread, else null. */
+    canvas3d: null,
+    /** Puts an item on this thread's own Pepper main loop (main thread only). */
+    queueItem: null,
     processors,
     startNs: monotonicNs(),
     processStartNs: processStartNs ?? monotonicNs(),

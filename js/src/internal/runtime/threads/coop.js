@@ -213,6 +213,7 @@ export function runCooperative({ proc, setup, startResults, traceSink, onStart }
         pepper: !!proc.browser,
       });
       const link = proc.browser ? new CoopLink(dispatch, tid, proc.control) : null;
+      if (tid === 0) thread.canvas3d = proc.surfaces?.canvas3d ?? null;
       const imports = buildImports(thread, proc.hostCalls, {
         trace: traceSink,
         link,
@@ -283,6 +284,7 @@ export function runCooperative({ proc, setup, startResults, traceSink, onStart }
           .catch((e) => settleOutcome(outcomeOf(e, thread.exports)));
       };
       proc.browser.transport = { toMain: (item) => setTimeout(() => run(() => main.handle(item)), 0) };
+      thread.queueItem = (item) => setTimeout(() => run(() => main.handle(item)), 0);
       run(() => main.boot());
     }
   });

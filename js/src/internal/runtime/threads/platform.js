@@ -4,7 +4,7 @@
 //   host.node                 Node's modules { fs, path, os, tty, worker_threads, process }, or null
 //   host.workersAvailable()   whether guest threads can run in Workers here
 //   host.createWorker()       a Worker running a guest thread:
-//                             { post(msg), onMessage(fn), onError(fn), onExit(fn), terminate() → Promise, unref() }
+//                             { post(msg, transfer?), onMessage(fn), onError(fn), onExit(fn), terminate() → Promise, unref() }
 //
 // This file is the browser's host. Node's is internal/node/host.js, which
 // starts internal/node/worker.js in worker_threads; keeping it out of this
@@ -33,7 +33,7 @@ export const browserHost = {
     const w = new Worker(new URL('./browser-worker.js', import.meta.url), { type: 'module' });
     const exitFns = [];
     return {
-      post: (msg) => w.postMessage(msg),
+      post: (msg, transfer) => w.postMessage(msg, transfer ?? []),
       onMessage: (fn) => w.addEventListener('message', (e) => fn(e.data)),
       onError: (fn) => w.addEventListener('error', (e) => {
         e.preventDefault?.();

@@ -11,6 +11,7 @@
 
 import { EXITING, LIVE, NEXT_TID } from '../control.js';
 import { FAULT_EXIT_STATUS, errno } from '../defs.js';
+import { OutputRingReader } from './output-ring.js';
 import { createChannel, serveCall } from './rpc.js';
 
 /**
@@ -38,9 +39,18 @@ export function runInWorkers({ proc, platform, setup, startResults, traceSink, t
       if (!finished) mainWorker?.post({ type: 'pepper-item', item });
     };
 
+    // Guest output written through the ring reaches the embedder as the
+    // host drains it; the last drain happens before the run settles.
+    const ring = proc.enableOutputRing();
+    const drainer = ring
+      ? new OutputRingReader(ring, (stream, bytes) => proc.outputSinks[stream]?.(bytes))
+      : null;
+    drainer?.start();
+
     const finish = (result, error) => {
       if (finished) return;
       finished = true;
+      drainer?.stop();
       Atomics.store(proc.control, EXITING, 1);
       proc.spawner = null;
       proc.browser?.shutdown();
@@ -65,7 +75,7 @@ export function runInWorkers({ proc, platform, setup, startResults, traceSink, t
     };
     if (proc.browser) proc.browser.transport = { toMain };
 
-    const start = (role, tid, extra) => {
+    const start = (role, tid, extra, transfer = []) => {
       const channel = createChannel();
       const w = platform.createWorker();
       workers.add(w);
@@ -121,9 +131,10 @@ export function runInWorkers({ proc, platform, setup, startResults, traceSink, t
         startResults,
         trace: traceInWorker ? 'fd' : traceSink ? 'post' : false,
         passthrough,
+        outputRing: ring,
         pepper: !!proc.browser,
         ...extra,
-      });
+      }, transfer);
       return w;
     };
 
@@ -139,7 +150,10 @@ export function runInWorkers({ proc, platform, setup, startResults, traceSink, t
     };
 
     try {
-      mainWorker = start('main', 0, { setup });
+      // The plugin's 3D surface belongs to its main thread, which makes
+      // the GL calls (pepper/gl/).
+      const canvas3d = proc.surfaces?.canvas3d ?? null;
+      mainWorker = start('main', 0, { setup, canvas3d }, canvas3d ? [canvas3d] : []);
     } catch (e) {
       finish(null, e);
     }
