@@ -34,6 +34,10 @@ import { CALLBACK_FLAG, ITEM, MAIN_TID, PP, PP_CALLBACK, PP_FALSE, PP_TRUE } fro
 import { ResourceTable } from './resources.js';
 import { VarStore, varWords } from './vars.js';
 import { ppbImplementations } from './ppb/index.js';
+import { THREAD_SERVED_INTERFACES, THREAD_SERVED_KEYS } from './local.js';
+
+/** Interfaces the surface's thread serves (local.js). */
+const THREAD_SERVED = new Set(THREAD_SERVED_INTERFACES);
 
 /** The view an instance starts with when the embedder gives none. */
 export const DEFAULT_VIEW = Object.freeze({
@@ -55,8 +59,9 @@ export class Browser {
    * @param {Array<[string, string]>} [o.attributes]  DidCreate's argn/argv, in order
    * @param {object} [o.view]     initial view (DEFAULT_VIEW's shape)
    * @param {object} o.transport  { toMain(item) }: posts an item to the main thread's queue
+   * @param {boolean} [o.has3d]   whether the plugin's main thread owns a 3D surface
    */
-  constructor({ proc, embedder, attributes = [], view, transport, fetch, baseUrl, canvas2d = null }) {
+  constructor({ proc, embedder, attributes = [], view, transport, fetch, baseUrl, canvas2d = null, has3d = false }) {
     this.proc = proc;
     this.mem = proc.mem;
     this.heap = new GuestHeap(proc.pages, proc.mem);
@@ -70,6 +75,11 @@ export class Browser {
     this.embedder = embedder;
     /** The page's 2D surface (an OffscreenCanvas), or null without a page. */
     this.canvas2d = canvas2d;
+    /**
+     * Whether the main thread owns the page's 3D surface: the 3D interfaces
+     * are served there (local.js) and offered only then.
+     */
+    this.has3d = has3d;
     this.transport = transport;
     this.fetch = fetch ?? globalThis.fetch?.bind(globalThis);
     /** The embedding document's URL: relative URLs resolve against it. */
@@ -116,7 +126,14 @@ export class Browser {
    */
   call(key, tid, args) {
     const fn = this.impl[key];
-    if (!fn) throw new Error(`runtime bug: no browser implementation of ${key}`);
+    if (!fn) {
+      if (THREAD_SERVED_KEYS.has(key)) {
+        throw new GuestFault(
+          `${key} was called on thread ${tid}, but the 3D interfaces run only on the thread that owns the 3D surface (the plugin's main thread, 0)`,
+        );
+      }
+      throw new Error(`runtime bug: no browser implementation of ${key}`);
+    }
     try {
       return fn({ tid, b: this }, ...args);
     } catch (e) {
@@ -128,6 +145,7 @@ export class Browser {
 
   /** Whether every function of interface `name` is implemented here. */
   supports(name) {
+    if (THREAD_SERVED.has(name)) return this.has3d;
     const keys = PPB_INTERFACES[name];
     return !!keys && !name.startsWith('@') && keys.every((k) => typeof this.impl[k] === 'function');
   }

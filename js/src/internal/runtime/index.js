@@ -162,7 +162,10 @@ async function launch(wasm, options, host) {
     // for 2D (drawn here, by the browser side) and one for 3D (drawn by the
     // plugin's main thread).
     proc.surfaces = options.surfaces ?? null;
+    // The GL layer's modes (pepper/gl/debug.js), for the surface's thread.
+    proc.glOptions = { debug: !!options.glDebug, profile: !!options.glProfile, loseContextAfterFrames: options.glLoseContextAfterFrames ?? 0 };
     proc.browser = new Browser({
+      has3d: !!options.surfaces?.canvas3d,
       canvas2d: options.surfaces?.canvas2d ?? null,
       proc,
       embedder: options.embedder ?? {},
@@ -305,6 +308,7 @@ async function runInline({ proc, setup, startResults, traceSink, onStart }) {
   };
   const link = proc.browser ? new DirectLink(dispatch, 0) : null;
   thread.canvas3d = proc.surfaces?.canvas3d ?? null;
+  thread.glOptions = proc.glOptions;
   const imports = buildImports(thread, proc.hostCalls, { trace: traceSink, link });
   const instance = await WebAssembly.instantiate(proc.module, imports);
   const outcome = runMain(thread, instance, setup, startResults);

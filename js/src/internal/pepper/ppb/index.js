@@ -11,6 +11,7 @@ import { PPB_FUNCTIONS } from '../../runtime/abi.js';
 import browserFns from './browser-fns.js';
 import console from './console.js';
 import core from './core.js';
+import graphics3dRegistry from './graphics-3d-registry.js';
 import instance from './instance.js';
 import lifecycle from './lifecycle.js';
 import messageLoop from './message-loop.js';
@@ -33,6 +34,7 @@ export const FAMILIES = Object.freeze({
   view,
   'message-loop': messageLoop,
   url,
+  'graphics-3d-registry': graphics3dRegistry,
 });
 
 const KNOWN = new Set(PPB_FUNCTIONS.map((f) => f.key));
