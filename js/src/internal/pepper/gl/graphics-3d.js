@@ -296,7 +296,8 @@ export default (env) => {
         env.report('error', 'PPB_Graphics3D.SwapBuffers: Plugin attempted swap with previous swap still pending.');
         return settle(env, cb, PP.ERROR_INPROGRESS);
       }
-      if (c.lost) return settle(env, cb, PP.ERROR_CONTEXT_LOST);
+      // WebGL knows of a loss at once; its event comes later.
+      if (c.lost || c.gl.isContextLost()) return settle(env, cb, PP.ERROR_CONTEXT_LOST);
       c.endFrame();
       env.profile?.frameEnd(c);
       c.swapPending = { func: cb.func, userData: cb.userData };
@@ -304,7 +305,7 @@ export default (env) => {
         if (c.swapPending === null || c.destroyed) return;
         c.swapPending = null;
         env.profile?.frameStart(c);
-        env.queue([ITEM.CALLBACK, cb.func, cb.userData, PP.OK]);
+        env.queue([ITEM.CALLBACK, cb.func, cb.userData, c.gl.isContextLost() ? PP.ERROR_CONTEXT_LOST : PP.OK]);
       });
       maybeLoseContext(env, c);
       return PP.OK_COMPLETIONPENDING;

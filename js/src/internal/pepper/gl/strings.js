@@ -13,7 +13,10 @@
 // WebGL2 features ES 2.0 had as extensions (instancing, vertex array
 // objects, blits, multisampled renderbuffers, 32-bit indices, packed
 // depth-stencil, depth, float and half-float textures, occlusion queries,
-// min/max blending, R/RG textures), CHROMIUM_map_sub (emulated), and what
+// min/max blending, R/RG textures, multiple draw buffers), the GLSL ES 1.00
+// extensions WebGL2 offers only to GLSL ES 3.00 (derivatives, texture LOD,
+// frag depth, draw buffers: shader-source.js rewrites such shaders),
+// CHROMIUM_map_sub (emulated), and what
 // WebGL extensions the browser offers (compressed formats, anisotropic
 // filtering, float render targets). The strings live in guest memory from
 // the browser's heap, one per context and name, freed with the context.
@@ -56,6 +59,11 @@ const CORE_EXTENSIONS = [
   'GL_EXT_blend_minmax',
   'GL_EXT_texture_rg',
   'GL_CHROMIUM_map_sub',
+  // GLSL ES 1.00 extensions, through the shaders' rewrite as 3.00 (shader-source.js).
+  'GL_OES_standard_derivatives',
+  'GL_EXT_shader_texture_lod',
+  'GL_EXT_frag_depth',
+  'GL_EXT_draw_buffers',
 ];
 
 /** WebGL extension → the GLES2 extensions it provides. */
