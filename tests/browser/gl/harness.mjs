@@ -233,3 +233,113 @@ export function diffShare(a, b, tolerance = 24) {
   }
   return diff / (a.width * a.height);
 }
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+function crc32(buf) {
+  let c = 0xffffffff;
+  for (const b of buf) c = CRC_TABLE[(c ^ b) & 255] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+/** Encodes an RGBA image as an 8-bit RGBA PNG. */
+export function encodePng({ width, height, data }) {
+  const chunk = (type, body) => {
+    const out = Buffer.alloc(12 + body.length);
+    out.writeUInt32BE(body.length, 0);
+    out.write(type, 4, 'ascii');
+    body.copy(out, 8);
+    out.writeUInt32BE(crc32(out.subarray(4, 8 + body.length)), 8 + body.length);
+    return out;
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 6;
+  const raw = Buffer.alloc(height * (4 * width + 1));
+  for (let y = 0; y < height; y++) Buffer.from(data.subarray(4 * width * y, 4 * width * (y + 1))).copy(raw, y * (4 * width + 1) + 1);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', zlib.deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/** The image scaled down by `k` (averaging k × k blocks). */
+export function downscale(img, k) {
+  const width = Math.floor(img.width / k);
+  const height = Math.floor(img.height / k);
+  const data = Buffer.alloc(4 * width * height);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      for (let c = 0; c < 4; c++) {
+        let sum = 0;
+        for (let dy = 0; dy < k; dy++) for (let dx = 0; dx < k; dx++) sum += img.data[4 * ((y * k + dy) * img.width + x * k + dx) + c];
+        data[4 * (y * width + x) + c] = Math.round(sum / (k * k));
+      }
+    }
+  }
+  return { width, height, data };
+}
+
+/** The share of the pixels of rectangle `r` for which `pred(r, g, b)` holds. */
+export function share(img, r, pred) {
+  let n = 0;
+  let total = 0;
+  for (let y = r.y; y < r.y + r.height; y++) {
+    for (let x = r.x; x < r.x + r.width; x++) {
+      const i = 4 * (y * img.width + x);
+      total++;
+      if (pred(img.data[i], img.data[i + 1], img.data[i + 2])) n++;
+    }
+  }
+  return n / total;
+}
+
+/** Pixels that differ (by more than `tolerance` in a channel) between two images of one size. */
+export function changedPixels(a, b, tolerance = 16) {
+  return Math.round(diffShare(a, b, tolerance) * a.width * a.height);
+}
+
+/**
+ * The JS heap in use by the page and each of its Workers (bytes, after a
+ * garbage collection), through the DevTools protocol: { page, workers }.
+ */
+export async function jsHeap(browser, page) {
+  const ps = await page.context().newCDPSession(page);
+  await ps.send('HeapProfiler.collectGarbage');
+  await ps.send('Performance.enable');
+  const metrics = (await ps.send('Performance.getMetrics')).metrics;
+  const pageHeap = metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0;
+  await ps.detach();
+  const bs = await browser.newBrowserCDPSession();
+  let id = 0;
+  const pending = new Map();
+  bs.on('Target.receivedMessageFromTarget', (e) => {
+    const m = JSON.parse(e.message);
+    pending.get(m.id)?.(m);
+  });
+  const call = (sessionId, method, params = {}) =>
+    new Promise((resolve) => {
+      const i = ++id;
+      pending.set(i, resolve);
+      bs.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: i, method, params }) });
+    });
+  const workers = {};
+  const { targetInfos } = await bs.send('Target.getTargets');
+  for (const t of targetInfos.filter((x) => x.type === 'worker')) {
+    const { sessionId } = await bs.send('Target.attachToTarget', { targetId: t.targetId, flatten: false });
+    await call(sessionId, 'HeapProfiler.collectGarbage');
+    const usage = (await call(sessionId, 'Runtime.getHeapUsage')).result;
+    workers[t.url.slice(t.url.lastIndexOf('/') + 1)] = usage.usedSize + (usage.backingStorageSize ?? 0);
+    await bs.send('Target.detachFromTarget', { sessionId });
+  }
+  await bs.detach();
+  return { page: pageHeap, workers, total: pageHeap + Object.values(workers).reduce((a, b) => a + b, 0) };
+}

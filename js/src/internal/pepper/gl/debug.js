@@ -15,7 +15,8 @@
 // Profile: the time spent in the GL layer (the thread-served calls,
 // WebGL's work inside them included), the part of it spent inside WebGL
 // calls, and the number of calls, per frame (between SwapBuffers), logged
-// about every 2 s as one JSON line (source 'pexe-gl-profile').
+// about every 2 s as one JSON line (source 'pexe-gl-profile'), with the size
+// of the guest's memory.
 
 import { GL } from './enums.js';
 
@@ -84,6 +85,7 @@ class Profile {
       ownMsPerFrame: (this.layerMs - this.webglMs) / this.frames,
       callsPerFrame: this.calls / this.frames,
       frameCpuMs: this.cpuMs / this.frames,
+      guestMemoryBytes: this.env.thread.memory.buffer.byteLength,
     };
     this.env.report('log', `profile ${JSON.stringify(s)}`, 'pexe-gl-profile');
     this.frames = 0;

@@ -1,0 +1,254 @@
+// The corpus's Oryol samples (OpenGL ES 2.0 through PPB_Graphics3D) in
+// headless Chromium, each started with startPluginInPage in a box of the
+// GL test page (gl/index.html; the polyfill will bring the samples' own
+// pages), WebGL2 through SwiftShader:
+// - each draws: after a few seconds the box is not blank, shows what that
+//   sample shows (checked per sample), and changes between frames; the
+//   screenshot goes to target/screenshots/, and a 4×-reduced copy is
+//   compared with tests/browser/gl/reference/ with a tolerance set by how
+//   much the sample moves on its own (BLESS=1 rewrites the references);
+// - with cooperative threads (a page that is not cross-origin isolated)
+//   Fractal draws too;
+// - in the GL layer's debug mode, 10 s of each raise no WebGL error;
+// - 60 s of Fractal: no growth of the JS heaps (page and Workers) or of
+//   the guest's memory.
+
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { CHROMIUM, SCREENSHOTS, hasPlaywright, launchChromium, testNeeding } from './helpers.mjs';
+import {
+  HERE,
+  ORYOL,
+  PEXE,
+  changedPixels,
+  decodePng,
+  diffShare,
+  downscale,
+  encodePng,
+  jsHeap,
+  openDemo,
+  pixelStats,
+  share,
+  shootBox,
+  startGlServer,
+  state,
+  translateOryol,
+} from './gl/harness.mjs';
+
+const missing = !hasPlaywright()
+  ? 'playwright-core is not installed (npm ci in tests/browser)'
+  : !fs.existsSync(CHROMIUM)
+    ? `no Chromium at ${CHROMIUM}`
+    : !fs.existsSync(PEXE)
+      ? `no ${PEXE} (cargo build --release)`
+      : !fs.existsSync(ORYOL)
+        ? `no corpus at ${ORYOL}`
+        : false;
+
+const REFERENCES = path.join(HERE, 'reference');
+const full = (img) => ({ x: 0, y: 0, width: img.width, height: img.height });
+const near = (r, g, b, [R, G, B], t = 12) => Math.abs(r - R) <= t && Math.abs(g - G) <= t && Math.abs(b - B) <= t;
+
+/**
+ * What each sample shows (its size after its "resize" message, and checks
+ * on the pixels), and how far a screenshot may drift from the reference:
+ * the share of (reduced) pixels that may differ, from how much the sample
+ * changes by itself between two frames.
+ */
+const SAMPLES = {
+  Fractal: {
+    size: [800, 512],
+    tolerance: 0.03,
+    check(img) {
+      const stats = pixelStats(img);
+      assert.ok(stats.colors >= 20, `many colours (${stats.colors})`);
+      assert.ok(pixelStats(img, { x: 420, y: 0, width: 380, height: 512 }).colors >= 6, 'colours on the right');
+      assert.ok(pixelStats(img, { x: 0, y: 256, width: 400, height: 256 }).colors >= 6, 'colours on the bottom left');
+      const black = share(img, full(img), (r, g, b) => r < 20 && g < 20 && b < 20);
+      assert.ok(black > 0.03 && black < 0.3, `the Mandelbrot set's black interior (${black.toFixed(3)})`);
+      const title = pixelStats(img, { x: 20, y: 8, width: 250, height: 12 });
+      assert.ok(title.backgroundShare > 0.8 && title.brightness > 100 && title.brightness < 200, 'the ImGui "Controls" title bar');
+    },
+  },
+  ImGuiDemo: {
+    size: [1024, 700],
+    tolerance: 0.02,
+    check(img) {
+      const clear = share(img, full(img), (r, g, b) => near(r, g, b, [114, 144, 154], 10));
+      assert.ok(clear > 0.15, `the clear colour around the windows (${clear.toFixed(3)})`);
+      for (const [what, r] of [
+        ['"Debug"', { x: 90, y: 62, width: 300, height: 14 }],
+        ['"ImGui Demo"', { x: 560, y: 22, width: 400, height: 14 }],
+      ]) {
+        const bar = share(img, r, (R, G, B) => B > R + 40 && B > G + 40);
+        assert.ok(bar > 0.8, `the ${what} window's title bar (${bar.toFixed(2)})`);
+      }
+      const body = share(img, { x: 500, y: 300, width: 400, height: 300 }, (r, g, b) => r < 50 && g < 50 && b < 50);
+      assert.ok(body > 0.8, `a window's dark body (${body.toFixed(2)})`);
+    },
+  },
+  'KC85-3': {
+    size: [800, 512],
+    tolerance: 0.2,
+    check(img) {
+      const sky = share(img, full(img), (r, g, b) => b > 170 && r < 130 && g > 120 && g < 180);
+      const red = share(img, full(img), (r, g, b) => r > 170 && g < 60 && b < 80);
+      const yellow = share(img, full(img), (r, g, b) => r > 200 && g > 200 && b < 90);
+      assert.ok(sky > 0.3 && sky < 0.85, `the blue background (${sky.toFixed(3)})`);
+      assert.ok(red > 0.002, `the red TV set (${red.toFixed(4)})`);
+      assert.ok(yellow > 0.03, `the yellow table (${yellow.toFixed(3)})`);
+      assert.ok(pixelStats(img).colors >= 50, 'a shaded 3D scene');
+    },
+  },
+  BulletPhysicsBasic: {
+    size: [800, 600],
+    tolerance: 0.06,
+    check(img) {
+      const sky = share(img, { x: 0, y: 80, width: 800, height: 60 }, (r, g, b) => b > r + 60);
+      const plane = share(img, { x: 0, y: 350, width: 800, height: 250 }, (r, g, b) => Math.abs(r - g) < 12 && Math.abs(g - b) < 12 && r > 110 && r < 210);
+      const bodies = share(img, { x: 200, y: 100, width: 400, height: 300 }, (r, g, b) => Math.max(r, g, b) - Math.min(r, g, b) > 40 && !(b > r + 60));
+      const text = share(img, { x: 10, y: 5, width: 300, height: 70 }, (r, g, b) => r > 200 && g > 200 && b < 80);
+      assert.ok(sky > 0.9, `the sky (${sky.toFixed(2)})`);
+      assert.ok(plane > 0.9, `the ground plane (${plane.toFixed(2)})`);
+      assert.ok(bodies > 0.002, `coloured bodies (${bodies.toFixed(4)})`);
+      assert.ok(text > 0.05, `the yellow debug text (${text.toFixed(3)})`);
+    },
+  },
+  StbVoxelDemo: {
+    size: [800, 600],
+    tolerance: 0.3,
+    check(img) {
+      const skyColour = (r, g, b) => near(r, g, b, [48, 48, 128], 12);
+      const sky = share(img, { x: 0, y: 80, width: 800, height: 200 }, skyColour);
+      const ground = share(img, { x: 0, y: 420, width: 800, height: 180 }, skyColour);
+      const colours = pixelStats(img, { x: 0, y: 420, width: 800, height: 180 }).colors;
+      assert.ok(sky > 0.9, `the sky above (${sky.toFixed(2)})`);
+      assert.ok(ground < 0.3 && colours >= 30, `the landscape below (${colours} colours, sky ${ground.toFixed(2)})`);
+    },
+  },
+};
+
+let server = null;
+let browser = null;
+
+/** The server and browser, started once for the file. */
+async function env() {
+  if (!browser) {
+    translateOryol();
+    server = await startGlServer();
+    browser = await launchChromium();
+  }
+  return { server, browser };
+}
+
+test.after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Checks what every run must satisfy: loaded, no fault, no runtime bug, no 3D interface refused. */
+function assertHealthy(s, name) {
+  assert.equal(s.loadFailed, null, `${name}: load failed`);
+  assert.equal(s.loaded, true, `${name}: loaded`);
+  assert.deepEqual(s.bugs, [], `${name}: runtime bugs`);
+  assert.equal(s.exited, null, `${name} exited: ${JSON.stringify(s.exited)}`);
+  assert.deepEqual(s.missing.filter((n) => /Graphics3D|OpenGLES2/.test(n)), [], `${name}: a 3D interface was refused`);
+}
+
+for (const [name, sample] of Object.entries(SAMPLES)) {
+  testNeeding(missing, `${name} draws`, { timeout: 120_000 }, async (t) => {
+    const { server: s, browser: b } = await env();
+    const page = await openDemo(b, s.url, name);
+    await page.waitForTimeout(5000);
+    const first = decodePng(await shootBox(page));
+    await page.waitForTimeout(1500);
+    const png = await shootBox(page);
+    const img = decodePng(png);
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
+    fs.writeFileSync(path.join(SCREENSHOTS, `gl-${name}.png`), png);
+    const st = await state(page);
+    assertHealthy(st, name);
+    assert.deepEqual([img.width, img.height], sample.size, 'the box has the size the sample asked for');
+    const stats = pixelStats(img);
+    assert.ok(stats.backgroundShare < 0.9, `not blank (${stats.colors} colours, background ${stats.backgroundShare.toFixed(3)})`);
+    sample.check(img);
+    const changed = changedPixels(first, img);
+    assert.ok(changed >= 20, `frames change (${changed} pixels in 1.5 s)`);
+    const small = downscale(img, 4);
+    const ref = path.join(REFERENCES, `${name}.png`);
+    if (process.env.BLESS === '1' || !fs.existsSync(ref)) {
+      fs.mkdirSync(REFERENCES, { recursive: true });
+      fs.writeFileSync(ref, encodePng(small));
+      if (process.env.BLESS !== '1') assert.fail(`no reference screenshot: wrote ${ref} (check it, commit it)`);
+    } else {
+      const d = diffShare(decodePng(fs.readFileSync(ref)), small, 40);
+      t.diagnostic(`${name}: ${(100 * d).toFixed(1)}% of pixels differ from the reference; ${changed} changed in 1.5 s`);
+      assert.ok(d <= sample.tolerance, `like the reference (${(100 * d).toFixed(1)}% of pixels differ, ${100 * sample.tolerance}% allowed)`);
+    }
+    const problems = page.problems.filter((p) => !/favicon/.test(p) && !/status of 404/.test(p));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
+
+testNeeding(missing, 'Fractal draws with cooperative threads (a page that is not cross-origin isolated)', { timeout: 120_000 }, async () => {
+  const { browser: b } = await env();
+  const plain = await startGlServer({ isolation: false });
+  try {
+    const page = await openDemo(b, plain.url, 'Fractal');
+    assert.equal(await page.evaluate(() => crossOriginIsolated), false);
+    await page.waitForTimeout(5000);
+    const first = decodePng(await shootBox(page));
+    await page.waitForTimeout(1000);
+    const img = decodePng(await shootBox(page));
+    assertHealthy(await state(page), 'Fractal');
+    SAMPLES.Fractal.check(img);
+    assert.ok(changedPixels(first, img) >= 20, 'frames change');
+    await page.close();
+  } finally {
+    await plain.close();
+  }
+});
+
+testNeeding(missing, 'no WebGL error over 10 s of each sample (the GL layer’s debug mode)', { timeout: 300_000 }, async (t) => {
+  const { server: s, browser: b } = await env();
+  for (const name of Object.keys(SAMPLES)) {
+    await t.test(name, async () => {
+      const page = await openDemo(b, s.url, name, { debug: true });
+      await page.waitForTimeout(10_000);
+      const st = await state(page);
+      assertHealthy(st, name);
+      const gl = st.logs.filter((l) => l.source === 'pexe-gl');
+      assert.ok(gl.some((l) => /debug/.test(l.text)), 'debug mode was on');
+      const errors = gl.filter((l) => l.level === 'error');
+      assert.deepEqual(errors.map((l) => l.text), [], 'WebGL errors');
+      const own = gl.filter((l) => l.level === 'warning');
+      if (own.length) t.diagnostic(`${name}: the plugin's own GL errors: ${own.map((l) => l.text).join('; ')}`);
+      await page.close();
+    });
+  }
+});
+
+testNeeding(missing, 'Fractal for 60 s: the JS heaps and the guest memory do not grow', { timeout: 180_000 }, async (t) => {
+  const { server: s, browser: b } = await env();
+  const page = await openDemo(b, s.url, 'Fractal', { profile: true });
+  const guestMemory = async () => {
+    const lines = (await state(page)).logs.filter((l) => l.source === 'pexe-gl-profile');
+    return JSON.parse(lines[lines.length - 1].text.replace(/^profile /, ''));
+  };
+  await page.waitForTimeout(10_000);
+  const heap0 = await jsHeap(b, page);
+  const p0 = await guestMemory();
+  await page.waitForTimeout(50_000);
+  const heap1 = await jsHeap(b, page);
+  const p1 = await guestMemory();
+  t.diagnostic(`JS heap ${(heap0.total / 1e6).toFixed(2)} MB → ${(heap1.total / 1e6).toFixed(2)} MB ${JSON.stringify(heap1.workers)}`);
+  t.diagnostic(`guest memory ${p0.guestMemoryBytes} → ${p1.guestMemoryBytes} bytes; ${p1.fps.toFixed(1)} fps`);
+  assertHealthy(await state(page), 'Fractal');
+  assert.ok(p1.fps > 5, 'it kept drawing');
+  assert.equal(p1.guestMemoryBytes, p0.guestMemoryBytes, 'the guest memory did not grow');
+  assert.ok(heap1.total - heap0.total < 2e6, `the JS heaps grew by ${((heap1.total - heap0.total) / 1e6).toFixed(2)} MB`);
+  await page.close();
+});
