@@ -318,3 +318,273 @@ test('100k messages each way leave no var and no guest memory behind', () => {
   assert.equal(b.heap.liveBytes, heapBefore);
   assert.ok(b.heap.free.size <= 2, 'freed blocks are reused, not piled up');
 });
+
+test('Graphics2D: paints queue until Flush, which reads the image then and calls back on the next frame', async () => {
+  const { b, mem, scratch, cb, call, main } = fake();
+  const size = (at, w, h) => {
+    mem.setI32(at, w);
+    mem.setI32(at + 4, h);
+    return at;
+  };
+  const point = (at, x, y) => size(at, x, y);
+  const g = call('PPB_Graphics2D;1.0:Create', 1, size(scratch + 128, 4, 2), 1);
+  const img = call('PPB_ImageData;1.0:Create', 1, 0, size(scratch + 136, 2, 2), 1);
+  assert.ok(g > 0 && img > 0);
+  assert.equal(call('PPB_ImageData;1.0:Describe', img, scratch + 144), 1);
+  assert.deepEqual([0, 4, 8, 12].map((o) => mem.getI32(scratch + 144 + o)), [0, 2, 2, 8]);
+  const px = call('PPB_ImageData;1.0:Map', img);
+  mem.write(px, Uint8Array.from({ length: 16 }, (_, i) => i + 1));
+  call('PPB_Graphics2D;1.0:PaintImageData', g, img, point(scratch + 160, 2, 0), 0);
+  // Changing the image before Flush changes what Flush paints (read at Flush).
+  mem.setU8(px, 99);
+  const dev = b.resources.get(g);
+  assert.equal(dev.store[8], 0, 'nothing painted before Flush');
+  b.state = 'created';
+  assert.equal(call('PPB_Graphics2D;1.0:Flush', g, cb(scratch + 64, 0, 0)), PP.ERROR_BADARGUMENT, 'no blocking Flush on the main thread');
+  assert.equal(call('PPB_Graphics2D;1.0:Flush', g, cb(scratch + 64, 21, 4)), PP.OK_COMPLETIONPENDING);
+  assert.equal(call('PPB_Graphics2D;1.0:Flush', g, cb(scratch + 64, 21, 4)), PP.ERROR_INPROGRESS);
+  assert.deepEqual([...dev.store.subarray(8, 16)], [99, 2, 3, 4, 5, 6, 7, 8]);
+  assert.deepEqual([...dev.store.subarray(24, 32)], [9, 10, 11, 12, 13, 14, 15, 16]);
+  await new Promise((r) => setTimeout(r, 40));
+  assert.deepEqual(main.pop(), [ITEM.CALLBACK, 21, 4, PP.OK]);
+  // The device no longer holds the image once painted: releasing it frees it.
+  const before = b.heap.liveBytes;
+  call('PPB_Core;1.0:ReleaseResource', img);
+  assert.ok(b.heap.liveBytes < before);
+});
+
+test('input events reach the plugin only in the classes it asked for, with the browser\'s reference during the call', async () => {
+  const { b, main, call, mem, scratch } = fake();
+  b.created(true);
+  main.length = 0;
+  const mouse = { type: 0, timeStamp: 12.5, modifiers: 64, button: 0, x: 10, y: 20, clickCount: 1 };
+  assert.equal(await b.inputEvent(mouse), false, 'not asked for: not delivered');
+  assert.equal(main.length, 0);
+  assert.equal(call('PPB_InputEvent;1.0:RequestInputEvents', 1, 1), PP.OK);
+  const done = b.inputEvent(mouse);
+  const item = main.pop();
+  assert.equal(item.member, 'HandleInputEvent');
+  const [, id] = item.args;
+  assert.equal(call('PPB_InputEvent;1.0:GetType', id), 0);
+  assert.equal(call('PPB_InputEvent;1.0:GetModifiers', id), 64);
+  call('PPB_MouseInputEvent;1.0:GetPosition', scratch + 400, id);
+  assert.deepEqual([mem.getI32(scratch + 400), mem.getI32(scratch + 404)], [10, 20]);
+  assert.equal(call('PPB_KeyboardInputEvent;1.0:IsKeyboardInputEvent', id), 0);
+  b.call('$Pepper.reply', 0, [item.reply, 0]);
+  assert.equal(await done, true, 'unfiltered events count as handled');
+  assert.equal(b.resources.get(id), null, 'released after the call');
+  // A key event with its character and DOM code (KeyboardInputEvent 1.2).
+  call('PPB_InputEvent;1.0:RequestFilteringInputEvents', 1, 2);
+  const key = b.inputEvent({ type: 9, timeStamp: 1, modifiers: 0, keyCode: 65, text: 'a', code: 'KeyA' });
+  const k = main.pop();
+  const kid = k.args[1];
+  call('PPB_KeyboardInputEvent;1.0:GetCharacterText', scratch, kid);
+  call('PPB_KeyboardInputEvent;1.2:GetCode', scratch + 16, kid);
+  assert.equal(b.vars.stringOf(b.vars.read(scratch)), 'a');
+  assert.equal(b.vars.stringOf(b.vars.read(scratch + 16)), 'KeyA');
+  b.call('$Pepper.reply', 0, [k.reply, 0]);
+  assert.equal(await key, false, 'a filtered event the plugin did not handle goes back to the page');
+});
+
+test('audio: configs as Chrome allowed them, and periods paced by the player\'s room', async () => {
+  const memory = new WebAssembly.Memory({ initial: 32, maximum: 1024, shared: true });
+  const mem = new GuestMemory(memory);
+  const pages = new PageAllocator(mem, 0x10000);
+  const written = [];
+  let room = 2048;
+  const b = new Browser({
+    proc: { mem, pages },
+    embedder: {
+      audio: {
+        sampleRate: 48000,
+        open: ({ frames }) => ({
+          waitForSpace: async (n, cancelled) => {
+            while (room < n) {
+              if (cancelled()) return false;
+              await new Promise((r) => setTimeout(r, 5));
+            }
+            return true;
+          },
+          write: (s) => {
+            written.push(s);
+            room -= s.length / 2;
+            return s.length / 2;
+          },
+          fill: () => frames - room,
+          close() {},
+        }),
+      },
+    },
+    transport: { toMain() {} },
+  });
+  const call = (key, ...args) => b.call(key, MAIN_TID, args);
+  assert.equal(b.supports('PPB_Audio;1.1'), true);
+  assert.equal(call('PPB_AudioConfig;1.0:CreateStereo16Bit', 1, 22050, 1024), 0, 'only 44.1 and 48 kHz');
+  assert.equal(call('PPB_AudioConfig;1.0:CreateStereo16Bit', 1, 48000, 32), 0, 'at least 64 frames');
+  assert.equal(call('PPB_AudioConfig;1.1:RecommendSampleFrameCount', 1, 48000, 100), 512);
+  assert.equal(call('PPB_AudioConfig;1.1:RecommendSampleRate', 1), 48000);
+  const config = call('PPB_AudioConfig;1.0:CreateStereo16Bit', 1, 48000, 512);
+  const audio = call('PPB_Audio;1.1:Create', 1, config, 77, 5);
+  assert.ok(audio > 0);
+  assert.equal(call('$Audio.start', audio), 0, 'no thread creator registered: no thread');
+  b.threadCreator = { create: 90, join: 91 };
+  const start = call('$Audio.start', audio);
+  assert.deepEqual(start, { value: 1, payload: [90] });
+  const first = await call('$Audio.wait', audio);
+  const [go, callback, buffer, bytes, userData, withLatency] = first.payload;
+  assert.deepEqual([go, callback, bytes, userData, withLatency], [1, 77, 2048, 5, 1]);
+  new Int16Array(memory.buffer, buffer, 1024).fill(16384);
+  call('$Audio.filled', audio);
+  assert.equal(written[0][0], 0.5, '16-bit samples become floats');
+  room = 0;
+  const waiting = call('$Audio.wait', audio);
+  const stopped = call('$Audio.stop', audio);
+  assert.deepEqual(stopped, { value: 1, payload: [91, 0] });
+  assert.deepEqual((await waiting).payload, [0], 'a waiting audio thread is told to stop');
+});
+
+test('the audio worklet reads the ring layout the writer writes', async () => {
+  const { createRing, RingWriter } = await import('../src/internal/pepper/audio-ring.js');
+  const { RingReader } = await import('../src/internal/pepper/audio-worklet.js');
+  const ring = createRing(8, 2);
+  const w = new RingWriter(ring);
+  const r = new RingReader(ring);
+  assert.equal(w.write(Float32Array.from([0.1, -0.2, 0.3, -0.4, 0.5, -0.6])), 3);
+  const out = [new Float32Array(4), new Float32Array(4)];
+  r.read(out);
+  assert.deepEqual([...out[0]].map((v) => +v.toFixed(2)), [0.1, 0.3, 0.5, 0]);
+  assert.deepEqual([...out[1]].map((v) => +v.toFixed(2)), [-0.2, -0.4, -0.6, 0]);
+  assert.equal(w.underruns(), 1, 'a short quantum after data counts');
+  assert.equal(w.space(), 8);
+  assert.ok(Math.abs(w.peak() - 0.6) < 1e-6);
+});
+
+/** A WebSocket stand-in the test drives. */
+class FakeSocket {
+  static last = null;
+  constructor(url, protocols) {
+    this.url = url;
+    this.protocols = protocols;
+    this.sent = [];
+    this.bufferedAmount = 0;
+    this.protocol = protocols[0] ?? '';
+    this.extensions = '';
+    FakeSocket.last = this;
+  }
+  send(x) {
+    this.sent.push(x);
+  }
+  close(code, reason) {
+    queueMicrotask(() => this.onclose?.({ code: code ?? 1005, reason: reason ?? '', wasClean: true }));
+  }
+}
+
+test('WebSocket: connect, receive queued and awaited messages, send, close with Chrome\'s checks', async () => {
+  const memory = new WebAssembly.Memory({ initial: 32, maximum: 1024, shared: true });
+  const mem = new GuestMemory(memory);
+  const pages = new PageAllocator(mem, 0x10000);
+  const s = pages.map(0x10000);
+  const main = [];
+  const b = new Browser({
+    proc: { mem, pages },
+    embedder: { WebSocket: FakeSocket },
+    baseUrl: 'http://127.0.0.1:8000/app/index.html',
+    transport: { toMain: (item) => main.push(item) },
+  });
+  const call = (key, ...args) => b.call(key, MAIN_TID, args);
+  const cb = (func) => {
+    mem.setU32(s + 64, func);
+    mem.setU32(s + 68, 0);
+    mem.setI32(s + 72, 0);
+    return s + 64;
+  };
+  const str = (at, text) => b.vars.write(at, b.vars.string(text));
+  assert.equal(b.supports('PPB_WebSocket;1.0'), true);
+  const ws = call('PPB_WebSocket;1.0:Create', 1);
+  str(s, 'ws://127.0.0.1:9/echo');
+  str(s + 16, 'chat');
+  assert.equal(call('PPB_WebSocket;1.0:Connect', ws, s, s + 16, 1, cb(31)), PP.OK_COMPLETIONPENDING);
+  assert.equal(call('PPB_WebSocket;1.0:Connect', ws, s, s + 16, 1, cb(31)), PP.ERROR_INPROGRESS);
+  const sock = FakeSocket.last;
+  assert.deepEqual([sock.url, sock.protocols], ['ws://127.0.0.1:9/echo', ['chat']]);
+  assert.equal(call('PPB_WebSocket;1.0:SendMessage', ws, s), PP.ERROR_FAILED, 'not yet open');
+  sock.onopen();
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(main.pop(), [ITEM.CALLBACK, 31, 0, PP.OK]);
+  // A message that is there completes at once, callback or not.
+  sock.onmessage({ data: 'hello' });
+  assert.equal(call('PPB_WebSocket;1.0:ReceiveMessage', ws, s + 32, cb(32)), PP.OK);
+  assert.equal(b.vars.stringOf(b.vars.read(s + 32)), 'hello');
+  // Otherwise when one arrives: a binary one is an array buffer var.
+  assert.equal(call('PPB_WebSocket;1.0:ReceiveMessage', ws, s + 48, cb(33)), PP.OK_COMPLETIONPENDING);
+  sock.onmessage({ data: Uint8Array.of(7, 8).buffer });
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(main.pop(), [ITEM.CALLBACK, 33, 0, PP.OK]);
+  assert.deepEqual([...new Uint8Array(b.vars.toJs(b.vars.read(s + 48)))], [7, 8]);
+  assert.equal(call('PPB_WebSocket;1.0:SendMessage', ws, s), PP.OK);
+  assert.equal(sock.sent[0], 'ws://127.0.0.1:9/echo');
+  b.vars.write(s, { type: 0, value: 0 });
+  assert.equal(call('PPB_WebSocket;1.0:Close', ws, 999, s, cb(34)), PP.ERROR_NOACCESS, 'only 1000 and 3000-4999');
+  str(s, 'x'.repeat(124));
+  assert.equal(call('PPB_WebSocket;1.0:Close', ws, 1000, s, cb(34)), PP.ERROR_BADARGUMENT, 'reason over 123 bytes');
+  str(s, 'bye');
+  assert.equal(call('PPB_WebSocket;1.0:Close', ws, 4000, s, cb(34)), PP.OK_COMPLETIONPENDING);
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(main.pop(), [ITEM.CALLBACK, 34, 0, PP.OK]);
+  assert.equal(call('PPB_WebSocket;1.0:GetCloseCode', ws), 4000);
+  assert.equal(call('PPB_WebSocket;1.0:GetReadyState', ws), 3);
+  assert.equal(call('PPB_WebSocket;1.0:ReceiveMessage', ws, s + 32, cb(35)), PP.ERROR_FAILED, 'closed and drained');
+});
+
+test('sockets and name resolution answer NOACCESS, as Chrome did for pages; addresses are values', () => {
+  const { b, mem, scratch, call } = fake();
+  const v4 = scratch + 500;
+  mem.write(v4, Uint8Array.of(0x1f, 0x90, 127, 0, 0, 1));
+  const a = call('PPB_NetAddress;1.0:CreateFromIPv4Address', 1, v4);
+  assert.equal(call('PPB_NetAddress;1.0:GetFamily', a), 1);
+  call('PPB_NetAddress;1.0:DescribeAsString', scratch, a, 1);
+  assert.equal(b.vars.stringOf(b.vars.read(scratch)), '127.0.0.1:8080');
+  const v6 = scratch + 520;
+  mem.write(v6, Uint8Array.of(0, 80, 0x20, 0x01, 0x0d, 0xb8, ...new Array(11).fill(0), 1));
+  const a6 = call('PPB_NetAddress;1.0:CreateFromIPv6Address', 1, v6);
+  call('PPB_NetAddress;1.0:DescribeAsString', scratch, a6, 1);
+  assert.equal(b.vars.stringOf(b.vars.read(scratch)), '[2001:db8::1]:80');
+  const tcp = call('PPB_TCPSocket;1.0:Create', 1);
+  assert.equal(call('PPB_TCPSocket;1.0:Connect', tcp, a, scratch + 64), PP.ERROR_NOACCESS);
+  const res = call('PPB_HostResolver;1.0:Create', 1);
+  assert.equal(call('PPB_HostResolver;1.0:Resolve', res, scratch, 80, 0, scratch + 64), PP.ERROR_NOACCESS);
+  const udp = call('PPB_UDPSocket;1.0:Create', 1);
+  assert.equal(call('PPB_UDPSocket;1.0:Bind', udp, a, scratch + 64), PP.ERROR_NOACCESS);
+});
+
+test('the runtime offers exactly the interfaces src/abi/ppapi.h says, in Node and in a page', async () => {
+  const { PPB_AVAILABILITY } = await import('../src/internal/runtime/abi.js');
+  const memory = new WebAssembly.Memory({ initial: 32, maximum: 1024, shared: true });
+  const mem = new GuestMemory(memory);
+  const pages = new PageAllocator(mem, 0x10000);
+  const node = new Browser({ proc: { mem, pages }, embedder: {}, transport: { toMain() {} } });
+  const page = new Browser({
+    proc: { mem, pages },
+    canvas2d: {},
+    embedder: {
+      audio: { sampleRate: 48000, open() {} },
+      setCursor() {},
+      lockMouse() {},
+      setFullscreen() {},
+      gamepads: () => [],
+      WebSocket: class {},
+    },
+    transport: { toMain() {} },
+  });
+  // In Node there is no global WebSocket before Node 22: the test runs on 20.
+  const nodeHasWebSocket = typeof globalThis.WebSocket === 'function';
+  const wrong = [];
+  for (const [name, where] of Object.entries(PPB_AVAILABILITY)) {
+    const inNode = node.supports(name);
+    const inPage = page.supports(name);
+    const expectNode = where === 'everywhere' || (name.startsWith('PPB_WebSocket;') && nodeHasWebSocket && where === 'page');
+    const expectPage = where !== 'nowhere';
+    if (inNode !== expectNode || inPage !== expectPage) wrong.push(`${name}: declared ${where}, offered in Node ${inNode}, in a page ${inPage}`);
+  }
+  assert.deepEqual(wrong, []);
+});

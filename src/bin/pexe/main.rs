@@ -17,6 +17,7 @@ use std::process::ExitCode;
 
 mod asm;
 mod dis;
+mod inspect;
 mod run;
 mod stats;
 mod translate;
@@ -37,6 +38,9 @@ Examples:
 
     # Where do the bits go?
     pexe stats app.pexe
+
+    # What will it ask of its runtime (IRT and Pepper interfaces)?
+    pexe inspect app.pexe
 
     # Translate to WebAssembly, or translate and run under Node
     pexe translate app.pexe -o app.wasm
@@ -59,6 +63,7 @@ enum Command {
     #[command(name = "as")]
     Asm(asm::Asm),
     Stats(stats::Stats),
+    Inspect(inspect::Inspect),
     Translate(translate::Translate),
     Run(run::Run),
 }
@@ -70,6 +75,7 @@ impl Command {
             Command::Dis(c) => c.run(),
             Command::Asm(c) => c.run(),
             Command::Stats(c) => c.run(),
+            Command::Inspect(c) => c.run(),
             Command::Translate(c) => c.run(),
             Command::Run(c) => c.run(),
         }

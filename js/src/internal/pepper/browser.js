@@ -30,7 +30,8 @@ import { PPB_INDEX, PPB_INTERFACES, ppbAddress } from '../runtime/abi.js';
 import { GuestFault } from '../runtime/faults.js';
 import { MemoryFault, utf8 } from '../runtime/memory.js';
 import { GuestHeap } from './heap.js';
-import { CALLBACK_FLAG, ITEM, MAIN_TID, PP, PP_CALLBACK, PP_FALSE, PP_TRUE } from './defs.js';
+import { CALLBACK_FLAG, INSTANCE_ID, ITEM, MAIN_TID, PP, PP_CALLBACK, PP_FALSE, PP_TRUE } from './defs.js';
+import { classOf, eventState } from './ppb/input.js';
 import { ResourceTable } from './resources.js';
 import { VarStore, varWords } from './vars.js';
 import { ppbImplementations } from './ppb/index.js';
@@ -38,6 +39,18 @@ import { THREAD_SERVED_INTERFACES, THREAD_SERVED_KEYS } from './local.js';
 
 /** Interfaces the surface's thread serves (local.js). */
 const THREAD_SERVED = new Set(THREAD_SERVED_INTERFACES);
+
+/** Interface families that need something of the embedder. */
+const NEEDS = Object.freeze({
+  PPB_Graphics2D: (b) => b.canvas2d !== null,
+  PPB_Audio: (b) => !!b.embedder.audio,
+  PPB_AudioConfig: (b) => !!b.embedder.audio,
+  PPB_MouseCursor: (b) => !!b.embedder.setCursor,
+  PPB_MouseLock: (b) => !!b.embedder.lockMouse,
+  PPB_Fullscreen: (b) => !!b.embedder.setFullscreen,
+  PPB_Gamepad: (b) => !!b.embedder.gamepads,
+  PPB_WebSocket: (b) => typeof (b.embedder.WebSocket ?? globalThis.WebSocket) === 'function',
+});
 
 /** The view an instance starts with when the embedder gives none. */
 export const DEFAULT_VIEW = Object.freeze({
@@ -89,6 +102,8 @@ export class Browser {
     this.focus = false;
     /** Start functions the plugin gave ppapi_start, once it has. */
     this.start = null;
+    /** The plugin's PP_ThreadFunctions { create, join }, once registered. */
+    this.threadCreator = null;
     /** 'starting' → 'created' (DidCreate said yes) → 'dead' */
     this.state = 'starting';
     /** Page → plugin messages that arrived before DidCreate. */
@@ -106,6 +121,8 @@ export class Browser {
     /** …and how to fail them if the plugin goes away first. */
     this.blockingRejects = new Map();
     this.nextReply = 1;
+    /** Input event classes the plugin asked for (PPB_InputEvent). */
+    this.input = { requested: 0, filtered: 0 };
     this.impl = ppbImplementations(this);
     this.mainLoop = this.resources.add('MessageLoop', {
       tid: MAIN_TID,
@@ -143,11 +160,19 @@ export class Browser {
     }
   }
 
-  /** Whether every function of interface `name` is implemented here. */
+  /**
+   * Whether interface `name` is offered: every function implemented here,
+   * and what it needs of the embedder present (a 2D surface for
+   * Graphics2D, a player for audio: Node has neither).
+   */
   supports(name) {
     if (THREAD_SERVED.has(name)) return this.has3d;
     const keys = PPB_INTERFACES[name];
-    return !!keys && !name.startsWith('@') && keys.every((k) => typeof this.impl[k] === 'function');
+    if (!keys || name.startsWith('@')) return false;
+    const family = name.split(';')[0];
+    const needs = NEEDS[family];
+    if (needs && !needs(this)) return false;
+    return keys.every((k) => typeof this.impl[k] === 'function');
   }
 
   /**
@@ -349,6 +374,43 @@ export class Browser {
       this.blockingRejects.set(id, reject);
       this.enqueue(loop, [ITEM.HANDLER_BLOCKING, handler, userData, v.type, lo, hi, id]);
     }).finally(() => this.blockingRejects.delete(id));
+  }
+
+  /** The page ended the pointer lock: PPP_MouseLock.MouseLockLost on the main thread. */
+  mouseLockLost() {
+    if (!this.mouseLocked) return;
+    this.mouseLocked = false;
+    if (this.state === 'created') {
+      this.transport.toMain({ ppp: 'call', iface: 'PPP_MouseLock;1.0', member: 'MouseLockLost', args: [INSTANCE_ID] });
+    }
+  }
+
+  /** Tells the embedder which input classes the plugin wants (it stops their default actions). */
+  inputClassesChanged() {
+    this.embedder.inputClasses?.(this.input.requested, this.input.filtered);
+  }
+
+  /**
+   * An input event from the page (a normalized event: ppb/input.js
+   * eventState). Delivered to PPP_InputEvent.HandleInputEvent on the main
+   * thread if the plugin asked for its class; the browser holds the event
+   * resource's reference for the duration of the call. Resolves whether
+   * the plugin handled it (meaningful for filtered classes), false when
+   * it was not delivered.
+   */
+  inputEvent(event) {
+    if (this.state !== 'created') return Promise.resolve(false);
+    const cls = classOf(event.type);
+    if (!cls || !((this.input.requested | this.input.filtered) & cls)) return Promise.resolve(false);
+    const id = this.resources.add('InputEvent', eventState(event));
+    const reply = this.nextReply++;
+    return new Promise((resolve) => {
+      this.replies.set(reply, (handled) => {
+        this.resources.release(id);
+        resolve(handled !== 0 || !(this.input.filtered & cls));
+      });
+      this.transport.toMain({ ppp: 'call', iface: 'PPP_InputEvent;0.1', member: 'HandleInputEvent', args: [INSTANCE_ID, id], reply, missing: 0 });
+    });
   }
 
   /** The embedder's view changed (size, visibility, scale, …). */

@@ -15,6 +15,9 @@
 // missingInterface(name), output(fd, bytes), and bug(error) when the
 // runtime itself fails.
 
+import { createPlayer } from './page-audio.js';
+import { pageControls } from './page-controls.js';
+import { captureInput } from './page-input.js';
 import { createReplyBuffer, decodeValue, replyReady, resetReply, REPLY } from './value-codec.js';
 
 /**
@@ -45,12 +48,39 @@ function createSurfaces(element) {
   };
 }
 
+/** Shows `text` over the plugin's box (or clears it). */
+function showNotice(element, text) {
+  let el = element.querySelector(':scope > .pexe-notice');
+  if (!text) {
+    el?.remove();
+    return;
+  }
+  if (!el) {
+    el = document.createElement('div');
+    el.className = 'pexe-notice';
+    el.style.cssText =
+      'position:absolute;left:0;right:0;bottom:0;padding:4px 8px;font:12px system-ui,sans-serif;' +
+      'background:rgba(0,0,0,.7);color:#fff;pointer-events:none;z-index:1';
+    element.appendChild(el);
+  }
+  el.textContent = text;
+}
+
 /** How long postMessageAndAwaitResponse waits before giving up (ms). */
 export const BLOCKING_TIMEOUT_MS = 60_000;
 
 export function startPluginInPage(module, options, embedder, surface = null) {
   const worker = new Worker(new URL('./host-worker.js', import.meta.url), { type: 'module', name: 'pexe plugin host' });
   const canvases = surface ? createSurfaces(surface) : null;
+  // Input and focus on the plugin's box reach the plugin.
+  const input = surface ? captureInput(surface, (event) => worker.postMessage({ type: 'input', event })) : null;
+  const focus = (hasFocus) => () => worker.postMessage({ type: 'focus', hasFocus });
+  const controls = surface ? pageControls(surface, (msg) => worker.postMessage(msg)) : null;
+  const player = surface
+    ? createPlayer({ sendToHost: (msg) => worker.postMessage(msg), notice: (text) => showNotice(surface, text) })
+    : null;
+  surface?.addEventListener('focus', focus(true));
+  surface?.addEventListener('blur', focus(false));
   const reply = globalThis.crossOriginIsolated ? createReplyBuffer() : null;
   let settle;
   const exited = new Promise((resolve) => (settle = resolve));
@@ -58,11 +88,15 @@ export function startPluginInPage(module, options, embedder, surface = null) {
   const end = (result) => {
     if (done) return;
     done = true;
+    input?.detach();
+    controls?.detach();
+    player?.destroy();
     settle(result);
     worker.terminate();
   };
   worker.addEventListener('message', (e) => {
     const msg = e.data;
+    if (controls?.handle(msg)) return;
     switch (msg?.type) {
       case 'message':
         embedder.postMessage?.(msg.value);
@@ -84,6 +118,14 @@ export function startPluginInPage(module, options, embedder, surface = null) {
         break;
       case 'exited':
         end(msg.result);
+        break;
+      case 'audio':
+        if (msg.op === 'open') player?.open(msg).catch((e) => embedder.log?.('error', 'pexe', `audio: ${e.message}`));
+        else if (msg.op === 'data') player?.data(msg.samples);
+        else if (msg.op === 'close') player?.close();
+        break;
+      case 'inputClasses':
+        input?.setClasses(msg.requested, msg.filtered);
         break;
       case 'bound':
         // Show the canvas of the device the plugin bound (BindGraphics).
@@ -144,6 +186,10 @@ export function startPluginInPage(module, options, embedder, surface = null) {
       const { status, value: answer } = decodeValue(reply);
       if (status === REPLY.ERROR) throw new Error(answer);
       return answer;
+    },
+    /** What the audio player played (tests, meters): { underruns, peak, played, state }. */
+    audioStats() {
+      return player?.stats() ?? null;
     },
     setView(view) {
       if (!done) worker.postMessage({ type: 'view', view });

@@ -45,6 +45,11 @@ export class PepperStart extends Error {
 
 /** The table address of the browser's PPB_GetInterface. */
 export const GET_INTERFACE_ADDRESS = ppbAddress(PPB_INDEX.get('@browser:PPB_GetInterface'));
+/** The table address of the audio thread's start routine. */
+export const AUDIO_MAIN_ADDRESS = ppbAddress(PPB_INDEX.get('@browser:PPB_AudioThreadMain'));
+
+/** `f(v)`, after `v` settles when it is a Promise (one code path for both executors). */
+const then = (v, f) => (v && typeof v.then === 'function' ? v.then(f) : f(v));
 
 const PPP_BY_KEY = new Map(PPP_FUNCTIONS.map((f) => [f.key, f]));
 
@@ -61,9 +66,14 @@ export function ppapihook(thread) {
         getInterface: m.getU32(funcs + PP_START.getInterface),
       });
     },
-    // The runtime starts threads with IRT thread_create itself (the audio
-    // thread included), so the plugin's own creator is not needed.
-    ppapi_register_thread_creator() {},
+    // The plugin's pthread_create/pthread_join (libppapi registers them
+    // before ppapi_start): PPB_Audio starts its thread with them, so that
+    // the thread has the plugin's TLS.
+    ppapi_register_thread_creator(funcs) {
+      const m = thread.mem;
+      m.check(funcs, 8);
+      thread.threadCreator = { create: m.getU32(funcs), join: m.getU32(funcs + 4) };
+    },
   };
 }
 
@@ -145,6 +155,7 @@ export function pepperImports(thread, link, { coop = false } = {}) {
           return PP.OK;
         },
   });
+  Object.assign(imports, audioFunctions(thread, link, exec, coop));
   if (coop) {
     for (const key of Object.keys(imports)) imports[key] = new WebAssembly.Suspending(imports[key]);
   }
@@ -153,6 +164,68 @@ export function pepperImports(thread, link, { coop = false } = {}) {
   // Suspending wrapper (which would cost every GL call).
   if (thread.canvas3d) Object.assign(imports, localImplementations(thread, link, thread.glOptions ?? {}));
   return imports;
+}
+
+/**
+ * PPB_Audio's halves that run on guest threads: StartPlayback starts the
+ * audio thread with the plugin's thread creator (a guest call), StopPlayback
+ * joins it, and PPB_AudioThreadMain is that thread: it runs the plugin's
+ * callback once per period the browser asks for (ppb/audio.js).
+ */
+function audioFunctions(thread, link, exec, coop) {
+  const mem = thread.mem;
+  const period = (item) => {
+    const [, callback, buffer, bytes, userData, withLatency] = item;
+    const fn = guestFunction(thread, callback, 'PPB_Audio');
+    const args = withLatency ? [buffer, bytes, link.f64(), userData] : [buffer, bytes, userData];
+    return then(exec(fn, args), () => link.call('$Audio.filled', [thread.audioId]));
+  };
+  return {
+    'PPB_Audio;1.0:StartPlayback'(audio) {
+      const r = link.call('$Audio.start', [audio]);
+      if (r !== 1) return r === 2 ? 1 : 0;
+      const [create] = link.payload();
+      const fn = guestFunction(thread, create, 'PP_ThreadFunctions thread_create');
+      const made = exec(fn, (at) => [at, AUDIO_MAIN_ADDRESS, audio], 16, null, (at, result) => ({
+        result: result | 0,
+        tid: mem.getU32(at),
+      }));
+      return then(made, ({ result, tid }) => {
+        if (result !== 0) {
+          link.call('$Audio.failed', [audio]);
+          return 0;
+        }
+        link.call('$Audio.thread', [audio, tid]);
+        return 1;
+      });
+    },
+    'PPB_Audio;1.0:StopPlayback'(audio) {
+      if (link.call('$Audio.stop', [audio]) === 0) return 1;
+      const [join, tid] = link.payload();
+      if (join === 0) return 1;
+      // Returns once the audio thread has left its callback and ended.
+      return then(exec(guestFunction(thread, join, 'PP_ThreadFunctions thread_join'), [tid]), () => 1);
+    },
+    '@browser:PPB_AudioThreadMain': coop
+      ? async (audio) => {
+          thread.audioId = audio;
+          for (;;) {
+            await link.callAsync('$Audio.wait', [audio]);
+            const item = link.payload();
+            if (item[0] === 0) return 0;
+            await period(item);
+          }
+        }
+      : (audio) => {
+          thread.audioId = audio;
+          for (;;) {
+            link.call('$Audio.wait', [audio]);
+            const item = link.payload();
+            if (item[0] === 0) return 0;
+            period(item);
+          }
+        },
+  };
 }
 
 // ------------------------------------------------------------ guest calls
@@ -328,7 +401,8 @@ export class PluginMain {
   /** Module and instance start-up, then `created` to the browser. */
   async boot() {
     const { thread, link, funcs } = this;
-    link.call('$Pepper.started', [funcs.initialize, funcs.shutdown, funcs.getInterface]);
+    const creator = thread.threadCreator ?? { create: 0, join: 0 };
+    link.call('$Pepper.started', [funcs.initialize, funcs.shutdown, funcs.getInterface, creator.create, creator.join]);
     const init = guestFunction(thread, funcs.initialize, 'PPP_InitializeModule');
     const r = (await this.exec(init, [MODULE_ID, GET_INTERFACE_ADDRESS])) | 0;
     if (r !== PP.OK) {
@@ -380,9 +454,14 @@ export class PluginMain {
       }
       case 'call': {
         // Any other PPP call the browser needs (input events, graphics).
-        const f = await this.pluginFunction(item.iface, item.member);
-        const r = f ? (await this.exec(f, item.args)) | 0 : (item.missing ?? 0);
-        if (item.reply) this.link.call('$Pepper.reply', [item.reply, r]);
+        let r = item.missing ?? 0;
+        try {
+          const f = await this.pluginFunction(item.iface, item.member);
+          if (f) r = (await this.exec(f, item.args)) | 0;
+        } finally {
+          // Answered even when the call faults, so the browser drops its references.
+          if (item.reply) this.link.call('$Pepper.reply', [item.reply, r]);
+        }
         return;
       }
       default:

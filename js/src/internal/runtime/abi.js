@@ -21,10 +21,11 @@ import {
   PPB_INTERFACES,
   PPP_FUNCTIONS,
   PPP_INTERFACES,
+  PPB_AVAILABILITY,
   PPAPI_HOOK,
 } from './abi.gen.js';
 
-export { PPB_FUNCTIONS, PPB_INTERFACES, PPP_FUNCTIONS, PPP_INTERFACES, PPAPI_HOOK };
+export { PPB_FUNCTIONS, PPB_INTERFACES, PPP_FUNCTIONS, PPP_INTERFACES, PPB_AVAILABILITY, PPAPI_HOOK };
 
 export const IRT_FUNCTIONS = Object.freeze(
   GEN_IRT.map((f) => Object.freeze({ index: f.index, name: f.name, args: f.trace, result: f.result, decl: f.decl })),

@@ -238,6 +238,14 @@ function pluginHandle(browser) {
     setFocus(hasFocus) {
       browser.setFocus(hasFocus);
     },
+    /** The page lost the pointer lock the plugin had. */
+    mouseLockLost() {
+      browser.mouseLockLost();
+    },
+    /** An input event from the page (ppb/input.js eventState); resolves whether the plugin handled it. */
+    inputEvent(event) {
+      return browser.inputEvent(event);
+    },
     /** Live vars and resources (for leak checks). */
     stats() {
       return { vars: browser.vars.size, resources: browser.resources.size, heapBytes: browser.heap.liveBytes };

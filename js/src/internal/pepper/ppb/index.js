@@ -8,18 +8,24 @@
 // know, so two files cannot silently disagree about one function.
 
 import { PPB_FUNCTIONS } from '../../runtime/abi.js';
+import audio from './audio.js';
 import browserFns from './browser-fns.js';
 import console from './console.js';
 import core from './core.js';
+import graphics2d from './graphics-2d.js';
 import graphics3dRegistry from './graphics-3d-registry.js';
+import input from './input.js';
 import instance from './instance.js';
 import lifecycle from './lifecycle.js';
 import messageLoop from './message-loop.js';
 import messaging from './messaging.js';
+import pageControls from './page-controls.js';
+import sockets from './sockets.js';
 import url from './url.js';
 import varContainers from './var-containers.js';
 import vars from './var.js';
 import view from './view.js';
+import websocket from './websocket.js';
 
 /** Every family, in the order their files are read. */
 export const FAMILIES = Object.freeze({
@@ -34,7 +40,13 @@ export const FAMILIES = Object.freeze({
   view,
   'message-loop': messageLoop,
   url,
+  'graphics-2d': graphics2d,
   'graphics-3d-registry': graphics3dRegistry,
+  input,
+  audio,
+  'page-controls': pageControls,
+  websocket,
+  sockets,
 });
 
 const KNOWN = new Set(PPB_FUNCTIONS.map((f) => f.key));

@@ -27,6 +27,7 @@ export default (b) => ({
     if (b.bound) b.resources.release(b.bound);
     b.bound = device;
     b.embedder.bindGraphics?.(r);
+    if (r.kind === 'Graphics2D') b.present2d?.(r);
     return 1;
   },
   'PPB_Instance;1.0:IsFullFrame'() {

@@ -6,8 +6,11 @@ import { varFromWords } from '../vars.js';
 
 export default (b) => ({
   /** ppapi_start ran: the plugin's start functions. */
-  '$Pepper.started'(cx, initialize, shutdown, getInterface) {
+  '$Pepper.started'(cx, initialize, shutdown, getInterface, threadCreate, threadJoin) {
     b.started({ initialize, shutdown, getInterface });
+    // The plugin's thread creator (ppapi_register_thread_creator), which
+    // starts the audio thread.
+    if (threadCreate) b.threadCreator = { create: threadCreate, join: threadJoin };
     return 0;
   },
   /** Start-up failed: 1 = PPP_InitializeModule returned `code`, 2 = no PPP_Instance. */
