@@ -65,7 +65,8 @@ class Profile {
     this.frameStartedAt = 0;
     this.cpuMs = 0;
     this.windowStart = performance.now();
-    this.samples = [];
+    /** key → { ms, calls } of each wrapped function in the current window. */
+    this.byKey = new Map();
   }
 
   frameStart() {
@@ -86,7 +87,17 @@ class Profile {
       callsPerFrame: this.calls / this.frames,
       frameCpuMs: this.cpuMs / this.frames,
       guestMemoryBytes: this.env.thread.memory.buffer.byteLength,
+      // The five calls that took longest: [name, ms per frame, calls per frame].
+      top: [...this.byKey]
+        .filter(([, v]) => v.calls > 0)
+        .sort((a, b) => b[1].ms - a[1].ms)
+        .slice(0, 5)
+        .map(([k, v]) => [k.slice(k.indexOf(':') + 1), +(v.ms / this.frames).toFixed(4), +(v.calls / this.frames).toFixed(1)]),
     };
+    for (const v of this.byKey.values()) {
+      v.ms = 0;
+      v.calls = 0;
+    }
     this.env.report('log', `profile ${JSON.stringify(s)}`, 'pexe-gl-profile');
     this.frames = 0;
     this.layerMs = 0;
@@ -96,14 +107,19 @@ class Profile {
     this.windowStart = now;
   }
 
-  wrap(fn) {
+  wrap(key, fn) {
+    const entry = { ms: 0, calls: 0 };
+    this.byKey.set(key, entry);
     return (...args) => {
       const t0 = performance.now();
       try {
         return fn(...args);
       } finally {
-        this.layerMs += performance.now() - t0;
+        const dt = performance.now() - t0;
+        this.layerMs += dt;
         this.calls++;
+        entry.ms += dt;
+        entry.calls++;
       }
     };
   }
@@ -155,7 +171,7 @@ export function instrument(env, impls) {
   for (const [key, fn] of Object.entries(impls)) {
     let f = fn;
     if (debug && key.startsWith('PPB_OpenGLES2')) f = debugWrap(env, key, f);
-    if (profile) f = env.profile.wrap(f);
+    if (profile) f = env.profile.wrap(key, f);
     out[key] = f;
   }
   return out;
