@@ -10,6 +10,9 @@
 // - with cooperative threads (a page that is not cross-origin isolated)
 //   Fractal draws too;
 // - in the GL layer's debug mode, 10 s of each raise no WebGL error;
+// - a lost WebGL context (WEBGL_lose_context, as a GPU reset would) is
+//   reported and leaves the plugin running (the samples do not implement
+//   PPP_Graphics_3D; the layer's own cases check the callback and the rest);
 // - 60 s of Fractal: no growth of the JS heaps (page and Workers) or of
 //   the guest's memory.
 
@@ -229,6 +232,17 @@ testNeeding(missing, 'no WebGL error over 10 s of each sample (the GL layer’s 
       await page.close();
     });
   }
+});
+
+testNeeding(missing, 'a lost context is reported and the plugin keeps running', { timeout: 120_000 }, async () => {
+  const { server: s, browser: b } = await env();
+  const page = await openDemo(b, s.url, 'Fractal', { loseContextAfterFrames: 20 });
+  await page.waitForFunction(() => window.gl.logs.some((l) => /context was lost/.test(l.text)), null, { timeout: 30_000 });
+  await page.waitForTimeout(3000);
+  const st = await state(page);
+  assertHealthy(st, 'Fractal');
+  assert.ok(st.logs.some((l) => l.level === 'warning' && /Graphics3DContextLost/.test(l.text)));
+  await page.close();
 });
 
 testNeeding(missing, 'Fractal for 60 s: the JS heaps and the guest memory do not grow', { timeout: 180_000 }, async (t) => {

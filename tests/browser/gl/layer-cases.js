@@ -580,7 +580,11 @@ export const CASES = {
     check(f.lost.includes(id), 'the browser is told (it unbinds the context)');
     check(f.items.some((i) => i[1] === 31 && i[3] === PP.ERROR_CONTEXT_LOST), 'the pending swap completes with PP_ERROR_CONTEXT_LOST');
     check(f.items.some((i) => i.ppp === 'call' && i.iface === 'PPP_Graphics_3D;1.0' && i.member === 'Graphics3DContextLost'), 'PPP_Graphics_3D.Graphics3DContextLost is queued');
-    check(f.g3d('SwapBuffers', id, f.i32([32, 0, 1])) === PP.ERROR_CONTEXT_LOST, 'swapping a lost context');
+    check(f.g3d('SwapBuffers', id, f.i32([32, 0, 1])) === PP.ERROR_CONTEXT_LOST, 'swapping a lost context (optional callback)');
+    check(f.g3d('SwapBuffers', id, f.i32([33, 0, 0])) === PP.OK_COMPLETIONPENDING, 'a required callback…');
+    check(!f.items.some((i) => i[1] === 33), '…waits for a frame (a plugin that swaps from it does not spin)');
+    await f.nextFrame();
+    check(f.items.some((i) => i[1] === 33 && i[3] === PP.ERROR_CONTEXT_LOST), '…then gets PP_ERROR_CONTEXT_LOST');
     f.gl('Clear', GL.COLOR_BUFFER_BIT);
     check(f.create() === 0, 'no new context while WebGL has not restored the canvas');
   },

@@ -164,6 +164,7 @@ function contextLost(env, canvas) {
       env.queue([ITEM.CALLBACK, func, userData, PP.ERROR_CONTEXT_LOST]);
     }
     env.link.call('$Graphics3D.lost', [c.id]);
+    env.report('warning', `Graphics3D ${c.id}: the WebGL context was lost; the plugin is told (PPP_Graphics_3D.Graphics3DContextLost)`);
     env.queue({ ppp: 'call', iface: 'PPP_Graphics_3D;1.0', member: 'Graphics3DContextLost', args: [INSTANCE_ID] });
   }
 }
@@ -260,6 +261,7 @@ export default (env) => {
       }
       watch(env, canvas);
       env.contexts.set(id, c);
+      if (env.options.debug) env.report('log', `Graphics3D ${id}: ${width}×${height} ${JSON.stringify(webglAttributes(a))}${surface ? '' : ' (off the surface)'}`);
       return id;
     },
     [`${G3D}IsGraphics3D`](resource) {
@@ -296,8 +298,14 @@ export default (env) => {
         env.report('error', 'PPB_Graphics3D.SwapBuffers: Plugin attempted swap with previous swap still pending.');
         return settle(env, cb, PP.ERROR_INPROGRESS);
       }
-      // WebGL knows of a loss at once; its event comes later.
-      if (c.lost || c.gl.isContextLost()) return settle(env, cb, PP.ERROR_CONTEXT_LOST);
+      // WebGL knows of a loss at once; its event comes later. A required
+      // callback still waits for a frame, so a plugin that swaps again from
+      // it does not spin.
+      if (c.lost || c.gl.isContextLost()) {
+        if (cb.optional) return PP.ERROR_CONTEXT_LOST;
+        env.frames.request(() => env.queue([ITEM.CALLBACK, cb.func, cb.userData, PP.ERROR_CONTEXT_LOST]));
+        return PP.OK_COMPLETIONPENDING;
+      }
       c.endFrame();
       env.profile?.frameEnd(c);
       c.swapPending = { func: cb.func, userData: cb.userData };
