@@ -126,7 +126,11 @@ export function runInWorker(wasm, options, host) {
  * - `attributes`: DidCreate's argn/argv, `[[name, value], …]` in order;
  * - `view`: the initial view (`{ rect: {x, y, width, height}, … }`);
  * - `baseUrl`: the document URL that the plugin's URLs resolve against;
- * - `fetch`: the fetch function URL loads use (default: global fetch).
+ * - `fetch`: the fetch function URL loads use (default: global fetch);
+ * - `glDebug`, `glProfile`: the 3D layer's debug mode (WebGL errors read
+ *   after every GL call and logged) and profile mode (time per frame
+ *   logged), see pepper/gl/debug.js; `glLoseContextAfterFrames`: loses the
+ *   WebGL context after that many frames (a test of context loss).
  * Rejects (AbiMismatch) when the module is not a Pepper plugin.
  */
 export async function startPlugin(wasm, options, host) {
