@@ -234,6 +234,29 @@ testNeeding(missing, 'no WebGL error over 10 s of each sample (the GL layer’s 
   }
 });
 
+testNeeding(missing, 'a drag in ImGuiDemo moves its window (input events into a 3D sample)', { timeout: 120_000 }, async () => {
+  const { server: s, browser: b } = await env();
+  const page = await openDemo(b, s.url, 'ImGuiDemo');
+  await page.waitForTimeout(4000);
+  const titleBar = (img, r) => share(img, r, (R, G, B) => B > R + 40 && B > G + 40);
+  const before = decodePng(await shootBox(page));
+  assert.ok(titleBar(before, { x: 90, y: 62, width: 300, height: 14 }) > 0.8, 'the "Debug" window where it starts');
+  const box = await page.locator('#box').boundingBox();
+  await page.mouse.move(box.x + 200, box.y + 69);
+  await page.mouse.down();
+  for (let i = 1; i <= 10; i++) {
+    await page.mouse.move(box.x + 200 + 15 * i, box.y + 69 + 20 * i);
+    await page.waitForTimeout(50);
+  }
+  await page.mouse.up();
+  await page.waitForTimeout(1000);
+  const after = decodePng(await shootBox(page));
+  assert.ok(titleBar(after, { x: 90, y: 62, width: 300, height: 14 }) < 0.2, 'it left');
+  assert.ok(titleBar(after, { x: 240, y: 262, width: 300, height: 14 }) > 0.8, 'its title bar is 150 px right and 200 px down');
+  assertHealthy(await state(page), 'ImGuiDemo');
+  await page.close();
+});
+
 testNeeding(missing, 'a lost context is reported and the plugin keeps running', { timeout: 120_000 }, async () => {
   const { server: s, browser: b } = await env();
   const page = await openDemo(b, s.url, 'Fractal', { loseContextAfterFrames: 20 });
