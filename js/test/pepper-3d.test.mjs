@@ -124,3 +124,17 @@ test('the main loop hands local items to the thread’s own state', async () => 
   assert.deepEqual(seen, [{ local: 'Graphics3D.destroyed', id: 9 }]);
   await assert.rejects(() => new PluginMain({ tid: 0 }, { call: () => 0 }, {}).handle({ local: 'x' }), /unknown local item/);
 });
+
+test('the page’s visibility reaches the 3D thread (its frames stop while hidden)', () => {
+  const { b, main } = browser({ has3d: true });
+  b.setView({ pageVisible: false });
+  b.setView({ pageVisible: false });
+  b.setView({ pageVisible: true });
+  assert.deepEqual(main.filter((i) => i.local), [
+    { local: 'Graphics3D.pageVisible', visible: false },
+    { local: 'Graphics3D.pageVisible', visible: true },
+  ]);
+  const none = browser({ has3d: false });
+  none.b.setView({ pageVisible: false });
+  assert.deepEqual(none.main.filter((i) => i.local), [], 'nothing without a 3D surface');
+});

@@ -10,6 +10,8 @@
 // - with cooperative threads (a page that is not cross-origin isolated)
 //   Fractal draws too;
 // - in the GL layer's debug mode, 10 s of each raise no WebGL error;
+// - a hidden page (the view's pageVisible) stops a sample's frames, and
+//   they resume when it shows again;
 // - a lost WebGL context (WEBGL_lose_context, as a GPU reset would) is
 //   reported and leaves the plugin running (the samples do not implement
 //   PPP_Graphics_3D; the layer's own cases check the callback and the rest);
@@ -254,6 +256,26 @@ testNeeding(missing, 'a drag in ImGuiDemo moves its window (input events into a 
   assert.ok(titleBar(after, { x: 90, y: 62, width: 300, height: 14 }) < 0.2, 'it left');
   assert.ok(titleBar(after, { x: 240, y: 262, width: 300, height: 14 }) > 0.8, 'its title bar is 150 px right and 200 px down');
   assertHealthy(await state(page), 'ImGuiDemo');
+  await page.close();
+});
+
+testNeeding(missing, 'a hidden page stops a 3D sample without losing it', { timeout: 120_000 }, async () => {
+  const { server: s, browser: b } = await env();
+  const page = await openDemo(b, s.url, 'KC85-3');
+  await page.waitForTimeout(4000);
+  await page.evaluate(() => window.gl.plugin.setView({ pageVisible: false }));
+  await page.waitForTimeout(500);
+  const a = decodePng(await shootBox(page));
+  await page.waitForTimeout(1500);
+  const hidden = changedPixels(a, decodePng(await shootBox(page)));
+  await page.evaluate(() => window.gl.plugin.setView({ pageVisible: true }));
+  await page.waitForTimeout(1000);
+  const c = decodePng(await shootBox(page));
+  await page.waitForTimeout(1500);
+  const shown = changedPixels(c, decodePng(await shootBox(page)));
+  assert.equal(hidden, 0, 'no frame while hidden');
+  assert.ok(shown > 1000, `frames again once visible (${shown} pixels changed)`);
+  assertHealthy(await state(page), 'KC85-3');
   await page.close();
 });
 

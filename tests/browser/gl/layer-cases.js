@@ -551,6 +551,19 @@ export const CASES = {
     check(f.g3d('SwapBuffers', id, cb(15, 5)) === PP.OK_COMPLETIONPENDING, 'after the frame, a new swap is accepted');
   },
 
+  async 'a hidden page gets no frames: swaps wait, then complete'(check) {
+    const f = fixture();
+    const id = f.create();
+    f.thread.local.handle({ local: 'Graphics3D.pageVisible', visible: false });
+    f.g3d('SwapBuffers', id, f.i32([41, 0, 0]));
+    for (let i = 0; i < 5; i++) await f.nextFrame();
+    check(!f.items.some((i) => i[1] === 41), 'no frame while hidden');
+    f.thread.local.handle({ local: 'Graphics3D.pageVisible', visible: true });
+    await f.nextFrame();
+    await f.nextFrame();
+    check(f.items.some((i) => i[1] === 41 && i[3] === PP.OK), 'the swap completes once visible');
+  },
+
   async 'destroy: state dropped, memory freed, the surface reused from GL’s initial state'(check) {
     const f = fixture();
     const id = f.create();

@@ -415,7 +415,12 @@ export class Browser {
 
   /** The embedder's view changed (size, visibility, scale, …). */
   setView(view) {
+    const wasVisible = this.view.pageVisible;
     Object.assign(this.view, view);
+    // The 3D layer's frame clock stops while the page is hidden (local.js).
+    if (this.has3d && this.view.pageVisible !== wasVisible) {
+      this.transport.toMain({ local: 'Graphics3D.pageVisible', visible: !!this.view.pageVisible });
+    }
     if (this.state === 'created') this.transport.toMain({ ppp: 'DidChangeView' });
   }
 

@@ -11,7 +11,8 @@ import { GuestViews } from './memory.js';
  * Runs callbacks at the next display frame: requestAnimationFrame where the
  * thread has it (a Worker started by a page), else a timer at 60 Hz on a
  * fixed grid (a Worker started by a Worker: Chrome offers rAF only to the
- * former, and throws in the latter).
+ * former, and throws in the latter). No frame comes while the page is
+ * hidden (the embedder's view says so: setVisible).
  */
 export class FrameClock {
   constructor(scope = globalThis, hz = 60) {
@@ -21,8 +22,10 @@ export class FrameClock {
     this.origin = performance.now();
     this.waiting = [];
     this.scheduled = false;
+    this.hidden = false;
     this.tick = () => {
       this.scheduled = false;
+      if (this.hidden) return;
       const due = this.waiting;
       this.waiting = [];
       for (const fn of due) fn();
@@ -31,7 +34,17 @@ export class FrameClock {
 
   request(fn) {
     this.waiting.push(fn);
-    if (this.scheduled) return;
+    this.schedule();
+  }
+
+  /** While the page is hidden no frame comes (swaps wait; nothing is lost). */
+  setVisible(visible) {
+    this.hidden = !visible;
+    this.schedule();
+  }
+
+  schedule() {
+    if (this.scheduled || this.hidden || this.waiting.length === 0) return;
     this.scheduled = true;
     if (this.raf) {
       try {

@@ -27,8 +27,10 @@
 //   Create, as in Chrome. WIDTH × HEIGHT is the drawing buffer's size.
 // - SwapBuffers: WebGL presents what was drawn when the thread's task
 //   ends; the callback runs on this thread's loop at the next display
-//   frame (requestAnimationFrame), so a plugin that waits for it draws at
-//   the display's rate, and a hidden page stops it without losing state.
+//   frame (requestAnimationFrame, or a 60 Hz timer), so a plugin that waits
+//   for it draws at the display's rate, and a hidden page (the view's
+//   pageVisible, a `Graphics3D.pageVisible` item) stops it without losing
+//   state.
 //   A second swap while one is pending fails with PP_ERROR_INPROGRESS,
 //   through Chrome's completion rules (a required callback is called with
 //   the error). All GL runs on the main thread, where a blocking callback
@@ -326,6 +328,10 @@ export function handleLocalItem(env, item) {
   if (item.local === 'Graphics3D.destroyed') {
     const c = env.contexts.get(item.id);
     if (c) dropContext(env, c);
+    return true;
+  }
+  if (item.local === 'Graphics3D.pageVisible') {
+    env.frames.setVisible(item.visible);
     return true;
   }
   return false;
