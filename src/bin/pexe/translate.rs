@@ -19,6 +19,9 @@ Examples:
     # Translate for the runtime
     pexe translate app.pexe -o app.wasm
 
+    # On one thread (the bytes are the same as on many)
+    pexe translate -j 1 app.pexe -o app.wasm
+
     # Read the result as text
     pexe translate --wat app.pexe -o app.wat
     pexe translate --wat app.pexe | less";
@@ -42,6 +45,11 @@ pub struct Translate {
     /// Leave out the name section (function names in fault messages).
     #[arg(long)]
     strip_names: bool,
+
+    /// Translate function bodies on this many threads (default: one per
+    /// core). The output is the same for any number.
+    #[arg(short = 'j', long, value_name = "N")]
+    threads: Option<usize>,
 }
 
 impl Translate {
@@ -54,7 +62,13 @@ impl Translate {
         if !self.wat && !binary_output_ok(self.output.as_ref()) {
             return fail("refusing to write a wasm module to a terminal; use -o OUT or --wat");
         }
-        let opts = Options { wat: self.wat, names: !self.strip_names, ..Options::default() };
+        let opts = Options {
+            wat: self.wat,
+            names: !self.strip_names,
+            parallel: self.threads != Some(1),
+            threads: self.threads.unwrap_or(0),
+            ..Options::default()
+        };
         let wasm = match translate_bytes(&bytes, &opts) {
             Ok(wasm) => wasm,
             Err(TranslateError::Invalid(diagnostics)) => {

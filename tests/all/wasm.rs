@@ -3,41 +3,12 @@
 //! back end uses) accepts the module; the module has the shape the runtime
 //! ABI fixes (imports, exports, table, memory).
 
+use crate::support::{corpus_root as corpus_dir, valid_corpus};
 use pexe::back::wasm::{translate, translate_bytes, Options, TranslateError};
-use std::path::{Path, PathBuf};
 use wasmparser::{Payload, TypeRef, Validator, WasmFeatures};
-
-fn corpus_dir() -> PathBuf {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus")).to_path_buf()
-}
-
-fn pexes_under(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            pexes_under(&p, out);
-        } else if p.extension().is_some_and(|e| e == "pexe") {
-            out.push(p);
-        }
-    }
-}
 
 /// The corpus README's invalid pexes (fuzzer-mutated copies of start.pexe).
 const INVALID: &[&str] = &["1.pexe", "2.pexe", "4.pexe", "5.pexe", "6.pexe"];
-
-fn is_invalid(p: &Path) -> bool {
-    p.parent().is_some_and(|d| d.ends_with("binji_pnacl_c/test/regression"))
-        && INVALID.iter().any(|n| p.file_name().is_some_and(|f| f == *n))
-}
-
-fn valid_pexes() -> Vec<PathBuf> {
-    let mut v = Vec::new();
-    pexes_under(&corpus_dir(), &mut v);
-    assert!(v.len() >= 41, "corpus has {} pexes, expected at least 41", v.len());
-    v.retain(|p| !is_invalid(p));
-    v
-}
 
 /// The features the back end uses, and no others.
 fn features() -> WasmFeatures {
@@ -62,16 +33,15 @@ fn validate(wasm: &[u8]) -> Result<(), String> {
 fn every_valid_corpus_pexe_translates_to_a_valid_module() {
     let mut failures = Vec::new();
     let mut checked = 0;
-    for p in valid_pexes() {
-        let bytes = std::fs::read(&p).unwrap();
+    for (p, bytes) in valid_corpus() {
         checked += 1;
-        match translate_bytes(&bytes, &Options::default()) {
+        match translate_bytes(bytes, &Options::default()) {
             Ok(wasm) => {
                 if let Err(e) = validate(&wasm) {
-                    failures.push(format!("{}: invalid module: {e}", p.display()));
+                    failures.push(format!("{p}: invalid module: {e}"));
                 }
             }
-            Err(e) => failures.push(format!("{}: {e}", p.display())),
+            Err(e) => failures.push(format!("{p}: {e}")),
         }
     }
     assert!(checked >= 36, "only {checked} valid pexes found");

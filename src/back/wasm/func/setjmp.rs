@@ -24,9 +24,9 @@
 //! continuation, so re-entering in the middle of a block is an ordinary
 //! edge of the CFG.
 
-use super::func::{for_each_successor, is_setjmp_call, memarg, Fx, SetjmpSite, Term, VBlock, NONE};
-use super::structure::Structured;
-use super::{global, TranslateError, LONGJMP_TAG};
+use super::{for_each_successor, is_setjmp_call, memarg, Fx, SetjmpSite, Term, VBlock, NONE};
+use crate::back::wasm::structure::Structured;
+use crate::back::wasm::{global, TranslateError, LONGJMP_TAG};
 use wasm_encoder::{BlockType, ValType as W};
 
 impl<'a> Fx<'a> {
@@ -143,7 +143,7 @@ impl<'a> Fx<'a> {
                     .vals[i]
                     .kind
                 {
-                    super::func::Kind::Local(l) => Some(l),
+                    super::Kind::Local(l) => Some(l),
                     _ => None,
                 });
             self.w()

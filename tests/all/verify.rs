@@ -1,51 +1,22 @@
 //! The ABI verifier against the real pexe corpus: every valid pexe passes
 //! with no diagnostic; the fuzzer-broken ones are rejected with a position.
 
+use crate::support::{corpus_root as corpus_dir, valid_corpus};
 use pexe::verify::verify_bytes;
-use std::path::{Path, PathBuf};
-
-fn corpus_dir() -> PathBuf {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus")).to_path_buf()
-}
-
-fn pexes_under(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            pexes_under(&p, out);
-        } else if p.extension().is_some_and(|e| e == "pexe") {
-            out.push(p);
-        }
-    }
-}
 
 /// The corpus README's list of invalid pexes (fuzzer-mutated copies of start.pexe).
 const INVALID: &[&str] = &["1.pexe", "2.pexe", "4.pexe", "5.pexe", "6.pexe"];
-
-fn is_invalid(p: &Path) -> bool {
-    p.parent().is_some_and(|d| d.ends_with("binji_pnacl_c/test/regression"))
-        && INVALID.iter().any(|n| p.file_name().is_some_and(|f| f == *n))
-}
-
-fn all_pexes() -> Vec<PathBuf> {
-    let mut v = Vec::new();
-    pexes_under(&corpus_dir(), &mut v);
-    assert!(v.len() >= 41, "corpus has {} pexes, expected at least 41", v.len());
-    v
-}
 
 #[test]
 fn every_valid_corpus_pexe_verifies_clean() {
     let mut failures = Vec::new();
     let mut checked = 0;
-    for p in all_pexes().iter().filter(|p| !is_invalid(p)) {
-        let bytes = std::fs::read(p).unwrap();
-        let diags = verify_bytes(&bytes);
+    for (p, bytes) in valid_corpus() {
+        let diags = verify_bytes(bytes);
         checked += 1;
         if !diags.is_empty() {
             let shown: Vec<String> = diags.iter().take(5).map(|d| format!("  {d}")).collect();
-            failures.push(format!("{}: {} diagnostics\n{}", p.display(), diags.len(), shown.join("\n")));
+            failures.push(format!("{p}: {} diagnostics\n{}", diags.len(), shown.join("\n")));
         }
     }
     assert!(checked >= 36, "only {checked} valid pexes found");

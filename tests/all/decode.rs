@@ -1,40 +1,16 @@
 //! The decoder on every real pexe of the shared corpus.
 
+use crate::support::{corpus_root as corpus, valid_corpus};
 use pexe::decode::{decode, decode_with};
 use pexe::ir::{InstKind, Type};
-use std::path::{Path, PathBuf};
-
-fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
-}
-
-fn pexes(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            pexes(&p, out);
-        } else if p.extension().is_some_and(|x| x == "pexe") {
-            out.push(p);
-        }
-    }
-}
-
-fn is_invalid(p: &Path) -> bool {
-    let s = p.to_string_lossy();
-    ["1", "2", "4", "5", "6"].iter().any(|n| s.ends_with(&format!("regression/{n}.pexe")))
-}
 
 #[test]
 fn every_valid_corpus_pexe_decodes() {
-    let mut files = Vec::new();
-    pexes(&corpus(), &mut files);
-    files.sort();
-    assert!(files.len() >= 41, "corpus not found at {}", corpus().display());
     let mut failures = Vec::new();
     let mut total_insts = 0;
-    for f in files.iter().filter(|f| !is_invalid(f)) {
-        let bytes = std::fs::read(f).unwrap();
-        match decode(&bytes) {
+    for (rel, bytes) in valid_corpus() {
+        let f = std::path::Path::new(rel);
+        match decode(bytes) {
             Ok((m, fs)) => {
                 assert_eq!(fs.len(), m.defined_functions().count(), "{}", f.display());
                 for func in &fs {

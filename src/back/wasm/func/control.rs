@@ -13,8 +13,8 @@
 //! `L` (or of code that ends there), a `br L` is left out. The walk keeps an
 //! explicit work stack, so deep nesting cannot overflow the Rust stack.
 
-use super::func::{Fx, Term, NONE};
-use super::structure::{Exit, ExitHow, LabelId, Node};
+use super::{Fx, Term, NONE};
+use crate::back::wasm::structure::{Exit, ExitHow, LabelId, Node};
 use crate::ir::{InstKind, Scalar, SwitchCase, ValType as IrType, ValueId};
 use wasm_encoder::{BlockType, ValType as W};
 
@@ -277,7 +277,7 @@ impl<'a> Fx<'a> {
             let Some(src) = self.copy_source(k as usize, pred) else { continue };
             let Some((dv, _)) = inst.result else { continue };
             let Some(di) = self.local_index(dv) else { continue };
-            let super::func::Kind::Local(dl) = self.b.vals[di].kind else { continue };
+            let super::Kind::Local(dl) = self.b.vals[di].kind else { continue };
             // Does the source read another phi of this block?
             if let Some(d) = self.def_inst(src) {
                 let d32 = d as u32;

@@ -1,4 +1,8 @@
-//! Control-flow graph and dominator tree of one function body.
+//! Control-flow graph and dominator tree: the one implementation the
+//! verifier (of each body's basic blocks) and the back ends (of the graphs
+//! they derive, such as the wasm structurer's with dispatchers) share. The
+//! verifier's result for a body is handed on to the back ends
+//! ([`crate::verify::FunctionAnalysis`]) so they need not compute it again.
 //!
 //! Built from `(from, to)` edges; duplicate edges (a switch with several
 //! cases to one block) collapse to one. Dominators come from one pass of
@@ -78,11 +82,18 @@ impl Cfg {
         if self.rpo.is_empty() {
             return;
         }
-        let has_retreating_edges = self.idom_pass();
-        self.number_dom_tree();
-        if has_retreating_edges && !self.retreating_edges_are_back_edges() {
-            self.lengauer_tarjan();
-            self.number_dom_tree();
+        match self.idom_pass() {
+            Some(has_retreating_edges) => {
+                self.number_dom_tree();
+                if has_retreating_edges && !self.retreating_edges_are_back_edges() {
+                    self.lengauer_tarjan();
+                    self.number_dom_tree();
+                }
+            }
+            None => {
+                self.lengauer_tarjan();
+                self.number_dom_tree();
+            }
         }
     }
 
@@ -156,9 +167,16 @@ impl Cfg {
     /// One Cooper–Harvey–Kennedy pass in reverse postorder, using only
     /// predecessors that already have an idom. Returns whether it skipped a
     /// reachable one (a retreating edge).
-    fn idom_pass(&mut self) -> bool {
+    ///
+    /// `None` when the pass would take more than a linear number of steps:
+    /// one pass walks up the dominator tree once per predecessor, which is
+    /// quadratic for a block with many predecessors deep in a long chain
+    /// (100 000 guards branching to one shared return); then
+    /// Lengauer–Tarjan, near-linear whatever the shape, does the work.
+    fn idom_pass(&mut self) -> Option<bool> {
         self.node[0].idom = 0;
         let mut skipped = false;
+        let mut budget = 16 * (self.preds.len() as u64 + self.rpo.len() as u64) + 4096;
         for i in 1..self.rpo.len() {
             let b = self.rpo[i] as usize;
             let mut new_idom = NONE;
@@ -169,23 +187,27 @@ impl Cfg {
                     skipped |= pred.rpo != NONE;
                     continue;
                 }
-                new_idom = if new_idom == NONE { p } else { self.intersect(p, new_idom) };
+                new_idom = if new_idom == NONE { p } else { self.intersect(p, new_idom, &mut budget)? };
             }
             self.node[b].idom = new_idom;
         }
-        skipped
+        Some(skipped)
     }
 
-    fn intersect(&self, mut a: u32, mut b: u32) -> u32 {
+    /// The nearest common dominator of `a` and `b`, each step paid from
+    /// `budget`; `None` when it runs out.
+    fn intersect(&self, mut a: u32, mut b: u32, budget: &mut u64) -> Option<u32> {
         while a != b {
             while self.node[a as usize].rpo > self.node[b as usize].rpo {
                 a = self.node[a as usize].idom;
+                *budget = budget.checked_sub(1)?;
             }
             while self.node[b as usize].rpo > self.node[a as usize].rpo {
                 b = self.node[b as usize].idom;
+                *budget = budget.checked_sub(1)?;
             }
         }
-        a
+        Some(a)
     }
 
     /// Whether every reachable retreating edge `p -> b` has `b` dominating
@@ -298,8 +320,31 @@ impl Cfg {
         }
     }
 
-    /// Distinct successors of `b`.
-    #[cfg(test)]
+    /// Forgets the last graph (a body with no blocks has none).
+    pub fn clear(&mut self) {
+        self.node.clear();
+        self.succ_start.clear();
+        self.succs.clear();
+        self.pred_start.clear();
+        self.preds.clear();
+        self.rpo.clear();
+    }
+
+    /// Number of blocks of the graph.
+    pub fn len(&self) -> usize {
+        self.node.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.node.is_empty()
+    }
+
+    /// Reachable blocks in reverse postorder.
+    pub fn rpo(&self) -> &[u32] {
+        &self.rpo
+    }
+
+    /// Distinct successors of `b`, in the order the terminator names them.
     pub fn succs(&self, b: u32) -> &[u32] {
         &self.succs[self.succ_start[b as usize] as usize..self.succ_start[b as usize + 1] as usize]
     }
@@ -316,7 +361,6 @@ impl Cfg {
     }
 
     /// The immediate dominator of reachable `b` (the entry is its own).
-    #[cfg(test)]
     pub fn idom(&self, b: u32) -> Option<u32> {
         self.node.get(b as usize).map(|n| n.idom).filter(|&d| d != NONE)
     }
@@ -371,6 +415,30 @@ mod tests {
         let mut c = Cfg::default();
         c.compute(n, edges);
         c
+    }
+
+    /// 100 000 guards in a chain, each branching to one shared return: the
+    /// single pass would walk the chain once per guard (quadratic); the
+    /// step budget hands the graph to Lengauer–Tarjan instead.
+    #[test]
+    fn many_predecessors_deep_in_a_chain_stay_fast() {
+        let n = 100_000u32;
+        let mut edges = Vec::new();
+        for i in 0..n - 1 {
+            if i + 1 < n - 1 {
+                edges.push((i, n - 1));
+                edges.push((i, i + 1));
+            } else {
+                edges.push((i, n - 1));
+            }
+        }
+        let start = std::time::Instant::now();
+        let c = cfg(n as usize, &edges);
+        let secs = start.elapsed().as_secs_f64();
+        assert!(secs < 1.0, "{secs} s");
+        assert_eq!(c.idom(n - 1), Some(0));
+        assert_eq!(c.idom(5), Some(4));
+        assert!(c.dominates(3, n - 2) && !c.dominates(3, n - 1));
     }
 
     #[test]

@@ -14,9 +14,9 @@
 //! makes every position reachable from every other) get one local per
 //! value instead.
 
-use super::func::{for_each_operand, Fx, Kind, Term, NONE};
-use super::structure::{Exit, ExitHow, Node, Structured};
-use super::types::wasm_type;
+use super::{for_each_operand, Fx, Kind, Term, NONE};
+use crate::back::wasm::structure::{Exit, ExitHow, Node, Structured};
+use crate::back::wasm::types::wasm_type;
 use crate::ir::InstKind;
 use std::cmp::Reverse;
 use wasm_encoder::ValType as W;
@@ -44,7 +44,7 @@ pub(super) struct LoopSpan {
 
 /// Buffers of the allocation, reused between functions.
 #[derive(Default)]
-pub(super) struct LocalBuffers {
+pub(in crate::back::wasm) struct LocalBuffers {
     start: Vec<u32>,
     end: Vec<u32>,
     def: Vec<u32>,

@@ -8,7 +8,7 @@
 //!   files by relative path and outputs do not depend on where the checkout
 //!   is. Its standard output must equal `NAME.stdout` and its standard error
 //!   `NAME.stderr` (a missing file means "empty"). Only outputs that are
-//!   stable are kept this way. `BLESS=1 cargo test --test cli` rewrites the
+//!   stable are kept this way. `BLESS=1 cargo test --test all cli::` rewrites the
 //!   expectations; review the diff.
 //! - **Contract tests** below, for outputs that other stages still change
 //!   (verifier messages, listings): exit codes, the `FILE:BYTE:BIT: error:`

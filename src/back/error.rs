@@ -1,4 +1,4 @@
-//! Why a pexe could not be translated.
+//! Why a pexe could not be translated (every back end shares this error).
 
 use crate::decode::DecodeError;
 use crate::verify::Diagnostic;

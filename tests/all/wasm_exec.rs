@@ -395,6 +395,11 @@ fn node_available() -> bool {
 /// Translates `m`, runs each call `(function id, args)` and answers the
 /// results as strings (`String(result)` in JS; BigInt args end in `n`).
 fn run(name: &str, m: &Module, calls: &[(u32, Vec<String>)]) -> Option<Vec<String>> {
+    // `PEXE_SAVE_RECORDS=DIR` writes each program's records text there
+    // (how the codegen snapshot inputs, tests/snapshots/in/, were made).
+    if let Some(dir) = std::env::var_os("PEXE_SAVE_RECORDS") {
+        std::fs::write(std::path::Path::new(&dir).join(format!("{name}.records")), m.text()).unwrap();
+    }
     if !node_available() {
         // In CI a missing tool is a failure: a skipped test would be a test that does not exist.
         assert!(std::env::var("CI").as_deref() != Ok("true"), "node not found (CI=true): cannot run {name}");

@@ -6,8 +6,8 @@
 //! naturally aligned addresses; bit tricks use wasm's own `clz`/`ctz`/
 //! `popcnt`/rotates. setjmp and longjmp are in `setjmp.rs`.
 
-use super::func::{memarg, Fixup, Fx, NONE};
-use super::global;
+use super::{memarg, Fixup, Fx, NONE};
+use crate::back::wasm::global;
 use crate::ir::{Scalar, ValType as IrType, ValueId};
 use crate::verify::{Intrinsic, RmwOp};
 use wasm_encoder::{Encode, MemArg, Ordering, ValType as W};
@@ -41,7 +41,7 @@ impl<'a> Fx<'a> {
     pub(super) fn plan_intrinsic(&mut self, i: Intrinsic, args: &[ValueId]) {
         let push = |fx: &mut Self, k: usize| {
             if let Some(&a) = args.get(k) {
-                fx.b.pushes.push(super::func::Push { value: a, fixup: Fixup::None });
+                fx.b.pushes.push(super::Push { value: a, fixup: Fixup::None });
             }
         };
         use Intrinsic::*;
@@ -183,7 +183,7 @@ impl<'a> Fx<'a> {
             }
             Setjmp => self.lower_setjmp(k, args),
             Longjmp => {
-                self.w().throw(super::LONGJMP_TAG);
+                self.w().throw(crate::back::wasm::LONGJMP_TAG);
                 self.terminal = true;
                 return false;
             }

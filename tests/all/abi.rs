@@ -1,6 +1,6 @@
 //! The runtime ABI's function list (src/abi/) and its generated copies: the
 //! JavaScript runtime's tables and docs/abi.md. Each copy must equal what
-//! the list generates now; `BLESS=1 cargo test --test abi` rewrites them.
+//! the list generates now; `BLESS=1 cargo test --test all abi::` rewrites them.
 
 use pexe::abi;
 use std::path::Path;
@@ -29,6 +29,6 @@ fn generated_copies_match_the_list() {
     }
     assert!(
         stale.is_empty(),
-        "{stale:?} differ from what src/abi/ generates: run `BLESS=1 cargo test --test abi` and commit the result"
+        "{stale:?} differ from what src/abi/ generates: run `BLESS=1 cargo test --test all abi::` and commit the result"
     );
 }
