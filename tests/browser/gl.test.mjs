@@ -166,6 +166,7 @@ for (const [name, sample] of Object.entries(SAMPLES)) {
   testNeeding(missing, `${name} draws`, { timeout: 120_000 }, async (t) => {
     const { server: s, browser: b } = await env();
     const page = await openDemo(b, s.url, name);
+    t.after(() => page.close().catch(() => {}));
     await page.waitForTimeout(5000);
     const first = decodePng(await shootBox(page));
     await page.waitForTimeout(1500);
@@ -194,15 +195,15 @@ for (const [name, sample] of Object.entries(SAMPLES)) {
     }
     const problems = page.problems.filter((p) => !/favicon/.test(p) && !/status of 404/.test(p));
     assert.deepEqual(problems, []);
-    await page.close();
   });
 }
 
-testNeeding(missing, 'Fractal draws with cooperative threads (a page that is not cross-origin isolated)', { timeout: 120_000 }, async () => {
+testNeeding(missing, 'Fractal draws with cooperative threads (a page that is not cross-origin isolated)', { timeout: 120_000 }, async (t) => {
   const { browser: b } = await env();
   const plain = await startGlServer({ isolation: false });
   try {
     const page = await openDemo(b, plain.url, 'Fractal');
+    t.after(() => page.close().catch(() => {}));
     assert.equal(await page.evaluate(() => crossOriginIsolated), false);
     await page.waitForTimeout(5000);
     const first = decodePng(await shootBox(page));
@@ -211,7 +212,6 @@ testNeeding(missing, 'Fractal draws with cooperative threads (a page that is not
     assertHealthy(await state(page), 'Fractal');
     SAMPLES.Fractal.check(img);
     assert.ok(changedPixels(first, img) >= 20, 'frames change');
-    await page.close();
   } finally {
     await plain.close();
   }
@@ -220,8 +220,9 @@ testNeeding(missing, 'Fractal draws with cooperative threads (a page that is not
 testNeeding(missing, 'no WebGL error over 10 s of each sample (the GL layer’s debug mode)', { timeout: 300_000 }, async (t) => {
   const { server: s, browser: b } = await env();
   for (const name of Object.keys(SAMPLES)) {
-    await t.test(name, async () => {
+    await t.test(name, async (tt) => {
       const page = await openDemo(b, s.url, name, { debug: true });
+      tt.after(() => page.close().catch(() => {}));
       await page.waitForTimeout(10_000);
       const st = await state(page);
       assertHealthy(st, name);
@@ -231,14 +232,14 @@ testNeeding(missing, 'no WebGL error over 10 s of each sample (the GL layer’s 
       assert.deepEqual(errors.map((l) => l.text), [], 'WebGL errors');
       const own = gl.filter((l) => l.level === 'warning');
       if (own.length) t.diagnostic(`${name}: the plugin's own GL errors: ${own.map((l) => l.text).join('; ')}`);
-      await page.close();
-    });
+      });
   }
 });
 
-testNeeding(missing, 'a drag in ImGuiDemo moves its window (input events into a 3D sample)', { timeout: 120_000 }, async () => {
+testNeeding(missing, 'a drag in ImGuiDemo moves its window (input events into a 3D sample)', { timeout: 120_000 }, async (t) => {
   const { server: s, browser: b } = await env();
   const page = await openDemo(b, s.url, 'ImGuiDemo');
+  t.after(() => page.close().catch(() => {}));
   await page.waitForTimeout(4000);
   const titleBar = (img, r) => share(img, r, (R, G, B) => B > R + 40 && B > G + 40);
   const before = decodePng(await shootBox(page));
@@ -256,12 +257,13 @@ testNeeding(missing, 'a drag in ImGuiDemo moves its window (input events into a 
   assert.ok(titleBar(after, { x: 90, y: 62, width: 300, height: 14 }) < 0.2, 'it left');
   assert.ok(titleBar(after, { x: 240, y: 262, width: 300, height: 14 }) > 0.8, 'its title bar is 150 px right and 200 px down');
   assertHealthy(await state(page), 'ImGuiDemo');
-  await page.close();
 });
 
-testNeeding(missing, 'a hidden page stops a 3D sample without losing it', { timeout: 120_000 }, async () => {
+testNeeding(missing, 'a hidden page stops a 3D sample without losing it', { timeout: 120_000 }, async (t) => {
   const { server: s, browser: b } = await env();
-  const page = await openDemo(b, s.url, 'KC85-3');
+  // BulletPhysicsBasic moves all the time (bodies keep falling, its frame timer counts).
+  const page = await openDemo(b, s.url, 'BulletPhysicsBasic');
+  t.after(() => page.close().catch(() => {}));
   await page.waitForTimeout(4000);
   await page.evaluate(() => window.gl.plugin.setView({ pageVisible: false }));
   await page.waitForTimeout(500);
@@ -274,24 +276,26 @@ testNeeding(missing, 'a hidden page stops a 3D sample without losing it', { time
   await page.waitForTimeout(1500);
   const shown = changedPixels(c, decodePng(await shootBox(page)));
   assert.equal(hidden, 0, 'no frame while hidden');
-  assert.ok(shown > 1000, `frames again once visible (${shown} pixels changed)`);
-  assertHealthy(await state(page), 'KC85-3');
-  await page.close();
+  assert.ok(shown > 100, `frames again once visible (${shown} pixels changed)`);
+  assertHealthy(await state(page), 'BulletPhysicsBasic');
 });
 
-testNeeding(missing, 'a lost context is reported and the plugin keeps running', { timeout: 120_000 }, async () => {
+testNeeding(missing, 'a lost context is reported and the plugin keeps running', { timeout: 120_000 }, async (t) => {
   const { server: s, browser: b } = await env();
   const page = await openDemo(b, s.url, 'Fractal', { loseContextAfterFrames: 20 });
+  t.after(() => page.close().catch(() => {}));
   await page.waitForFunction(() => window.gl.logs.some((l) => /context was lost/.test(l.text)), null, { timeout: 30_000 });
   await page.waitForTimeout(3000);
   const st = await state(page);
   assertHealthy(st, 'Fractal');
   assert.ok(st.logs.some((l) => l.level === 'warning' && /Graphics3DContextLost/.test(l.text)));
-  await page.close();
 });
 
 testNeeding(missing, 'Fractal for 60 s: the JS heaps and the guest memory do not grow', { timeout: 180_000 }, async (t) => {
-  const { server: s, browser: b } = await env();
+  // A browser of its own: the heaps measured are this page's and its Workers' only.
+  const { server: s } = await env();
+  const b = await launchChromium();
+  t.after(() => b.close());
   const page = await openDemo(b, s.url, 'Fractal', { profile: true });
   const guestMemory = async () => {
     const lines = (await state(page)).logs.filter((l) => l.source === 'pexe-gl-profile');
@@ -309,5 +313,4 @@ testNeeding(missing, 'Fractal for 60 s: the JS heaps and the guest memory do not
   assert.ok(p1.fps > 5, 'it kept drawing');
   assert.equal(p1.guestMemoryBytes, p0.guestMemoryBytes, 'the guest memory did not grow');
   assert.ok(heap1.total - heap0.total < 2e6, `the JS heaps grew by ${((heap1.total - heap0.total) / 1e6).toFixed(2)} MB`);
-  await page.close();
 });
