@@ -16,7 +16,9 @@
 //   reported and leaves the plugin running (the samples do not implement
 //   PPP_Graphics_3D; the layer's own cases check the callback and the rest);
 // - 60 s of Fractal: no growth of the JS heaps (page and Workers) or of
-//   the guest's memory.
+//   the guest's memory;
+// - the corpus's other 3D plugins get as far as the interfaces they lack
+//   allow (a known-gap test: it fails, on purpose, once one gets further).
 
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,6 +28,7 @@ import { CHROMIUM, SCREENSHOTS, hasPlaywright, launchChromium, testNeeding } fro
 import {
   HERE,
   ORYOL,
+  OTHER_GL,
   PEXE,
   changedPixels,
   decodePng,
@@ -39,6 +42,7 @@ import {
   shootBox,
   startGlServer,
   state,
+  translate,
   translateOryol,
 } from './gl/harness.mjs';
 
@@ -313,4 +317,37 @@ testNeeding(missing, 'Fractal for 60 s: the JS heaps and the guest memory do not
   assert.ok(p1.fps > 5, 'it kept drawing');
   assert.equal(p1.guestMemoryBytes, p0.guestMemoryBytes, 'the guest memory did not grow');
   assert.ok(heap1.total - heap0.total < 2e6, `the JS heaps grew by ${((heap1.total - heap0.total) / 1e6).toFixed(2)} MB`);
+});
+
+/**
+ * The other 3D plugins of the corpus, and what stops each today (pages as
+ * their own pages make them: size, base URL, the messages they post).
+ */
+const OTHERS = {
+  glbench: { options: { width: 500, height: 500, messages: ['Start'] }, lacks: 'PPB_FileSystem;1.0' },
+  nsg: {
+    options: { width: 320, height: 200, baseUrl: '/corpus/ppapi/woodjazz_nsg-library/site/index.html', messages: ['cube_example.png'] },
+    lacks: 'PPB_FileSystem;1.0',
+  },
+  pnacl_player: { options: { width: 640, height: 360 }, lacks: 'PPB_VideoDecoder;1.1', graphics3d: true },
+};
+
+testNeeding(missing, 'GLBenchmark 2.7, the NSG sample and pnacl_player get as far as their missing interfaces allow', { timeout: 180_000 }, async (t) => {
+  const { server: s, browser: b } = await env();
+  for (const [name, o] of Object.entries(OTHERS)) {
+    await t.test(name, async (tt) => {
+      translate(name, OTHER_GL[name]);
+      const page = await openDemo(b, s.url, name, { ...o.options, debug: true });
+      tt.after(() => page.close().catch(() => {}));
+      await page.waitForFunction(() => window.gl.exited, null, { timeout: 30_000 }).catch(() => {});
+      const st = await state(page);
+      const stuck = `${name} stops at ${o.lacks}`;
+      assert.deepEqual(st.bugs, [], 'no runtime bug');
+      assert.deepEqual(st.missing.filter((n) => /Graphics3D|OpenGLES2/.test(n)), [], 'every 3D interface it asks for is offered');
+      assert.ok(st.missing.includes(o.lacks), `${stuck}: it no longer asks for it, or gets it now — update this test and the report (missing: ${st.missing.join(', ')})`);
+      assert.ok(st.exited?.fault?.includes(`refused`) && st.exited.fault.includes(o.lacks.split(';')[0]), `${stuck}: it no longer faults there — update this test (${JSON.stringify(st.exited)})`);
+      if (o.graphics3d) assert.ok(st.logs.some((l) => /^Graphics3D \d+: /.test(l.text)), 'it made its 3D context first');
+      tt.diagnostic(`${name}: lacks ${st.missing.join(', ')}; ${st.exited.fault}`);
+    });
+  }
 });

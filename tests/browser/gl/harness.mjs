@@ -23,11 +23,11 @@ export const PEXE = path.join(REPO, 'target', 'release', 'pexe');
 /** The five Oryol samples of the corpus. */
 export const ORYOL_DEMOS = ['Fractal', 'ImGuiDemo', 'KC85-3', 'BulletPhysicsBasic', 'StbVoxelDemo'];
 
-/** Other GL plugins of the corpus: demo name → pexe path in the corpus. */
+/** Other GL plugins of the corpus: demo name → pexe in the corpus. */
 export const OTHER_GL = {
-  glbench: 'ppapi/nicolaslangley_glbench27-nacl',
-  nsg: 'ppapi/woodjazz_nsg-library',
-  pnacl_player: 'ppapi/bp2008_pnacl_player',
+  glbench: path.join(CORPUS, 'ppapi/nicolaslangley_glbench27-nacl/glb_nacl.pexe'),
+  nsg: path.join(CORPUS, 'ppapi/woodjazz_nsg-library/nsg.pexe'),
+  pnacl_player: path.join(CORPUS, 'ppapi/bp2008_pnacl_player/pnacl_player.pexe'),
 };
 
 /** Translates `pexe` to DEMOS_DIR/`name`.wasm unless it is up to date. */
