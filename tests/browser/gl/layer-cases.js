@@ -498,6 +498,36 @@ export const CASES = {
     check(f.cstr(src) === fs, 'GetShaderSource answers the original');
   },
 
+  async 'draw buffers: an EXT_draw_buffers shader writes two attachments'(check) {
+    const f = fixture();
+    f.create();
+    const fs = [
+      '#extension GL_EXT_draw_buffers : require',
+      'precision mediump float;',
+      'void main() { gl_FragData[0] = vec4(1.0, 0.0, 0.0, 1.0); gl_FragData[1] = vec4(0.0, 0.0, 1.0, 1.0); }',
+    ].join('\n');
+    f.program(VS, fs);
+    const ids = f.alloc(12);
+    f.gl('GenTextures', 2, ids);
+    f.gl('GenFramebuffers', 1, ids + 8);
+    f.gl('BindFramebuffer', GL.FRAMEBUFFER, f.i32At(ids, 2));
+    for (const i of [0, 1]) {
+      f.gl('BindTexture', GL.TEXTURE_2D, f.i32At(ids, i));
+      f.gl('TexImage2D', GL.TEXTURE_2D, 0, GL.RGBA, 4, 4, 0, GL.RGBA, GL.UNSIGNED_BYTE, 0);
+      f.gl('FramebufferTexture2D', GL.FRAMEBUFFER, GL.COLOR_ATTACHMENT0 + i, GL.TEXTURE_2D, f.i32At(ids, i), 0);
+    }
+    f.ext('PPB_OpenGLES2DrawBuffers(Dev);1.0:DrawBuffersEXT', 2, f.i32([GL.COLOR_ATTACHMENT0, GL.COLOR_ATTACHMENT0 + 1]));
+    f.gl('Viewport', 0, 0, 4, 4);
+    f.gl('EnableVertexAttribArray', 0);
+    f.gl('VertexAttribPointer', 0, 2, GL.FLOAT, 0, 0, f.f32(QUAD));
+    f.gl('DrawArrays', GL.TRIANGLES, 0, 6);
+    check(near(f.pixel(1, 1), [255, 0, 0, 255]), `attachment 0: ${f.pixel(1, 1)}`);
+    f.gl('FramebufferTexture2D', GL.FRAMEBUFFER, GL.COLOR_ATTACHMENT0, GL.TEXTURE_2D, f.i32At(ids, 1), 0);
+    f.gl('FramebufferTexture2D', GL.FRAMEBUFFER, GL.COLOR_ATTACHMENT0 + 1, GL.TEXTURE_2D, 0, 0);
+    check(near(f.pixel(1, 1), [0, 0, 255, 255]), `attachment 1: ${f.pixel(1, 1)}`);
+    check(f.errors().length === 0, 'no GL error');
+  },
+
   async 'queries: occlusion and commands issued'(check) {
     const f = fixture();
     f.create();
