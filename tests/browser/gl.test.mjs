@@ -263,6 +263,25 @@ testNeeding(missing, 'a drag in ImGuiDemo moves its window (input events into a 
   assertHealthy(await state(page), 'ImGuiDemo');
 });
 
+testNeeding(missing, 'KC85-3 boots its emulated machine: the TV shows the HC-CAOS screen', { timeout: 120_000 }, async (t) => {
+  const { server: s, browser: b } = await env();
+  const page = await openDemo(b, s.url, 'KC85-3');
+  t.after(() => page.close().catch(() => {}));
+  // The TV's screen in the sample's fixed view: a blue screen with white text once booted.
+  const tv = { x: 300, y: 180, width: 190, height: 150 };
+  let blue = 0;
+  let white = 0;
+  for (let i = 0; i < 60 && !(blue > 0.8 && white > 0.005); i++) {
+    await page.waitForTimeout(1000);
+    const img = decodePng(await shootBox(page));
+    blue = share(img, tv, (r, g, b) => b > 120 && r < 40 && g < 40);
+    white = share(img, tv, (r, g, b) => r > 180 && g > 180 && b > 180);
+  }
+  assert.ok(blue > 0.8 && white > 0.005, `the boot screen (blue ${blue.toFixed(2)}, text ${white.toFixed(3)})`);
+  fs.writeFileSync(path.join(SCREENSHOTS, 'gl-KC85-3-booted.png'), await shootBox(page));
+  assertHealthy(await state(page), 'KC85-3');
+});
+
 testNeeding(missing, 'a hidden page stops a 3D sample without losing it', { timeout: 120_000 }, async (t) => {
   const { server: s, browser: b } = await env();
   // BulletPhysicsBasic moves all the time (bodies keep falling, its frame timer counts).
