@@ -15,7 +15,7 @@
 //   records                the records-only listing (what `pexe as` reads)
 //   translate              {wasm, ms}
 
-import * as pkg from '../pkg/index.js';
+import * as pkg from './pkg/index.js';
 
 let bytes = null;
 let summary = null;

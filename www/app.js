@@ -1,5 +1,7 @@
 // The page: opening pexes (file, drop, sample, URL), tabs, keyboard,
-// downloads; the inspector views (inspector.js) and the runner (runner.js).
+// downloads; the inspector views (inspector.js) and the runner, which shows
+// a program in a terminal (runner.js) or a Pepper plugin in a box with a
+// message console (plugin.js).
 //
 // Deep links: ?url=/corpus/x.pexe streams a URL, ?sample=echo opens a
 // bundled sample; #tab=listing picks a tab. With neither, the hello sample
@@ -8,6 +10,7 @@
 import { Analysis, fetchBytes, formatBytes, listSamples, readFile } from './loader.js';
 import { Inspector } from './inspector.js';
 import { Runner } from './runner.js';
+import { PluginView } from './plugin.js';
 
 const $ = (id) => document.getElementById(id);
 const TABS = ['overview', 'listing', 'function', 'diagnostics', 'stats'];
@@ -26,6 +29,8 @@ class App {
     this.tab = 'overview';
     this.inspector = new Inspector(this);
     this.runner = new Runner(this);
+    this.plugin = new PluginView(this);
+    this.mode = 'program';
     this.wire();
     this.showIsolation();
   }
@@ -80,6 +85,24 @@ class App {
       if (e.target === $('help')) $('help').hidden = true;
     });
     $('dock-btn').addEventListener('click', () => this.toggleDock());
+    $('run-btn').addEventListener('click', () => this.run());
+    $('stop-btn').addEventListener('click', () => this.stop());
+    $('clear-btn').addEventListener('click', () => (this.mode === 'plugin' ? this.plugin.clear() : this.runner.clear()));
+    document.querySelectorAll('.mode').forEach((b) => {
+      b.addEventListener('click', () => this.setMode(b.dataset.mode));
+      b.addEventListener('keydown', (e) => {
+        if (e.key === 'ArrowLeft' || e.key === 'ArrowRight') {
+          e.preventDefault();
+          this.setMode(this.mode === 'program' ? 'plugin' : 'program', { focus: true });
+        }
+      });
+    });
+    $('attrs-input').addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') {
+        e.preventDefault();
+        this.run();
+      }
+    });
     document.addEventListener('keydown', (e) => this.key(e));
   }
 
@@ -191,6 +214,10 @@ class App {
       st.textContent = summary.decodeError ? 'unreadable' : `${summary.diagnostics.length} problem${summary.diagnostics.length === 1 ? '' : 's'}`;
     }
     this.inspector.showSummary(summary);
+    // A Pepper plugin runs in the Plugin view, anything else in the terminal.
+    this.setMode(isPepper(summary) ? 'plugin' : 'program');
+    this.plugin.opened(this.fileName, isPepper(summary));
+    // Enabled even while something runs: a new file's run replaces it.
     $('run-btn').disabled = !summary.valid;
     $('run-btn').title = summary.valid ? 'Run (r)' : 'Not valid PNaCl: it cannot be translated';
     // The listing (and block tree) is computed in the background right away.
@@ -275,7 +302,48 @@ class App {
   toggleDock() {
     const r = $('runner');
     r.classList.toggle('collapsed');
-    $('dock-btn').textContent = r.classList.contains('collapsed') ? '▴' : '▾';
+    const collapsed = r.classList.contains('collapsed');
+    $('dock-btn').textContent = collapsed ? '▴' : '▾';
+    $('dock-btn').setAttribute('aria-expanded', String(!collapsed));
+  }
+
+  // ------------------------------------------------------------ runner
+
+  /** Shows the runner's Program view (terminal) or its Plugin view (box and console). */
+  setMode(mode, { focus = false } = {}) {
+    if (mode !== 'program' && mode !== 'plugin') return;
+    this.mode = mode;
+    document.querySelectorAll('.mode').forEach((b) => {
+      const on = b.dataset.mode === mode;
+      b.classList.toggle('active', on);
+      b.setAttribute('aria-selected', String(on));
+      b.tabIndex = on ? 0 : -1;
+      if (on && focus) b.focus();
+    });
+    $('runner').dataset.mode = mode;
+    $('terminal').hidden = mode !== 'program';
+    $('program-fields').hidden = mode !== 'program';
+    $('plugin-view').hidden = mode !== 'plugin';
+    $('plugin-fields').hidden = mode !== 'plugin';
+    if (!this.running) $('run-btn').textContent = mode === 'plugin' ? '▶ Start' : '▶ Run';
+  }
+
+  get running() {
+    return this.runner.running || this.plugin.running;
+  }
+
+  run() {
+    if (this.mode === 'plugin') {
+      if (this.runner.running) this.runner.stop('restarted');
+      return this.plugin.start();
+    }
+    if (this.plugin.running) this.plugin.stop('restarted');
+    return this.runner.run();
+  }
+
+  stop() {
+    if (this.plugin.running) this.plugin.stop();
+    if (this.runner.running) this.runner.stop();
   }
 
   key(e) {
@@ -288,6 +356,8 @@ class App {
       return;
     }
     if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
+    // The plugin's box has the keyboard while it has focus (Tab leaves it).
+    if (t instanceof Element && t.closest('#plugin-box')) return;
     const focusList = (id) => {
       const el = $(id);
       el.focus();
@@ -301,12 +371,22 @@ class App {
         break;
       case 'r':
         e.preventDefault();
-        this.runner.run();
+        this.run();
         break;
       case 's':
-        if (this.runner.running) {
+        if (this.running) {
           e.preventDefault();
-          this.runner.stop();
+          this.stop();
+        }
+        break;
+      case 'p':
+        e.preventDefault();
+        this.setMode(this.mode === 'plugin' ? 'program' : 'plugin');
+        break;
+      case 'm':
+        if (this.mode === 'plugin' && !$('console-input').disabled) {
+          e.preventDefault();
+          $('console-input').focus();
         }
         break;
       case '1': case '2': case '3': case '4': case '5':
@@ -390,6 +470,11 @@ class App {
   }
 }
 
+/** A Pepper plugin: its libc asks the IRT for the Pepper hook (inspect()'s `pepper.plugin`). */
+export function isPepper(summary) {
+  return summary?.pepper?.plugin ?? (summary?.irt?.interfaces ?? []).some((n) => n.startsWith('nacl-irt-ppapihook'));
+}
+
 function save(data, name, type) {
   const url = URL.createObjectURL(new Blob([data], { type }));
   const a = document.createElement('a');
@@ -406,6 +491,9 @@ function escape(s) {
 }
 
 async function start() {
+  // On a static host, isolation.js may be about to reload the page through
+  // its service worker: start nothing before it is settled.
+  if (window.pexeIsolation) await window.pexeIsolation;
   const app = new App();
   window.pexeApp = app;
   const samples = await listSamples();

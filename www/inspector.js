@@ -42,6 +42,11 @@ export class Inspector {
       render: (i, el) => this.renderListingRow(i, el),
       onActivate: () => {},
     });
+    // A listing narrower than its rows scrolls sideways; its header follows.
+    $('listing').addEventListener('scroll', () => {
+      const head = document.querySelector('.listing-head');
+      if (head.scrollLeft !== $('listing').scrollLeft) head.scrollLeft = $('listing').scrollLeft;
+    }, { passive: true });
     this.diagList = new VirtualList($('diag-list'), {
       rowHeight: ROW,
       render: (i, el) => this.renderDiagRow(i, el),
@@ -126,7 +131,7 @@ export class Inspector {
           })
           .join('')
       : '';
-    const chip = (t, cls = '') => `<span class="chip ${cls}">${escapeHtml(t)}</span>`;
+    const chip = (t, cls = '', title = '') => `<span class="chip ${cls}"${title ? ` title="${escapeHtml(title)}"` : ''}>${escapeHtml(t)}</span>`;
     const status = s.valid
       ? '<span class="badge ok">valid PNaCl — translates</span>'
       : s.decodeError
@@ -166,8 +171,10 @@ export class Inspector {
         <div class="card">
           <h3>What it needs from its host</h3>
           <div class="muted" style="margin-bottom:6px">IRT interfaces it asks for</div>
-          <div class="chips">${s.irt.interfaces.map((n) => chip(n, !s.irt.unsupported.includes(n) ? 'good' : /ppapi/.test(n) ? 'bad' : 'off')).join('') || '<span class="muted">none named</span>'}</div>
-          ${s.irt.unsupported.length ? `<div class="muted" style="margin:8px 0 0">Dashed: not answered by the JavaScript runtime (libc asks for several versions of some interfaces and uses the one answered).${s.irt.unsupported.some((n) => /ppapi/.test(n)) ? ' <b style="color:var(--err)">Red</b>: a Pepper plugin — it starts only inside a browser embedding of the Pepper API, not in this runner.' : ''}</div>` : ''}
+          <div class="chips">${s.irt.interfaces.map((n) => chip(n, /ppapihook/.test(n) ? 'pepper' : !s.irt.unsupported.includes(n) ? 'good' : 'off')).join('') || '<span class="muted">none named</span>'}</div>
+          ${s.irt.interfaces.some((n) => /ppapihook/.test(n)) ? '<div class="muted" style="margin:8px 0 0"><b class="pepper-note">A Pepper plugin</b>: it talks to its page by messages, so it runs in the runner\'s Plugin view (<kbd>p</kbd>), in a box with a message console.</div>' : ''}
+          ${this.pepperInterfaces(s, chip)}
+          ${s.irt.unsupported.some((n) => !/ppapihook/.test(n)) ? `<div class="muted" style="margin:8px 0 0">Dashed: not answered by the JavaScript runtime (libc asks for several versions of some interfaces and uses the one answered).</div>` : ''}
           <div class="muted" style="margin:10px 0 6px">Intrinsics</div>
           <div class="chips">${s.irt.intrinsics.map((n) => chip(n)).join('') || '<span class="muted">none</span>'}</div>
         </div>
@@ -187,6 +194,25 @@ export class Inspector {
       </div>`;
     view.querySelectorAll('[data-fn]').forEach((b) => b.addEventListener('click', () => this.openFunction(Number(b.dataset.fn))));
     view.querySelectorAll('[data-diag]').forEach((b) => b.addEventListener('click', () => this.jumpToDiagnostic(Number(b.dataset.diag))));
+  }
+
+  /** The browser interfaces a Pepper plugin asks for, marked by where this runtime offers them. */
+  pepperInterfaces(s, chip) {
+    const p = s.pepper;
+    if (!p?.plugin || !p.browser?.length) return '';
+    const how = {
+      everywhere: ['good', 'offered in pages and in Node'],
+      page: ['good', 'offered in pages'],
+      nowhere: ['off', 'not provided: the plugin gets NULL'],
+      unknown: ['off', 'not in the list of Pepper interfaces'],
+    };
+    const chips = p.browser
+      .map(({ name, offered }) => chip(name, how[offered]?.[0] ?? 'off', how[offered]?.[1] ?? offered))
+      .join('');
+    const missing = p.browser.filter((b) => b.offered === 'nowhere' || b.offered === 'unknown').length;
+    return `<div class="muted" style="margin:10px 0 6px">Pepper interfaces it asks for${missing ? ` (${missing} not provided, dashed)` : ''}</div>
+          <div class="chips" id="pepper-interfaces">${chips}</div>
+          ${p.offers?.length ? `<div class="muted" style="margin:8px 0 0">It offers ${p.offers.map((n) => `<code>${escapeHtml(n)}</code>`).join(', ')}.</div>` : ''}`;
   }
 
   // ------------------------------------------------------------ functions list

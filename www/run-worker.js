@@ -13,7 +13,7 @@
 //   { done, exitCode, fault, timings }             the guest exited
 //   { failed, error }                              translation or the runtime failed
 
-import * as pkg from '../pkg/index.js';
+import * as pkg from './pkg/index.js';
 
 const now = () => performance.timeOrigin + performance.now();
 

@@ -1,5 +1,5 @@
-// The runner: args/env/stdin fields, a terminal pane, exit status and
-// timings. Each run happens in its own Worker (run-worker.js), started ahead
+// The runner's Program view: args/env/stdin fields, a terminal pane, exit
+// status and timings (plugin.js is its Plugin view). Each run happens in its own Worker (run-worker.js), started ahead
 // of time so the package is already loaded when Run is pressed; Stop
 // terminates it (and with it every guest thread's Worker).
 
@@ -59,9 +59,8 @@ export class Runner {
     this.decoders = { 1: new TextDecoder(), 2: new TextDecoder() };
     this.termChars = 0;
     this.lastRun = null;
-    $('run-btn').addEventListener('click', () => this.run());
-    $('stop-btn').addEventListener('click', () => this.stop());
-    $('clear-btn').addEventListener('click', () => this.clear());
+    // The Run, Stop and Clear buttons belong to the page (app.js): they act
+    // on this runner or on the Plugin view, whichever is shown.
     for (const id of ['args-input', 'env-input', 'stdin-input']) {
       $(id).addEventListener('keydown', (e) => {
         if (e.key === 'Enter') {

@@ -5,7 +5,7 @@
 //
 // Serves, from the repository, read-only:
 //   /            www/        (the page; www/samples/ holds the bundled samples)
-//   /pkg/        pkg/        (the npm package the page imports as ../pkg/index.js)
+//   /pkg/        pkg/        (the npm package the page imports as ./pkg/index.js)
 //   /corpus/     DIR         (only with --corpus: tests load real pexes from ../shared/corpus)
 //
 // Every response carries Cross-Origin-Opener-Policy: same-origin,

@@ -189,7 +189,7 @@ PP_Resource GetBodyAsFileRef(PP_Resource response)
 
 // ---- 2D and 3D graphics -----------------------------------------------------
 
-interface PPB_Graphics2D;1.0 page
+interface PPB_Graphics2D;1.0
 PP_Resource Create(PP_Instance instance, const struct PP_Size* size, PP_Bool is_always_opaque)
 PP_Bool IsGraphics2D(PP_Resource resource)
 PP_Bool Describe(PP_Resource graphics_2d, struct PP_Size* size, PP_Bool* is_always_opaque)
@@ -198,7 +198,7 @@ void Scroll(PP_Resource graphics_2d, const struct PP_Rect* clip_rect, const stru
 void ReplaceContents(PP_Resource graphics_2d, PP_Resource image_data)
 int32_t Flush(PP_Resource graphics_2d, struct PP_CompletionCallback callback)
 
-interface PPB_Graphics2D;1.1 page
+interface PPB_Graphics2D;1.1
 PP_Resource Create(PP_Instance instance, const struct PP_Size* size, PP_Bool is_always_opaque)
 PP_Bool IsGraphics2D(PP_Resource resource)
 PP_Bool Describe(PP_Resource graphics_2d, struct PP_Size* size, PP_Bool* is_always_opaque)
@@ -209,7 +209,7 @@ int32_t Flush(PP_Resource graphics_2d, struct PP_CompletionCallback callback)
 PP_Bool SetScale(PP_Resource resource, float scale)
 float GetScale(PP_Resource resource)
 
-interface PPB_Graphics2D;1.2 page
+interface PPB_Graphics2D;1.2
 PP_Resource Create(PP_Instance instance, const struct PP_Size* size, PP_Bool is_always_opaque)
 PP_Bool IsGraphics2D(PP_Resource resource)
 PP_Bool Describe(PP_Resource graphics_2d, struct PP_Size* size, PP_Bool* is_always_opaque)
@@ -553,13 +553,13 @@ PP_AudioSampleRate RecommendSampleRate(PP_Instance instance)
 
 // ---- files ------------------------------------------------------------------
 
-interface PPB_FileSystem;1.0 nowhere
+interface PPB_FileSystem;1.0
 PP_Resource Create(PP_Instance instance, PP_FileSystemType type)
 PP_Bool IsFileSystem(PP_Resource resource)
 int32_t Open(PP_Resource file_system, int64_t expected_size, struct PP_CompletionCallback callback)
 PP_FileSystemType GetType(PP_Resource file_system)
 
-interface PPB_FileRef;1.0 nowhere
+interface PPB_FileRef;1.0
 PP_Resource Create(PP_Resource file_system, const char* path)
 PP_Bool IsFileRef(PP_Resource resource)
 PP_FileSystemType GetFileSystemType(PP_Resource file_ref)
@@ -571,7 +571,7 @@ int32_t Touch(PP_Resource file_ref, PP_Time last_access_time, PP_Time last_modif
 int32_t Delete(PP_Resource file_ref, struct PP_CompletionCallback callback)
 int32_t Rename(PP_Resource file_ref, PP_Resource new_file_ref, struct PP_CompletionCallback callback)
 
-interface PPB_FileRef;1.1 nowhere
+interface PPB_FileRef;1.1
 PP_Resource Create(PP_Resource file_system, const char* path)
 PP_Bool IsFileRef(PP_Resource resource)
 PP_FileSystemType GetFileSystemType(PP_Resource file_ref)
@@ -585,7 +585,7 @@ int32_t Rename(PP_Resource file_ref, PP_Resource new_file_ref, struct PP_Complet
 int32_t Query(PP_Resource file_ref, struct PP_FileInfo* info, struct PP_CompletionCallback callback)
 int32_t ReadDirectoryEntries(PP_Resource file_ref, struct PP_ArrayOutput output, struct PP_CompletionCallback callback)
 
-interface PPB_FileRef;1.2 nowhere
+interface PPB_FileRef;1.2
 PP_Resource Create(PP_Resource file_system, const char* path)
 PP_Bool IsFileRef(PP_Resource resource)
 PP_FileSystemType GetFileSystemType(PP_Resource file_ref)
@@ -599,7 +599,7 @@ int32_t Rename(PP_Resource file_ref, PP_Resource new_file_ref, struct PP_Complet
 int32_t Query(PP_Resource file_ref, struct PP_FileInfo* info, struct PP_CompletionCallback callback)
 int32_t ReadDirectoryEntries(PP_Resource file_ref, struct PP_ArrayOutput output, struct PP_CompletionCallback callback)
 
-interface PPB_FileIO;1.0 nowhere
+interface PPB_FileIO;1.0
 PP_Resource Create(PP_Instance instance)
 PP_Bool IsFileIO(PP_Resource resource)
 int32_t Open(PP_Resource file_io, PP_Resource file_ref, int32_t open_flags, struct PP_CompletionCallback callback)
@@ -611,7 +611,7 @@ int32_t SetLength(PP_Resource file_io, int64_t length, struct PP_CompletionCallb
 int32_t Flush(PP_Resource file_io, struct PP_CompletionCallback callback)
 void Close(PP_Resource file_io)
 
-interface PPB_FileIO;1.1 nowhere
+interface PPB_FileIO;1.1
 PP_Resource Create(PP_Instance instance)
 PP_Bool IsFileIO(PP_Resource resource)
 int32_t Open(PP_Resource file_io, PP_Resource file_ref, int32_t open_flags, struct PP_CompletionCallback callback)

@@ -256,3 +256,117 @@ fn a_plugin_that_posts_nothing_ends_after_the_idle_timeout() {
     out.stdout.as_slice().read_to_string(&mut s).unwrap();
     assert_eq!(s, "");
 }
+
+/// A fresh directory under the target's temp dir.
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// An AliceSoft DRI archive (`.ald`) holding one entry, the way xsystem35's
+/// dri.c reads them: a pointer table (sector 0: its own size in sectors,
+/// then the sector of each entry and of the end), a map (sector 1: disk
+/// and 1-based pointer of each entry), then the entry: a 32-byte header
+/// (data offset, size, name) and the data.
+fn ald_archive(name: &str, payload: &[u8]) -> Vec<u8> {
+    let mut entry = Vec::new();
+    entry.extend_from_slice(&32u32.to_le_bytes());
+    entry.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    let mut n = name.as_bytes().to_vec();
+    n.resize(24, 0);
+    entry.extend_from_slice(&n);
+    entry.extend_from_slice(payload);
+    let sectors = entry.len().div_ceil(256);
+    entry.resize(sectors * 256, 0);
+    let b3 = |v: usize| [(v & 0xff) as u8, ((v >> 8) & 0xff) as u8, ((v >> 16) & 0xff) as u8];
+    let mut out = vec![0u8; 512];
+    out[0..3].copy_from_slice(&b3(1));
+    out[3..6].copy_from_slice(&b3(2));
+    out[6..9].copy_from_slice(&b3(2 + sectors));
+    out[256..259].copy_from_slice(&[1, 1, 0]);
+    out.extend_from_slice(&entry);
+    out
+}
+
+/// What kichikuou's installer (install.html, js/installer-worker.js) puts
+/// in the PERSISTENT file system, for a made-up System 3.5 game whose one
+/// scenario page saves to slot 1 (`QD 1:`) and quits (`ZZ0 0:`): the
+/// archive, the generated `xsystem35.gr`, the font copied to `fonts/`, and
+/// the `save/` directory play.html checks for.
+fn install_test_game(dir: &Path) {
+    let mut sco = b"S350".to_vec();
+    sco.extend_from_slice(&32u32.to_le_bytes());
+    sco.resize(32, 0);
+    sco.extend_from_slice(b"QD\x41\x7f"); // save everything to slot 1 (SaveA)
+    sco.extend_from_slice(b"ZZ\x00\x40\x7f"); // quit, posting {command: 'exit', code: sysVar[0]}
+    std::fs::write(dir.join("testsa.ald"), ald_archive("test.sco", &sco)).unwrap();
+    std::fs::write(dir.join("xsystem35.gr"), "ScenarioA gamedata/testsa.ald\nSaveA gamedata/save/testsa.asd\n").unwrap();
+    std::fs::create_dir_all(dir.join("fonts")).unwrap();
+    std::fs::copy(
+        corpus("kichikuou_kichikuou_github_io/site/xsystem35/fonts/MTLc3m.ttf"),
+        dir.join("fonts/MTLc3m.ttf"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.join("save")).unwrap();
+}
+
+#[test]
+fn xsystem35_reads_its_game_from_the_persistent_file_system_and_saves_there() {
+    // xsystem35 mounts the PERSISTENT HTML5 file system at /gamedata with
+    // nacl_io's html5fs (PPB_FileSystem/FileRef/FileIO, blocking calls from
+    // its main pthread): `--storage` makes that a host directory.
+    let site = corpus("kichikuou_kichikuou_github_io/site");
+    let storage = scratch_dir("xsystem35-storage");
+    install_test_game(&storage);
+    let page = format!("file://{}/play.html", site.display());
+    let out = run_plugin(
+        "kichikuou_kichikuou_github_io/site/xsystem35/xsystem35.pexe",
+        &[
+            "-v",
+            "--storage",
+            storage.to_str().unwrap(),
+            "--base-url",
+            &page,
+            "--attr",
+            "PS_VERBOSITY=2",
+            "--attr",
+            "ARG1=-debuglv",
+            "--attr",
+            "ARG2=2",
+            // It posts nothing while it starts (font, archives): give it time.
+            "--idle-timeout",
+            "8000",
+        ],
+        "",
+        Duration::from_secs(120),
+    );
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "exit {:?}\n{err}", out.status);
+    let l = lines(&out);
+    // It read xsystem35.gr and the archive (else "File … is not found"),
+    // loaded the TrueType font through FreeType, started, and ran the
+    // scenario to its end: QD answered 1 (saved), so ZZ quits with 1.
+    assert!(l.iter().any(|x| x == r#"{"command":"set_window_size","width":640,"height":480}"#), "{l:?}\n{err}");
+    assert!(l.iter().any(|x| x == r#"{"command":"ready"}"#), "{l:?}\n{err}");
+    assert!(l.iter().any(|x| x == r#"{"command":"exit","code":1}"#), "{l:?}\n{err}");
+    assert!(err.contains("FontDevice freetype2"), "{err}");
+    assert!(!err.contains("not found") && !err.contains("mount failed") && !err.contains("ERROR"), "{err}");
+    // The save went through PPB_FileIO into the host directory.
+    let save = std::fs::read(storage.join("save/testsa.asd")).expect("the save file");
+    assert!(save.starts_with(b"System3.5 SavaData"), "{:?}", &save[..32.min(save.len())]);
+    assert!(save.len() > 1000, "{} bytes", save.len());
+    let mut names: Vec<String> = std::fs::read_dir(&storage).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    assert_eq!(names, ["fonts", "save", "testsa.ald", "xsystem35.gr"]);
+    std::fs::remove_dir_all(&storage).unwrap();
+}
+
+#[test]
+fn run_refuses_a_storage_directory_that_is_not_there() {
+    let missing = scratch_dir("no-storage").join("missing");
+    let out = run_plugin("lpdevs_PNaCl-examples/part2.pexe", &["--storage", missing.to_str().unwrap()], "", Duration::from_secs(60));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("--storage") && text(&out.stderr).contains("not a directory"), "{}", text(&out.stderr));
+}

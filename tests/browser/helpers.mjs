@@ -82,13 +82,20 @@ export async function launch({ isolation = true } = {}) {
   };
 }
 
+/** Screen sizes the layout tests use: a phone (touch, the page may scroll vertically) and a small laptop. */
+export const SIZES = {
+  phone: { width: 390, height: 844, mobile: true },
+  laptop: { width: 1024, height: 700, mobile: false },
+};
+
 /**
  * Opens the page at `query` (e.g. '?sample=hello') in a laptop-sized
- * viewport and waits until it has loaded its first file. Page errors and
- * console errors are collected in `page.problems`.
+ * viewport (or `mobile`: a touch screen that honours the viewport meta tag)
+ * and waits until it has loaded its first file. Page errors and console
+ * errors are collected in `page.problems`.
  */
-export async function openPage(env, query = '', { width = 1440, height = 900 } = {}) {
-  const page = await env.browser.newPage({ viewport: { width, height }, deviceScaleFactor: 1 });
+export async function openPage(env, query = '', { width = 1440, height = 900, mobile = false } = {}) {
+  const page = await env.browser.newPage({ viewport: { width, height }, deviceScaleFactor: 1, isMobile: mobile, hasTouch: mobile });
   page.problems = [];
   page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
   page.on('console', (m) => {
@@ -99,11 +106,43 @@ export async function openPage(env, query = '', { width = 1440, height = 900 } =
   return page;
 }
 
-export async function screenshot(page, name) {
+export async function screenshot(page, name, { fullPage = false } = {}) {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   const file = path.join(SCREENSHOTS, `${name}.png`);
-  await page.screenshot({ path: file });
+  await page.screenshot({ path: file, fullPage });
   return file;
+}
+
+/**
+ * What sticks out of a `width`-pixel-wide screen: the page's own scroll
+ * width, and every visible element whose box leaves [0, width] without an
+ * ancestor that clips or scrolls it inside the screen (a wide listing that
+ * scrolls sideways in its own box is fine; a toolbar pushed off-screen is
+ * not). Resolves `{ scrollWidth, innerWidth, offenders: [description…] }`.
+ */
+export function horizontalOverflow(page, width) {
+  return page.evaluate((W) => {
+    const describe = (el) => {
+      const r = el.getBoundingClientRect();
+      const id = el.id ? `#${el.id}` : '';
+      const cls = typeof el.className === 'string' && el.className ? `.${el.className.trim().split(/\s+/).join('.')}` : '';
+      return `${el.tagName.toLowerCase()}${id}${cls} [${Math.round(r.left)}, ${Math.round(r.right)}]`;
+    };
+    const fits = (r) => r.left >= -1 && r.right <= W + 1;
+    const offenders = [];
+    for (const el of document.body.querySelectorAll('*')) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0 || fits(r)) continue;
+      if (!el.checkVisibility({ visibilityProperty: true })) continue;
+      // Fine if some ancestor that clips (or scrolls) it lies inside the screen.
+      let clipped = false;
+      for (let a = el.parentElement; a && a !== document.body && !clipped; a = a.parentElement) {
+        clipped = getComputedStyle(a).overflowX !== 'visible' && fits(a.getBoundingClientRect());
+      }
+      if (!clipped) offenders.push(describe(el));
+    }
+    return { scrollWidth: document.scrollingElement.scrollWidth, innerWidth, offenders: offenders.slice(0, 20) };
+  }, width);
 }
 
 /** Waits for the current run to end; returns window.__pexeLastRun. */

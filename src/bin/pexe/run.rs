@@ -34,7 +34,10 @@ they are, other values as JSON), each line of stdin is posted to it as a
 string message, and its own stdout and stderr go to stderr. It ends when
 the plugin exits, or once stdin has ended and the plugin has posted nothing
 for --idle-timeout milliseconds, or on SIGINT/SIGTERM. With stdin left open
-it is a server, e.g. a UCI chess engine a chess GUI can drive.
+it is a server, e.g. a UCI chess engine a chess GUI can drive. Its file
+systems (PPB_FileSystem) are in memory: the temporary one always, the
+persistent one unless --storage keeps it in a host directory (nothing
+outside that directory is reachable; symbolic links are refused).
 
 Needs Node.js 20 or newer: `node` on PATH, or the path in PEXE_NODE.
 
@@ -53,7 +56,10 @@ Examples:
     printf 'uci\nisready\ngo depth 10\n' | pexe run stockfish.pexe
 
     # Give a plugin the attributes its <embed> had
-    pexe run --attr width=640 --attr height=480 --attr ARG1=-v app.pexe";
+    pexe run --attr width=640 --attr height=480 --attr ARG1=-v app.pexe
+
+    # Keep a plugin's persistent file system (its saves) in a directory
+    pexe run --storage saves/ xsystem35.pexe";
 
 /// Translate a pexe to WebAssembly and run it with Node.js.
 #[derive(Args)]
@@ -98,6 +104,11 @@ pub struct Run {
     /// Pepper plugins: report the plugin's life cycle (loaded, load failures) on stderr.
     #[arg(long, short)]
     verbose: bool,
+
+    /// Pepper plugins: keep the persistent file system (PPB_FileSystem LOCALPERSISTENT,
+    /// nacl_io's html5fs) in this host directory, confined to it (default: in memory).
+    #[arg(long, value_name = "DIR")]
+    storage: Option<PathBuf>,
 }
 
 fn parse_env(s: &str) -> Result<String, String> {
@@ -194,6 +205,9 @@ impl Run {
         }
         if self.verbose {
             cmd.arg("--verbose");
+        }
+        if let Some(dir) = &self.storage {
+            cmd.arg("--storage").arg(dir);
         }
         cmd.arg(&module.path).arg("--").args(&self.args);
 

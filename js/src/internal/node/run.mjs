@@ -19,6 +19,10 @@
 //   --base-url URL     Pepper plugins: what the plugin's URLs resolve
 //                      against (default: the current directory)
 //   --verbose          Pepper plugins: report the life cycle on stderr
+//   --storage DIR      Pepper plugins: keep the persistent file system
+//                      (PPB_FileSystem LOCALPERSISTENT) in host directory
+//                      DIR, confined to it (default: in memory, like the
+//                      temporary one)
 //
 // A command-line program: stdin, stdout and stderr are the host's fds
 // 0/1/2, byte for byte. A Pepper plugin (a module importing the PPB
@@ -36,9 +40,10 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { run, startPlugin } from '../runtime/index.js';
 import { moduleInfo } from '../runtime/module-info.js';
+import { nodeStorage } from '../pepper/storage/index.js';
 import { nodeHost } from './host.js';
 
-const USAGE = 'usage: node run.mjs [--argv0 NAME] [--env K=V]... [--dir DIR]... [--trace] [--stack-size N] MODULE.wasm [--] [ARGS...]';
+const USAGE = 'usage: node run.mjs [--argv0 NAME] [--env K=V]... [--dir DIR]... [--trace] [--stack-size N] [--storage DIR] MODULE.wasm [--] [ARGS...]';
 
 function die(message, status = 2) {
   writeSync(2, `pexe: ${message}\n`);
@@ -64,6 +69,7 @@ export function parseArgs(argv) {
     attrs: [],
     baseUrl: undefined,
     verbose: false,
+    storage: null,
   };
   let i = 0;
   const value = (flag) => {
@@ -91,6 +97,7 @@ export function parseArgs(argv) {
       opts.attrs.push([kv.slice(0, at), kv.slice(at + 1)]);
     } else if (a === '--base-url') opts.baseUrl = value(a);
     else if (a === '--verbose' || a === '-v') opts.verbose = true;
+    else if (a === '--storage') opts.storage = value(a);
     else if (a === '--help' || a === '-h') {
       writeSync(1, `${USAGE}\n`);
       process.exit(0);
@@ -116,6 +123,15 @@ async function main() {
       // reported below
     }
     if (!isDir) die(`--dir ${dir}: not a directory`, 2);
+  }
+  if (opts.storage !== null) {
+    let isDir = false;
+    try {
+      isDir = statSync(opts.storage).isDirectory();
+    } catch {
+      // reported below
+    }
+    if (!isDir) die(`--storage ${opts.storage}: not a directory`, 2);
   }
   let bytes;
   try {
@@ -162,18 +178,20 @@ function messageLine(value) {
   ) ?? 'undefined';
 }
 
-/** fetch() that also reads file: URLs (Node's cannot). */
+/** fetch() that also reads file: URLs (Node's cannot): GET, and HEAD (nacl_io's httpfs asks sizes with it). */
 async function fetchWithFiles(url, init) {
   const u = new URL(url);
   if (u.protocol !== 'file:') return fetch(url, init);
-  if ((init?.method ?? 'GET') !== 'GET') throw new TypeError('only GET reads files');
+  const method = (init?.method ?? 'GET').toUpperCase();
+  if (method !== 'GET' && method !== 'HEAD') throw new TypeError('only GET and HEAD read files');
   let body;
   try {
     body = await readFile(fileURLToPath(u));
   } catch {
     return new Response(null, { status: 404, statusText: 'Not Found' });
   }
-  return new Response(body, { status: 200, statusText: 'OK', headers: { 'content-length': String(body.length) } });
+  const headers = { 'content-length': String(body.length) };
+  return new Response(method === 'HEAD' ? null : body, { status: 200, statusText: 'OK', headers });
 }
 
 /** Runs a Pepper plugin headless: stdin lines in, messages out. */
@@ -202,6 +220,7 @@ async function runPlugin(wasm, opts) {
     attributes: opts.attrs,
     baseUrl: opts.baseUrl ?? pathToFileURL(`${process.cwd()}/`).href,
     fetch: fetchWithFiles,
+    storage: nodeStorage(nodeHost.node, { dir: opts.storage }),
     embedder: {
       postMessage(value) {
         writeSync(1, `${messageLine(value)}\n`);

@@ -33,6 +33,7 @@ import { GuestHeap } from './heap.js';
 import { CALLBACK_FLAG, INSTANCE_ID, ITEM, MAIN_TID, PP, PP_CALLBACK, PP_FALSE, PP_TRUE } from './defs.js';
 import { classOf, eventState } from './ppb/input.js';
 import { ResourceTable } from './resources.js';
+import { memoryStorage } from './storage/index.js';
 import { VarStore, varWords } from './vars.js';
 import { ppbImplementations } from './ppb/index.js';
 import { THREAD_SERVED_INTERFACES, THREAD_SERVED_KEYS } from './local.js';
@@ -42,7 +43,6 @@ const THREAD_SERVED = new Set(THREAD_SERVED_INTERFACES);
 
 /** Interface families that need something of the embedder. */
 const NEEDS = Object.freeze({
-  PPB_Graphics2D: (b) => b.canvas2d !== null,
   PPB_Audio: (b) => !!b.embedder.audio,
   PPB_AudioConfig: (b) => !!b.embedder.audio,
   PPB_MouseCursor: (b) => !!b.embedder.setCursor,
@@ -73,8 +73,9 @@ export class Browser {
    * @param {object} [o.view]     initial view (DEFAULT_VIEW's shape)
    * @param {object} o.transport  { toMain(item) }: posts an item to the main thread's queue
    * @param {boolean} [o.has3d]   whether the plugin's main thread owns a 3D surface
+   * @param {import('./storage/index.js').Storage} [o.storage]  the file systems (default: in memory)
    */
-  constructor({ proc, embedder, attributes = [], view, transport, fetch, baseUrl, canvas2d = null, has3d = false }) {
+  constructor({ proc, embedder, attributes = [], view, transport, fetch, baseUrl, canvas2d = null, has3d = false, storage = null }) {
     this.proc = proc;
     this.mem = proc.mem;
     this.heap = new GuestHeap(proc.pages, proc.mem);
@@ -94,6 +95,11 @@ export class Browser {
      */
     this.has3d = has3d;
     this.transport = transport;
+    /** The file systems (storage/index.js Storage): the page's, else in memory. */
+    this.storage = storage ?? memoryStorage();
+    /** Array outputs waiting for the plugin's buffer: id → output (completeWithOutput). */
+    this.outputs = new Map();
+    this.nextOutput = 1;
     this.fetch = fetch ?? globalThis.fetch?.bind(globalThis);
     /** The embedding document's URL: relative URLs resolve against it. */
     this.baseUrl = baseUrl ?? globalThis.location?.href ?? 'file:///';
@@ -162,8 +168,10 @@ export class Browser {
 
   /**
    * Whether interface `name` is offered: every function implemented here,
-   * and what it needs of the embedder present (a 2D surface for
-   * Graphics2D, a player for audio: Node has neither).
+   * and what it needs of the embedder present (a player for audio, a
+   * cursor, a socket API: Node has none of these). Graphics2D needs no
+   * surface: without one (Node) frames are drawn in memory and paced at
+   * 60 per second, so a 2D plugin's logic runs headless.
    */
   supports(name) {
     if (THREAD_SERVED.has(name)) return this.has3d;
@@ -218,12 +226,15 @@ export class Browser {
     const flags = this.mem.getI32(ptr + PP_CALLBACK.flags);
     if (func === 0) {
       if (tid === MAIN_TID) return { error: PP.ERROR_BLOCKS_MAIN_THREAD };
-      return { blocking: true, finish: (r) => r };
+      return { blocking: true, func, userData, optional: false, finish: (r) => r };
     }
     if (tid !== MAIN_TID && !this.threadLoops.has(tid)) return { error: PP.ERROR_NO_MESSAGE_LOOP };
     const optional = (flags & CALLBACK_FLAG.OPTIONAL) !== 0;
     return {
       blocking: false,
+      func,
+      userData,
+      optional,
       finish: (r) => {
         if (typeof r === 'number') {
           if (optional) return r;
@@ -237,6 +248,40 @@ export class Browser {
         return PP.OK_COMPLETIONPENDING;
       },
     };
+  }
+
+  /**
+   * Completes a call that fills a PP_ArrayOutput (defs.js
+   * ARRAY_OUTPUT_FUNCTIONS), `c` being its completion(). `outcome` is a
+   * Promise of `{ result, output }`, `output` (or null) being
+   * `{ bytes, count, size, getDataBuffer, userData, drop }`: the bytes
+   * to store once the plugin's GetDataBuffer(userData, count, size) has
+   * given a buffer, and `drop()` to release what they hold (resources)
+   * when it gives none. The thread that made the call gets the output's
+   * words (OUTPUT_WORDS) with its blocking answer or its callback item
+   * and does the rest on its side (plugin.js fillOutput).
+   */
+  completeWithOutput(tid, c, outcome) {
+    const words = (o) => {
+      if (!o.output) return null;
+      const id = this.nextOutput++;
+      this.outputs.set(id, { ...o.output, result: o.result });
+      return [id, o.output.getDataBuffer, o.output.userData, o.output.count, o.output.size];
+    };
+    if (c.blocking) {
+      return Promise.resolve(outcome).then((o) => {
+        const w = words(o);
+        return w ? { value: o.result, payload: w } : o.result;
+      });
+    }
+    Promise.resolve(outcome).then(
+      (o) => {
+        const w = words(o);
+        this.schedule(tid, w ? [ITEM.OUTPUT_CALLBACK, c.func, c.userData, o.result, ...w] : [ITEM.CALLBACK, c.func, c.userData, o.result]);
+      },
+      () => this.schedule(tid, [ITEM.CALLBACK, c.func, c.userData, PP.ERROR_FAILED]),
+    );
+    return PP.OK_COMPLETIONPENDING;
   }
 
   /** Queues `item` (ITEM words) on thread `tid`'s loop. */
@@ -442,6 +487,7 @@ export class Browser {
         wake([ITEM.QUIT]);
       }
     }
+    this.outputs.clear();
     this.resources.clear();
   }
 

@@ -119,4 +119,52 @@ export const ITEM = Object.freeze({
   HANDLER_BLOCKING: 4,
   /** [ITEM.HANDLER_DESTROY, handler, user_data] */
   HANDLER_DESTROY: 5,
+  /**
+   * A completion callback whose call filled a PP_ArrayOutput: the thread
+   * first asks the plugin for the buffer (GetDataBuffer) and has the
+   * browser fill it, then calls the callback (plugin.js fillOutput).
+   * [ITEM.OUTPUT_CALLBACK, func, user_data, result, ...OUTPUT words]
+   */
+  OUTPUT_CALLBACK: 6,
 });
+
+/**
+ * A PP_ArrayOutput the browser has data for, as the payload of a blocking
+ * call's answer or the tail of an OUTPUT_CALLBACK item:
+ * [outputId, GetDataBuffer, user_data, element_count, element_size].
+ */
+export const OUTPUT_WORDS = 5;
+
+/**
+ * The PPB functions that fill a PP_ArrayOutput. The plugin's GetDataBuffer
+ * must run on the calling thread (the browser cannot call guest code), so
+ * these have a thread-side half (plugin.js) that does it when the browser
+ * has the data: before the callback, or before a blocking call returns.
+ */
+export const ARRAY_OUTPUT_FUNCTIONS = Object.freeze(['PPB_FileRef;1.1:ReadDirectoryEntries', 'PPB_FileIO;1.1:ReadToArray']);
+
+// ---------------------------------------------------------------- files
+// ppapi/c/pp_file_info.h, ppb_file_system.h, ppb_file_ref.h, ppb_file_io.h,
+// pp_directory_entry.h (pepper-facts.md "Files").
+
+/** PP_FileType. */
+export const FILE_TYPE = Object.freeze({ REGULAR: 0, DIRECTORY: 1, OTHER: 2 });
+
+/** PP_FileSystemType. */
+export const FILE_SYSTEM = Object.freeze({ INVALID: 0, EXTERNAL: 1, LOCALPERSISTENT: 2, LOCALTEMPORARY: 3, ISOLATED: 4 });
+
+/** PP_FileOpenFlags. */
+export const OPEN = Object.freeze({ READ: 1, WRITE: 2, CREATE: 4, TRUNCATE: 8, EXCLUSIVE: 16, APPEND: 32 });
+
+/** PP_MakeDirectoryFlags. */
+export const MKDIR = Object.freeze({ NONE: 0, WITH_ANCESTORS: 1, EXCLUSIVE: 2 });
+
+/**
+ * struct PP_FileInfo: +0 int64 size, +8 PP_FileType type, +12
+ * PP_FileSystemType system_type, +16 creation_time, +24 last_access_time,
+ * +32 last_modified_time (PP_Time: double seconds).
+ */
+export const PP_FILE_INFO = Object.freeze({ size: 0, type: 8, system_type: 12, creation_time: 16, last_access_time: 24, last_modified_time: 32, SIZE: 40 });
+
+/** struct PP_DirectoryEntry: +0 PP_Resource file_ref, +4 PP_FileType file_type. */
+export const PP_DIRECTORY_ENTRY = Object.freeze({ file_ref: 0, file_type: 4, SIZE: 8 });

@@ -6,7 +6,8 @@
 //
 // page.js starts it and speaks this protocol over postMessage:
 //   page → here   {type: 'start', module, options, reply}   reply: a growable
-//                 SharedArrayBuffer for blocking answers (or null)
+//                 SharedArrayBuffer for blocking answers (or null);
+//                 options.storagePort: the page's file systems (storage/page.js)
 //                 {type: 'message', value} {type: 'view', view}
 //                 {type: 'focus', hasFocus} {type: 'input', event} {type: 'destroy'}
 //                 {type: 'blocking', value}  (answer written to `reply`)
@@ -19,6 +20,7 @@
 import { startPlugin } from '../runtime/index.js';
 import { browserHost } from '../runtime/threads/platform.js';
 import { createRing, RingWriter } from './audio-ring.js';
+import { connectStorage, pageStorage } from './storage/page.js';
 import { encodeValue, REPLY } from './value-codec.js';
 
 let plugin = null;
@@ -107,8 +109,12 @@ function answer(status, value) {
 async function start({ module, options, reply: replyBuffer, surfaces }) {
   reply = replyBuffer;
   const output = (fd) => (chunk) => post({ type: 'output', fd, chunk });
+  // The page's file systems, through its port; else this origin's own.
+  const { storagePort, ...rest } = options;
+  const storage = storagePort ? await connectStorage(storagePort) : pageStorage();
   plugin = await startPlugin(module, {
-    ...options,
+    ...rest,
+    storage,
     surfaces,
     stdout: output(1),
     stderr: output(2),

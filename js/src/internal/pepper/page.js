@@ -10,7 +10,11 @@
 //
 // `module` is a compiled WebAssembly.Module of a translated plugin;
 // `options` are startPlugin's serializable ones (args, env, attributes,
-// view, baseUrl, urlMap, threads…); `embedder` receives postMessage(value),
+// view, baseUrl, urlMap, threads…), and `storage`, the page's file systems
+// (storage/page.js pageStorage(): the same ones the page's legacy
+// FileSystem API uses; without it the host Worker opens the origin's own,
+// html5fs-page.js then seeing them only when both pick OPFS or IndexedDB);
+// `embedder` receives postMessage(value),
 // log(level, source, text), loaded(), loadFailed(message),
 // missingInterface(name), output(fd, bytes), and bug(error) when the
 // runtime itself fails.
@@ -156,11 +160,19 @@ export function startPluginInPage(module, options, embedder, surface = null) {
     end({ exitCode: 70, bug: err.message });
   });
   const transfer = canvases ? [canvases.offscreen2d, canvases.offscreen3d] : [];
+  // The page's file systems (storage/page.js): the host Worker reaches them through a port.
+  let startOptions = options;
+  if (options?.storage && typeof options.storage.link === 'function') {
+    const link = options.storage.link();
+    const { storage: _page, ...rest } = options;
+    startOptions = { ...rest, storagePort: link.port };
+    transfer.push(...link.transfer);
+  }
   worker.postMessage(
     {
       type: 'start',
       module,
-      options,
+      options: startOptions,
       reply,
       surfaces: canvases ? { canvas2d: canvases.offscreen2d, canvas3d: canvases.offscreen3d } : null,
     },

@@ -29,7 +29,19 @@
 import { PPB_FUNCTIONS, PPB_INDEX, PPP_FUNCTIONS, PPP_INTERFACES, ppbAddress } from '../runtime/abi.js';
 import { GuestFault } from '../runtime/faults.js';
 import { errno } from '../runtime/defs.js';
-import { INSTANCE_ID, ITEM, MAIN_TID, MODULE_ID, PP, PP_RECT, PP_START, PP_VAR, PPP_MESSAGE_HANDLER } from './defs.js';
+import {
+  ARRAY_OUTPUT_FUNCTIONS,
+  INSTANCE_ID,
+  ITEM,
+  MAIN_TID,
+  MODULE_ID,
+  OUTPUT_WORDS,
+  PP,
+  PP_RECT,
+  PP_START,
+  PP_VAR,
+  PPP_MESSAGE_HANDLER,
+} from './defs.js';
 import { ppTime, ppTimeTicks } from './ppb/core.js';
 import { varWords } from './vars.js';
 import { localImplementations } from './local.js';
@@ -156,6 +168,22 @@ export function pepperImports(thread, link, { coop = false } = {}) {
         },
   });
   Object.assign(imports, audioFunctions(thread, link, exec, coop));
+  // Calls that fill a PP_ArrayOutput: a blocking one's answer carries the
+  // output, which this thread asks the plugin a buffer for before the
+  // call returns (callbacks do it in runItem).
+  for (const key of ARRAY_OUTPUT_FUNCTIONS) {
+    imports[key] = coop
+      ? async (...args) => {
+          const r = await link.callAsync(key, args);
+          const words = link.payload();
+          return words.length === OUTPUT_WORDS ? fillOutput(thread, link, exec, words) : r;
+        }
+      : (...args) => {
+          const r = link.call(key, args);
+          const words = link.payload();
+          return words.length === OUTPUT_WORDS ? fillOutput(thread, link, exec, words) : r;
+        };
+  }
   if (coop) {
     for (const key of Object.keys(imports)) imports[key] = new WebAssembly.Suspending(imports[key]);
   }
@@ -311,6 +339,21 @@ function writeVarWords(mem, addr, type, lo, hi) {
 }
 
 /**
+ * The thread-side half of a call that fills a PP_ArrayOutput
+ * (browser.js completeWithOutput): asks the plugin's GetDataBuffer for a
+ * buffer of `count` elements of `size` bytes, here on the calling thread,
+ * then has the browser store the data there; returns the call's result
+ * (a Promise of it with cooperative threads).
+ */
+export function fillOutput(thread, link, exec, words) {
+  const [id, getDataBuffer, userData, count, size] = words;
+  const fn = guestFunction(thread, getDataBuffer, 'PP_ArrayOutput GetDataBuffer');
+  const store = (ptr) => link.call('$ArrayOutput.fill', [id, ptr >>> 0]);
+  const ptr = exec(fn, [userData, count, size]);
+  return ptr && typeof ptr.then === 'function' ? ptr.then(store) : store(ptr);
+}
+
+/**
  * Runs one loop item on this thread (callbacks, message handler calls);
  * returns what `exec` returns (a Promise with cooperative threads).
  */
@@ -320,6 +363,13 @@ export function runItem(thread, link, item, exec) {
     case ITEM.CALLBACK: {
       const [, func, userData, result] = item;
       return exec(guestFunction(thread, func, 'a completion callback'), [userData, result]);
+    }
+    case ITEM.OUTPUT_CALLBACK: {
+      const [, func, userData] = item;
+      const callback = guestFunction(thread, func, 'a completion callback');
+      const result = fillOutput(thread, link, exec, item.slice(4, 4 + OUTPUT_WORDS));
+      const call = (r) => exec(callback, [userData, r]);
+      return result && typeof result.then === 'function' ? result.then(call) : call(result);
     }
     case ITEM.HANDLER_MESSAGE: {
       const [, handler, userData, type, lo, hi] = item;

@@ -130,7 +130,9 @@ export function runInWorker(wasm, options, host) {
  * - `glDebug`, `glProfile`: the 3D layer's debug mode (WebGL errors read
  *   after every GL call and logged) and profile mode (time per frame
  *   logged), see pepper/gl/debug.js; `glLoseContextAfterFrames`: loses the
- *   WebGL context after that many frames (a test of context loss).
+ *   WebGL context after that many frames (a test of context loss);
+ * - `storage`: the file systems (pepper/storage/index.js Storage: the
+ *   page's, or Node's `nodeStorage`; default: both in memory).
  * Rejects (AbiMismatch) when the module is not a Pepper plugin.
  */
 export async function startPlugin(wasm, options, host) {
@@ -177,6 +179,7 @@ async function launch(wasm, options, host) {
       view: options.view,
       baseUrl: options.baseUrl,
       fetch: options.fetch,
+      storage: options.storage,
       transport: { toMain() {} },
     });
     handle = pluginHandle(proc.browser);

@@ -9,9 +9,13 @@
 
 import { PPB_FUNCTIONS } from '../../runtime/abi.js';
 import audio from './audio.js';
+import arrayOutput from './array-output.js';
 import browserFns from './browser-fns.js';
 import console from './console.js';
 import core from './core.js';
+import fileIO from './file-io.js';
+import fileRef from './file-ref.js';
+import fileSystem from './file-system.js';
 import graphics2d from './graphics-2d.js';
 import graphics3dRegistry from './graphics-3d-registry.js';
 import input from './input.js';
@@ -47,6 +51,10 @@ export const FAMILIES = Object.freeze({
   'page-controls': pageControls,
   websocket,
   sockets,
+  'array-output': arrayOutput,
+  'file-system': fileSystem,
+  'file-ref': fileRef,
+  'file-io': fileIO,
 });
 
 const KNOWN = new Set(PPB_FUNCTIONS.map((f) => f.key));
