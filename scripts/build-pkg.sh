@@ -6,7 +6,7 @@
 #   pkg/public/, pkg/internal/           the API, and what it is built on                  (js/src/)
 #   pkg/bin/pexe.mjs                     `npx pexe run|translate|dis|verify|inspect`        (js/src/)
 #   pkg/internal/translator/wasm/        the library (src/web.rs) for wasm32, through wasm-bindgen:
-#                                        pexe.js (glue), pexe_bg.wasm
+#                                        pexe.js (glue), pexe_bg.wasm; build.js (its version + hash)
 #   pkg/package.json, README.md          from js/package.json (with the crate's version, without
 #                                        the dev fields) and js/README.md
 #
@@ -61,6 +61,14 @@ wasm="$pkg/internal/translator/wasm"
 log "wasm-bindgen --target web --out-dir ${wasm#"$repo/"}"
 wasm-bindgen --target web --out-dir "$wasm" --out-name pexe \
     "$repo/target/wasm32-unknown-unknown/$profile/pexe.wasm"
+
+# The translator's identity for the polyfill's translation cache
+# (internal/polyfill/cache.js): the version and the hash of the WebAssembly,
+# so that a rebuilt translator never reuses another one's translations.
+wasm_sha="$(sha256sum "$wasm/pexe_bg.wasm" | cut -c1-16)"
+crate_version="$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)"
+printf '// Written by scripts/build-pkg.sh: the translator build the cache keys use.\nexport const TRANSLATOR_BUILD = %s;\n' \
+    "\"$crate_version+$wasm_sha\"" >"$wasm/build.js"
 
 # wasm-bindgen writes no package.json with --target web (no wasm-pack);
 # ours is js/package.json: the version is the crate's, and the fields that

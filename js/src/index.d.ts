@@ -397,6 +397,10 @@ export interface RunOptions {
   trace?: boolean | ((line: string) => void);
   /** false: run on the calling thread (no guest threads). Default: Workers where shared memory allows. */
   threads?: boolean;
+  /** false: where Workers cannot share memory, do not run threads one at a time (JSPI); thread_create fails instead. */
+  cooperative?: boolean;
+  /** Called once when the guest asks for a thread that cannot run here (its thread_create gets EAGAIN), with the reason in words. */
+  onThreadRefused?: (reason: string) => void;
 }
 
 export interface RunResult {
@@ -417,6 +421,102 @@ export function run(program: BytesLike | WebAssembly.Module, options?: RunOption
 
 /** `run` for pages: the guest's main thread always runs in a Worker (needs a cross-origin-isolated page). */
 export function runInWorker(program: BytesLike | WebAssembly.Module, options?: RunOptions): Promise<RunResult>;
+
+// ---------------------------------------------------------------- embed (pages)
+
+/** Options of `embed()`; the same names as the polyfill's `window.PexeConfig`. */
+export interface EmbedOptions {
+  /**
+   * The plugin: a manifest (.nmf) URL, as Chrome's `<embed src>` took; or,
+   * beyond Chrome, the URL of a .pexe or its bytes, run without a
+   * manifest. Optional only when `element` is a NaCl element with its own src.
+   */
+  src?: string | URL | Blob | BytesLike;
+  /** More DidCreate arguments (argn/argv), after the element's attributes. */
+  attributes?: Record<string, string> | Array<[string, string]>;
+  /** Size of the `<embed>` embed() creates in `element` (default '100%' each). */
+  width?: number | string;
+  height?: number | string;
+  /** URL prefix → replacement, for every URL the plugin and its element fetch (longest prefix wins). */
+  urlMap?: Record<string, string>;
+  /** Console output: Chrome's "NativeClient: …" lines at 'info' (default), explanations at 'warn'/'debug'. */
+  logLevel?: 'none' | 'error' | 'warn' | 'info' | 'debug';
+  /** Without cross-origin isolation, run the plugin's threads one at a time (JSPI). Default true. */
+  cooperativeThreads?: boolean;
+  /** Keep translations in IndexedDB, keyed by the pexe's SHA-256 and the translator build. Default true. */
+  cache?: boolean;
+  /** Draw the loading, error and crash panels over the element. Default true. */
+  ui?: boolean;
+  /**
+   * Where the page's file systems (PPB_FileSystem's TEMPORARY and
+   * PERSISTENT, shared by every plugin of the page) live: 'auto' (default:
+   * OPFS, else IndexedDB, else memory). For the polyfill, the page's legacy
+   * `webkitRequestFileSystem` API is put over the same store; `false`
+   * leaves the browser's own API alone.
+   */
+  fileSystem?: 'auto' | 'opfs' | 'idb' | 'memory' | false;
+  /**
+   * Every line the plugin's element would log, whatever `logLevel`: the
+   * plugin's PPB_Console messages, Chrome's "NativeClient: …" lines, the
+   * interfaces it was refused, its stdout/stderr (level 'debug').
+   */
+  onLog?: (level: 'error' | 'warn' | 'info' | 'debug', text: string) => void;
+  /** Only meaningful for the polyfill (window.PexeConfig): see js/README.md. */
+  serviceWorker?: boolean | string | { url?: string; scope?: string; coep?: 'credentialless' | 'require-corp' };
+}
+
+/** The events a plugin element fires, as Chrome's NaCl plugin did (none bubbles). */
+export interface PexePluginEventMap {
+  loadstart: ProgressEvent;
+  /** While loading; `url` (the pexe's) on those about its bytes. */
+  progress: ProgressEvent & { readonly url?: string };
+  load: ProgressEvent & { readonly url?: string };
+  loadend: ProgressEvent & { readonly url?: string };
+  error: ProgressEvent;
+  abort: ProgressEvent;
+  /** After load: the module exited (`exitStatus`) or faulted. */
+  crash: ProgressEvent;
+  /** Plugin → page: `data` is a string, number, boolean, null, undefined, ArrayBuffer, array or plain object. */
+  message: MessageEvent;
+}
+
+/** A running plugin: what `embed()` returns. Its events are dispatched on `element`. */
+export class PexePlugin {
+  /** The `<embed>`/`<object>` the plugin runs in. */
+  readonly element: HTMLElement;
+  /** Resolves at `load`; rejects with `Error(lastError)` at `error`/`abort`. */
+  readonly ready: Promise<PexePlugin>;
+  /** undefined (no manifest asked for yet), 1 (opened), 3 (loading), 4 (done). */
+  readonly readyState: 1 | 3 | 4 | undefined;
+  /** "", "NaCl module load failed: …" or "NaCl module crashed". */
+  readonly lastError: string;
+  /** -1, or the status the module exited with. */
+  readonly exitStatus: number;
+  /** Page → plugin (converted at once as Chrome did; queued until the plugin has loaded). */
+  postMessage(message: unknown): void;
+  /** The plugin's synchronous answer (PPB_Messaging 1.2 handlers; cross-origin isolated pages only); throws Chrome's exceptions. */
+  postMessageAndAwaitResponse(message: unknown): unknown;
+  addEventListener<K extends keyof PexePluginEventMap>(type: K, listener: (event: PexePluginEventMap[K]) => void, options?: boolean | AddEventListenerOptions): void;
+  removeEventListener<K extends keyof PexePluginEventMap>(type: K, listener: (event: PexePluginEventMap[K]) => void, options?: boolean | EventListenerOptions): void;
+  /** Ends the instance and starts a new one (a new `ready`). */
+  restart(): void;
+  /** Ends the instance; removes the element if embed() created it. */
+  destroy(): void;
+}
+
+/**
+ * Runs a Pepper plugin in the page: in `element` itself when it is an
+ * `<embed>`/`<object type="application/x-pnacl">`, else in an `<embed>`
+ * created inside it. The load follows Chrome's (events, readyState,
+ * lastError); the translation runs in a Worker and is cached. Browsers
+ * only; throws a TypeError for unknown options.
+ *
+ *   const plugin = embed(box, { src: 'app.nmf' });
+ *   plugin.addEventListener('message', (e) => console.log(e.data));
+ *   await plugin.ready;
+ *   plugin.postMessage('hello');
+ */
+export function embed(element: HTMLElement, options?: EmbedOptions): PexePlugin;
 
 /** The runtime refused a module that does not follow the pexe runtime ABI. */
 export class AbiMismatch extends Error {}

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pexe, corpus, corpusFile, corpusPexes, INVALID, native, nativePexe } from './helpers.mjs';
+import { pexe, corpus, corpusFile, corpusPexes, INVALID, native, nativePexe, pkgDir } from './helpers.mjs';
 
 const { inspect, disassemble, translate, PexeError } = pexe;
 
@@ -323,4 +323,11 @@ test('functionWat: one function of pexe translate --wat', () => {
     assert.throws(() => pexe.functionWat(bytes, bad), (e) => e instanceof PexeError && e.kind === 'options', JSON.stringify(bad));
   }
   assert.throws(() => pexe.functionWat(corpusFile('cli/binji_pnacl_c/test/regression/1.pexe'), { function: 0 }), (e) => e instanceof PexeError && e.kind === 'decode');
+});
+
+test('embed() is exported by both entries; outside a page it says what to use instead', async () => {
+  assert.equal(typeof pexe.embed, 'function');
+  assert.throws(() => pexe.embed({}, { src: 'a.nmf' }), { name: 'TypeError', message: /needs a page .*run\(pexe, \{ messages, onMessage \}\)/ });
+  const browserEntry = readFileSync(path.join(pkgDir, 'public', 'index.js'), 'utf8');
+  assert.match(browserEntry, /export \{ embed, PexePlugin \} from '\.\/embed\.js';/);
 });

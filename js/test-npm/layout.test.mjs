@@ -69,6 +69,27 @@ test('the browser entry and its Worker script reach no Node module (nor anything
   assert.ok(!files.some((f) => f.startsWith('internal/node/') || f === 'node.js'), files.join('\n'));
 });
 
+test('the polyfill reaches no Node module; its Workers and the translator are found as bundlers find them', () => {
+  assert.deepEqual(
+    [manifest.exports['./polyfill'], manifest.exports['./polyfill.js'], manifest.exports['./pexe-sw.js']],
+    ['./polyfill.js', './polyfill.js', './pexe-sw.js'],
+  );
+  const { files, external } = reach(path.join(pkgDir, 'polyfill.js'));
+  assert.deepEqual(external, []);
+  for (const f of [
+    'internal/polyfill/main.js',
+    'internal/polyfill/translate-worker.js',
+    'internal/pepper/host-worker.js',
+    'internal/runtime/threads/browser-worker.js',
+    'internal/translator/wasm/pexe_bg.wasm',
+    'internal/translator/wasm/build.js',
+  ]) {
+    assert.ok(files.includes(f), `${f} is not reached:\n${files.join('\n')}`);
+  }
+  assert.ok(!files.some((f) => f.startsWith('internal/node/') || f === 'node.js' || f === 'index.js'), files.join('\n'));
+  assert.ok(existsSync(path.join(pkgDir, 'pexe-sw.js')));
+});
+
 test('the Node entry reaches Node modules only through node: specifiers', () => {
   const { files, external } = reach(path.join(pkgDir, 'node.js'));
   assert.ok(external.length > 0);

@@ -179,6 +179,22 @@ test('getFile and getDirectory: Blink\'s errors', async () => {
   assert.equal(called, true);
 });
 
+test('the same entry made by many calls at once (Maelstrom\'s 31 downloads): each non-exclusive one succeeds, one exclusive one does', async () => {
+  const { win } = page();
+  const fs = await requestFs(win, 0);
+  const dirs = await Promise.all(Array.from({ length: 31 }, () => getDir(fs.root, 'Maelstrom', { create: true })));
+  assert.ok(dirs.every((d) => d.isDirectory && d.fullPath === '/Maelstrom'));
+  const files = await Promise.all(Array.from({ length: 8 }, () => getFile(fs.root, 'Maelstrom/f', { create: true })));
+  assert.ok(files.every((f) => f.isFile && f.fullPath === '/Maelstrom/f'));
+  const exclusive = await Promise.allSettled(Array.from({ length: 8 }, () => getDir(fs.root, 'Maelstrom/x', { create: true, exclusive: true })));
+  assert.equal(exclusive.filter((r) => r.status === 'fulfilled').length, 1);
+  assert.ok(exclusive.filter((r) => r.status === 'rejected').every((r) => r.reason.name === 'InvalidModificationError'));
+  // A file made at the same time as a directory of the same name: the loser is told the type is wrong.
+  const mixed = await Promise.allSettled([getDir(fs.root, 'both', { create: true }), getFile(fs.root, 'both', { create: true })]);
+  assert.equal(mixed.filter((r) => r.status === 'fulfilled').length, 1);
+  assert.equal(mixed.find((r) => r.status === 'rejected').reason.name, 'TypeMismatchError');
+});
+
 test('readEntries, metadata, parent, remove, removeRecursively', async () => {
   const { win } = page();
   const fs = await requestFs(win, 0);

@@ -101,6 +101,28 @@ test('one thread: thread_create fails with EAGAIN', async () => {
   assert.equal((await capture(TRY_THREAD, { threads: false })).exitCode, 11);
 });
 
+test('one thread: a refused thread_create is reported once, with the reason', async () => {
+  const reasons = [];
+  const twice = abiModule({
+    funcs: [
+      {
+        name: '_start', params: [I32], results: [I32], body: [
+          ...op.i32_const(54), ...op.i32_const(0x18000), ...op.i32_const(0), ...callIrt('thread_create'), ...op.drop(),
+          ...op.i32_const(54), ...op.i32_const(0x18000), ...op.i32_const(0), ...callIrt('thread_create'),
+        ],
+      },
+      { name: 'worker', body: [] },
+    ],
+  });
+  const r = await capture(twice, { threads: false, onThreadRefused: (reason) => reasons.push(reason) });
+  assert.equal(r.exitCode, 11);
+  assert.deepEqual(reasons, ['guest threads are turned off (threads: false)']);
+  // Where threads run, nothing is reported.
+  const none = [];
+  assert.equal((await capture(TRY_THREAD, { onThreadRefused: (reason) => none.push(reason) })).exitCode, 0);
+  assert.deepEqual(none, []);
+});
+
 test('workers: exit() from a thread ends a main thread spinning in wasm', async () => {
   const t0 = Date.now();
   const r = await capture(EXIT_FROM_THREAD);

@@ -7,7 +7,9 @@
 // WebAssembly, and webpack fails the build on any `node:` import the
 // browser entry reaches (Vite, which would stub it, fails through vite.mjs).
 //
-// Cases are folders of bundlers/cases/: index.html + main.js (the app,
+// Cases (bundlers/cases/): `threads` runs a threaded pexe with run();
+// `polyfill` is a legacy NaCl page whose app only does
+// `import 'pexe/polyfill'`. Cases are folders: index.html + main.js (the app,
 // importing 'pexe') and case.mjs exporting `files({ corpus })` (what the
 // server adds to the build: URL path → file, or URL prefix ending in '/' →
 // folder) and `check(page, { corpus })` (asserts; returns a line to print).

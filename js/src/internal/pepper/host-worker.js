@@ -14,6 +14,7 @@
 //   here → page   {type: 'message', value} {type: 'log', level, source, text}
 //                 {type: 'loaded'} {type: 'loadFailed', message}
 //                 {type: 'missing', name} {type: 'output', fd, chunk}
+//                 {type: 'threadRefused', reason}
 //                 {type: 'exited', result} {type: 'bug', message, stack}
 //                 {type: 'bound', kind} {type: 'inputClasses', requested, filtered}
 
@@ -124,6 +125,7 @@ async function start({ module, options, reply: replyBuffer, surfaces }) {
       loaded: () => post({ type: 'loaded' }),
       loadFailed: (message) => post({ type: 'loadFailed', message }),
       missingInterface: (name) => post({ type: 'missing', name }),
+      threadRefused: (reason) => post({ type: 'threadRefused', reason }),
       audio: surfaces ? audioSink() : undefined,
       ...(surfaces
         ? {

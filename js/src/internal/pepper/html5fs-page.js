@@ -336,8 +336,17 @@ export function legacyFileSystem(win, storage) {
         if (st.type !== kind) fail('TypeMismatchError');
       } else {
         if (!create) fail('NotFoundError');
-        if (kind === 'directory') await store.mkdir(full, { exclusive: true });
-        else await store.close(await store.open(full, { write: true, create: true, exclusive: true }));
+        // Pages make the same entry from many callbacks at once (Maelstrom's
+        // 31 downloads each getDirectory(…, {create: true}) their folder):
+        // what another call made between the stat and here is success,
+        // unless this call is exclusive or it made the other kind.
+        try {
+          if (kind === 'directory') await store.mkdir(full, { exclusive: true });
+          else await store.close(await store.open(full, { write: true, create: true, exclusive: true }));
+        } catch (e) {
+          if (e?.code !== CODE.EXISTS || exclusive) throw e;
+          if ((await store.stat(full)).type !== kind) fail('TypeMismatchError');
+        }
       }
       return kind === 'directory' ? new DirectoryEntry(this.filesystem, full) : new FileEntry(this.filesystem, full);
     }

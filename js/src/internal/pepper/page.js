@@ -16,8 +16,9 @@
 // html5fs-page.js then seeing them only when both pick OPFS or IndexedDB);
 // `embedder` receives postMessage(value),
 // log(level, source, text), loaded(), loadFailed(message),
-// missingInterface(name), output(fd, bytes), and bug(error) when the
-// runtime itself fails.
+// missingInterface(name), output(fd, bytes), threadRefused(reason) when
+// the plugin asks for a thread that cannot run here (once), and
+// bug(error) when the runtime itself fails.
 
 import { createPlayer } from './page-audio.js';
 import { pageControls } from './page-controls.js';
@@ -124,6 +125,9 @@ export function startPluginInPage(module, options, embedder, surface = null) {
         break;
       case 'output':
         embedder.output?.(msg.fd, msg.chunk);
+        break;
+      case 'threadRefused':
+        embedder.threadRefused?.(msg.reason);
         break;
       case 'exited':
         end(msg.result);

@@ -71,6 +71,11 @@ async function compile(wasm) {
  * - `stackSize`: bytes of the main thread's stack (default 8 MiB).
  * - `trace`: true (IRT calls to stderr) or a function receiving lines.
  * - `threads`: false to run on the calling thread (one guest thread).
+ * - `cooperative`: false to never fall back to cooperative threads (JSPI,
+ *   threads/coop.js) where Workers cannot share memory.
+ * - `onThreadRefused(reason)`: called once when the guest asks for a
+ *   thread that cannot run here (thread_create answers EAGAIN); `reason`
+ *   says why in words. A Pepper embedder's `threadRefused` is the default.
  *
  * `host`: where this runs: `browserHost` (threads/platform.js) or
  * `nodeHost` (internal/node/host.js).
@@ -152,14 +157,17 @@ async function launch(wasm, options, host) {
   if (options.requireWorkers && !useWorkers) {
     throw new Error('Workers with shared memory are not available here (a page must be cross-origin isolated)');
   }
+  const cooperative = !useWorkers && options.threads !== false && options.cooperative !== false && coopAvailable();
   const defaultOut = node ? 'inherit' : null;
   const opts = {
     ...options,
     stdout: options.stdout === undefined ? defaultOut : options.stdout,
     stderr: options.stderr === undefined ? defaultOut : options.stderr,
+    onThreadRefused: options.onThreadRefused ?? options.embedder?.threadRefused?.bind(options.embedder),
   };
   const memory = createMemory(info.memory);
   const proc = new Process({ module, memory, options: opts, node });
+  if (!useWorkers && !cooperative) proc.threadRefusal = refusalReason(options, host);
   const setup = await proc.prepare();
   const traceSink = traceSinkFor(options.trace, node);
   let handle = null;
@@ -197,7 +205,7 @@ async function launch(wasm, options, host) {
       passthrough: !!node,
       onStart: (control) => handle?.setControl(control),
     });
-  } else if (options.threads !== false && coopAvailable()) {
+  } else if (cooperative) {
     // No shared-memory Workers here, but WebAssembly can suspend: the
     // guest's threads take turns on this thread (threads/coop.js).
     exited = runCooperative({
@@ -220,6 +228,28 @@ async function launch(wasm, options, host) {
   });
   handle.exited = exited;
   return { exited, plugin: handle };
+}
+
+/**
+ * Why a guest on one thread cannot start another: what thread_create's
+ * EAGAIN means here, in words for the embedder (`onThreadRefused`).
+ */
+function refusalReason(options, host) {
+  if (options.threads === false) return 'guest threads are turned off (threads: false)';
+  const why = [];
+  if (!host.workersAvailable()) {
+    why.push(
+      host.node
+        ? 'Workers with shared memory are not available'
+        : 'the page is not cross-origin isolated (no COOP/COEP headers), so Workers cannot share its memory',
+    );
+  }
+  why.push(
+    options.cooperative === false
+      ? 'cooperative threads are turned off'
+      : 'this browser cannot suspend WebAssembly (no JSPI) to run them cooperatively',
+  );
+  return `the plugin needs a thread, and guest threads cannot run here: ${why.join(', and ')}`;
 }
 
 /** The embedder's handle on a running plugin. */

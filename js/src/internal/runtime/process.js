@@ -95,6 +95,9 @@ export class Process {
     this.pages = null;
     /** (func, stack, tp, stackLimit) → errno; null when threads are unavailable. */
     this.spawner = null;
+    /** Why there is no spawner (run() sets it), for `options.onThreadRefused`. */
+    this.threadRefusal = 'guest threads are not available here';
+    this.refusalReported = false;
     this.hostCalls = {
       ...fdio(this),
       ...filename(this),
@@ -144,13 +147,31 @@ export class Process {
 
   /** IRT thread_create: hands the new thread to the spawner. */
   spawnThread(func, stack, tp) {
-    if (!this.spawner) return errno.EAGAIN;
+    if (!this.spawner) {
+      this.reportRefusal();
+      return errno.EAGAIN;
+    }
     const region = this.pages.regionBelow(stack);
     const stackLimit = region ? region.start : 0x10000;
     Atomics.add(this.control, LIVE, 1);
     const result = this.spawner(func, stack, tp, stackLimit);
     if (result !== 0) Atomics.sub(this.control, LIVE, 1);
     return result;
+  }
+
+  /**
+   * Tells the embedder, once, that the guest asked for a thread it cannot
+   * have (`options.onThreadRefused(reason)`): the guest only sees EAGAIN,
+   * and many programs then wait forever for a thread that never runs.
+   */
+  reportRefusal() {
+    if (this.refusalReported) return;
+    this.refusalReported = true;
+    try {
+      this.options.onThreadRefused?.(this.threadRefusal);
+    } catch {
+      // the embedder's callback must not break thread_create
+    }
   }
 }
 
