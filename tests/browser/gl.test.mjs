@@ -252,15 +252,29 @@ testNeeding(missing, 'a drag in ImGuiDemo moves its window (input events into a 
   const box = await page.locator('#box').boundingBox();
   await page.mouse.move(box.x + 200, box.y + 69);
   await page.mouse.down();
+  // ImGui samples the mouse once a frame: let it see the press before the moves.
+  await page.waitForTimeout(300);
   for (let i = 1; i <= 10; i++) {
     await page.mouse.move(box.x + 200 + 15 * i, box.y + 69 + 20 * i);
-    await page.waitForTimeout(50);
+    await page.waitForTimeout(80);
   }
+  // ImGui reads the mouse once a frame: let it see the last position with the button down.
+  await page.waitForTimeout(800);
   await page.mouse.up();
   await page.waitForTimeout(1000);
-  const after = decodePng(await shootBox(page));
+  const afterPng = await shootBox(page);
+  fs.writeFileSync(path.join(SCREENSHOTS, 'gl-ImGuiDemo-dragged.png'), afterPng);
+  const after = decodePng(afterPng);
   assert.ok(titleBar(after, { x: 90, y: 62, width: 300, height: 14 }) < 0.2, 'it left');
-  assert.ok(titleBar(after, { x: 240, y: 262, width: 300, height: 14 }) > 0.8, 'its title bar is 150 px right and 200 px down');
+  // Its title bar (the rows left of the other window that are title-bar blue)
+  // is now about 200 px lower, and starts about 150 px further right.
+  const rows = [];
+  for (let y = 150; y < 400; y++) if (titleBar(after, { x: 260, y, width: 180, height: 1 }) > 0.8) rows.push(y);
+  const top = rows.length ? rows[0] : -1;
+  assert.ok(rows.length >= 10 && Math.abs(top - 262) <= 12, `its title bar is 200 px down (rows ${rows[0]}–${rows.at(-1)})`);
+  // It started at x = 60: its left edge is now near 210.
+  const edge = [...Array(80).keys()].map((i) => 170 + i).find((x) => titleBar(after, { x, y: top + 5, width: 1, height: 4 }) > 0.8);
+  assert.ok(Math.abs(edge - 210) <= 12, `and 150 px right (its left edge at ${edge})`);
   assertHealthy(await state(page), 'ImGuiDemo');
 });
 
