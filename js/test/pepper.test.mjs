@@ -566,6 +566,7 @@ test('the runtime offers exactly the interfaces src/abi/ppapi.h says, in Node an
   const page = new Browser({
     proc: { mem, pages },
     canvas2d: {},
+    has3d: true,
     embedder: {
       audio: { sampleRate: 48000, open() {} },
       setCursor() {},

@@ -230,7 +230,7 @@ PP_Bool Describe(PP_Resource image_data, struct PP_ImageDataDesc* desc)
 void* Map(PP_Resource image_data)
 void Unmap(PP_Resource image_data)
 
-interface PPB_Graphics3D;1.0 nowhere
+interface PPB_Graphics3D;1.0 page
 int32_t GetAttribMaxValue(PP_Resource instance, int32_t attribute, int32_t* value)
 PP_Resource Create(PP_Instance instance, PP_Resource share_context, const int32_t attrib_list[])
 PP_Bool IsGraphics3D(PP_Resource resource)
@@ -242,7 +242,7 @@ int32_t SwapBuffers(PP_Resource context, struct PP_CompletionCallback callback)
 
 // ---- OpenGL ES 2.0 (ppb_opengles2.h, dev/ppb_opengles2ext_dev.h) ------------
 
-interface PPB_OpenGLES2;1.0 nowhere
+interface PPB_OpenGLES2;1.0 page
 void ActiveTexture(PP_Resource context, GLenum texture)
 void AttachShader(PP_Resource context, GLuint program, GLuint shader)
 void BindAttribLocation(PP_Resource context, GLuint program, GLuint index, const char* name)
@@ -386,27 +386,27 @@ void VertexAttrib4fv(PP_Resource context, GLuint indx, const GLfloat* values)
 void VertexAttribPointer(PP_Resource context, GLuint indx, GLint size, GLenum type, GLboolean normalized, GLsizei stride, const void* ptr)
 void Viewport(PP_Resource context, GLint x, GLint y, GLsizei width, GLsizei height)
 
-interface PPB_OpenGLES2InstancedArrays;1.0 nowhere
+interface PPB_OpenGLES2InstancedArrays;1.0 page
 void DrawArraysInstancedANGLE(PP_Resource context, GLenum mode, GLint first, GLsizei count, GLsizei primcount)
 void DrawElementsInstancedANGLE(PP_Resource context, GLenum mode, GLsizei count, GLenum type, const void* indices, GLsizei primcount)
 void VertexAttribDivisorANGLE(PP_Resource context, GLuint index, GLuint divisor)
 
-interface PPB_OpenGLES2FramebufferBlit;1.0 nowhere
+interface PPB_OpenGLES2FramebufferBlit;1.0 page
 void BlitFramebufferEXT(PP_Resource context, GLint srcX0, GLint srcY0, GLint srcX1, GLint srcY1, GLint dstX0, GLint dstY0, GLint dstX1, GLint dstY1, GLbitfield mask, GLenum filter)
 
-interface PPB_OpenGLES2FramebufferMultisample;1.0 nowhere
+interface PPB_OpenGLES2FramebufferMultisample;1.0 page
 void RenderbufferStorageMultisampleEXT(PP_Resource context, GLenum target, GLsizei samples, GLenum internalformat, GLsizei width, GLsizei height)
 
-interface PPB_OpenGLES2ChromiumEnableFeature;1.0 nowhere
+interface PPB_OpenGLES2ChromiumEnableFeature;1.0 page
 GLboolean EnableFeatureCHROMIUM(PP_Resource context, const char* feature)
 
-interface PPB_OpenGLES2ChromiumMapSub;1.0 nowhere
+interface PPB_OpenGLES2ChromiumMapSub;1.0 page
 void* MapBufferSubDataCHROMIUM(PP_Resource context, GLuint target, GLintptr offset, GLsizeiptr size, GLenum access)
 void UnmapBufferSubDataCHROMIUM(PP_Resource context, const void* mem)
 void* MapTexSubImage2DCHROMIUM(PP_Resource context, GLenum target, GLint level, GLint xoffset, GLint yoffset, GLsizei width, GLsizei height, GLenum format, GLenum type, GLenum access)
 void UnmapTexSubImage2DCHROMIUM(PP_Resource context, const void* mem)
 
-interface PPB_OpenGLES2Query;1.0 nowhere
+interface PPB_OpenGLES2Query;1.0 page
 void GenQueriesEXT(PP_Resource context, GLsizei n, GLuint* queries)
 void DeleteQueriesEXT(PP_Resource context, GLsizei n, const GLuint* queries)
 GLboolean IsQueryEXT(PP_Resource context, GLuint id)
@@ -415,13 +415,13 @@ void EndQueryEXT(PP_Resource context, GLenum target)
 void GetQueryivEXT(PP_Resource context, GLenum target, GLenum pname, GLint* params)
 void GetQueryObjectuivEXT(PP_Resource context, GLuint id, GLenum pname, GLuint* params)
 
-interface PPB_OpenGLES2VertexArrayObject;1.0 nowhere
+interface PPB_OpenGLES2VertexArrayObject;1.0 page
 void GenVertexArraysOES(PP_Resource context, GLsizei n, GLuint* arrays)
 void DeleteVertexArraysOES(PP_Resource context, GLsizei n, const GLuint* arrays)
 GLboolean IsVertexArrayOES(PP_Resource context, GLuint array)
 void BindVertexArrayOES(PP_Resource context, GLuint array)
 
-interface PPB_OpenGLES2DrawBuffers(Dev);1.0 nowhere
+interface PPB_OpenGLES2DrawBuffers(Dev);1.0 page
 void DrawBuffersEXT(PP_Resource context, GLsizei count, const GLenum* bufs)
 
 // ---- input ------------------------------------------------------------------

@@ -36,6 +36,10 @@ import { ResourceTable } from './resources.js';
 import { memoryStorage } from './storage/index.js';
 import { VarStore, varWords } from './vars.js';
 import { ppbImplementations } from './ppb/index.js';
+import { THREAD_SERVED_INTERFACES, THREAD_SERVED_KEYS } from './local.js';
+
+/** Interfaces the surface's thread serves (local.js). */
+const THREAD_SERVED = new Set(THREAD_SERVED_INTERFACES);
 
 /** Interface families that need something of the embedder. */
 const NEEDS = Object.freeze({
@@ -68,9 +72,10 @@ export class Browser {
    * @param {Array<[string, string]>} [o.attributes]  DidCreate's argn/argv, in order
    * @param {object} [o.view]     initial view (DEFAULT_VIEW's shape)
    * @param {object} o.transport  { toMain(item) }: posts an item to the main thread's queue
+   * @param {boolean} [o.has3d]   whether the plugin's main thread owns a 3D surface
    * @param {import('./storage/index.js').Storage} [o.storage]  the file systems (default: in memory)
    */
-  constructor({ proc, embedder, attributes = [], view, transport, fetch, baseUrl, canvas2d = null, storage = null }) {
+  constructor({ proc, embedder, attributes = [], view, transport, fetch, baseUrl, canvas2d = null, has3d = false, storage = null }) {
     this.proc = proc;
     this.mem = proc.mem;
     this.heap = new GuestHeap(proc.pages, proc.mem);
@@ -84,6 +89,11 @@ export class Browser {
     this.embedder = embedder;
     /** The page's 2D surface (an OffscreenCanvas), or null without a page. */
     this.canvas2d = canvas2d;
+    /**
+     * Whether the main thread owns the page's 3D surface: the 3D interfaces
+     * are served there (local.js) and offered only then.
+     */
+    this.has3d = has3d;
     this.transport = transport;
     /** The file systems (storage/index.js Storage): the page's, else in memory. */
     this.storage = storage ?? memoryStorage();
@@ -139,7 +149,14 @@ export class Browser {
    */
   call(key, tid, args) {
     const fn = this.impl[key];
-    if (!fn) throw new Error(`runtime bug: no browser implementation of ${key}`);
+    if (!fn) {
+      if (THREAD_SERVED_KEYS.has(key)) {
+        throw new GuestFault(
+          `${key} was called on thread ${tid}, but the 3D interfaces run only on the thread that owns the 3D surface (the plugin's main thread, 0)`,
+        );
+      }
+      throw new Error(`runtime bug: no browser implementation of ${key}`);
+    }
     try {
       return fn({ tid, b: this }, ...args);
     } catch (e) {
@@ -157,6 +174,7 @@ export class Browser {
    * 60 per second, so a 2D plugin's logic runs headless.
    */
   supports(name) {
+    if (THREAD_SERVED.has(name)) return this.has3d;
     const keys = PPB_INTERFACES[name];
     if (!keys || name.startsWith('@')) return false;
     const family = name.split(';')[0];
@@ -442,7 +460,12 @@ export class Browser {
 
   /** The embedder's view changed (size, visibility, scale, …). */
   setView(view) {
+    const wasVisible = this.view.pageVisible;
     Object.assign(this.view, view);
+    // The 3D layer's frame clock stops while the page is hidden (local.js).
+    if (this.has3d && this.view.pageVisible !== wasVisible) {
+      this.transport.toMain({ local: 'Graphics3D.pageVisible', visible: !!this.view.pageVisible });
+    }
     if (this.state === 'created') this.transport.toMain({ ppp: 'DidChangeView' });
   }
 

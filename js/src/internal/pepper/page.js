@@ -86,6 +86,10 @@ export function startPluginInPage(module, options, embedder, surface = null) {
     : null;
   surface?.addEventListener('focus', focus(true));
   surface?.addEventListener('blur', focus(false));
+  // The page's visibility is part of the plugin's view (PPB_View
+  // IsPageVisible); a hidden page also stops 3D frames (pepper/gl/).
+  const visibility = () => worker.postMessage({ type: 'view', view: { pageVisible: !document.hidden } });
+  document.addEventListener('visibilitychange', visibility);
   const reply = globalThis.crossOriginIsolated ? createReplyBuffer() : null;
   let settle;
   const exited = new Promise((resolve) => (settle = resolve));
@@ -95,6 +99,7 @@ export function startPluginInPage(module, options, embedder, surface = null) {
     done = true;
     input?.detach();
     controls?.detach();
+    document.removeEventListener('visibilitychange', visibility);
     player?.destroy();
     settle(result);
     worker.terminate();
@@ -177,6 +182,7 @@ export function startPluginInPage(module, options, embedder, surface = null) {
     },
     transfer,
   );
+  if (document.hidden) visibility();
 
   return {
     exited,

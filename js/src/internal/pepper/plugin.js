@@ -44,6 +44,7 @@ import {
 } from './defs.js';
 import { ppTime, ppTimeTicks } from './ppb/core.js';
 import { varWords } from './vars.js';
+import { localImplementations } from './local.js';
 
 /** Thrown by ppapi_start on the main thread: the plugin's start functions. */
 export class PepperStart extends Error {
@@ -186,6 +187,10 @@ export function pepperImports(thread, link, { coop = false } = {}) {
   if (coop) {
     for (const key of Object.keys(imports)) imports[key] = new WebAssembly.Suspending(imports[key]);
   }
+  // On the thread that owns the 3D surface, the 3D interfaces run here
+  // (local.js). They never wait, so with cooperative threads they need no
+  // Suspending wrapper (which would cost every GL call).
+  if (thread.canvas3d) Object.assign(imports, localImplementations(thread, link, thread.glOptions ?? {}));
   return imports;
 }
 
@@ -470,6 +475,11 @@ export class PluginMain {
   async handle(item) {
     if (Array.isArray(item)) {
       await runItem(this.thread, this.link, item, this.exec);
+      return;
+    }
+    if (item.local) {
+      // For this thread's own Pepper state (local.js), not the plugin.
+      if (!this.thread.local?.handle(item)) throw new Error(`runtime bug: unknown local item ${JSON.stringify(item)}`);
       return;
     }
     switch (item.ppp) {

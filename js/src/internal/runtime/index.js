@@ -132,6 +132,10 @@ export function runInWorker(wasm, options, host) {
  * - `view`: the initial view (`{ rect: {x, y, width, height}, … }`);
  * - `baseUrl`: the document URL that the plugin's URLs resolve against;
  * - `fetch`: the fetch function URL loads use (default: global fetch);
+ * - `glDebug`, `glProfile`: the 3D layer's debug mode (WebGL errors read
+ *   after every GL call and logged) and profile mode (time per frame
+ *   logged), see pepper/gl/debug.js; `glLoseContextAfterFrames`: loses the
+ *   WebGL context after that many frames (a test of context loss);
  * - `storage`: the file systems (pepper/storage/index.js Storage: the
  *   page's, or Node's `nodeStorage`; default: both in memory).
  * Rejects (AbiMismatch) when the module is not a Pepper plugin.
@@ -172,7 +176,10 @@ async function launch(wasm, options, host) {
     // for 2D (drawn here, by the browser side) and one for 3D (drawn by the
     // plugin's main thread).
     proc.surfaces = options.surfaces ?? null;
+    // The GL layer's modes (pepper/gl/debug.js), for the surface's thread.
+    proc.glOptions = { debug: !!options.glDebug, profile: !!options.glProfile, loseContextAfterFrames: options.glLoseContextAfterFrames ?? 0 };
     proc.browser = new Browser({
+      has3d: !!options.surfaces?.canvas3d,
       canvas2d: options.surfaces?.canvas2d ?? null,
       proc,
       embedder: options.embedder ?? {},
@@ -346,6 +353,7 @@ async function runInline({ proc, setup, startResults, traceSink, onStart }) {
   };
   const link = proc.browser ? new DirectLink(dispatch, 0) : null;
   thread.canvas3d = proc.surfaces?.canvas3d ?? null;
+  thread.glOptions = proc.glOptions;
   const imports = buildImports(thread, proc.hostCalls, { trace: traceSink, link });
   const instance = await WebAssembly.instantiate(proc.module, imports);
   const outcome = runMain(thread, instance, setup, startResults);

@@ -17,6 +17,7 @@ import fileIO from './file-io.js';
 import fileRef from './file-ref.js';
 import fileSystem from './file-system.js';
 import graphics2d from './graphics-2d.js';
+import graphics3dRegistry from './graphics-3d-registry.js';
 import input from './input.js';
 import instance from './instance.js';
 import lifecycle from './lifecycle.js';
@@ -44,6 +45,7 @@ export const FAMILIES = Object.freeze({
   'message-loop': messageLoop,
   url,
   'graphics-2d': graphics2d,
+  'graphics-3d-registry': graphics3dRegistry,
   input,
   audio,
   'page-controls': pageControls,

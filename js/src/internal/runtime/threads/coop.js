@@ -213,7 +213,10 @@ export function runCooperative({ proc, setup, startResults, traceSink, onStart }
         pepper: !!proc.browser,
       });
       const link = proc.browser ? new CoopLink(dispatch, tid, proc.control) : null;
-      if (tid === 0) thread.canvas3d = proc.surfaces?.canvas3d ?? null;
+      if (tid === 0) {
+        thread.canvas3d = proc.surfaces?.canvas3d ?? null;
+        thread.glOptions = proc.glOptions;
+      }
       const imports = buildImports(thread, proc.hostCalls, {
         trace: traceSink,
         link,

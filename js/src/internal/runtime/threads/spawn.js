@@ -153,7 +153,7 @@ export function runInWorkers({ proc, platform, setup, startResults, traceSink, t
       // The plugin's 3D surface belongs to its main thread, which makes
       // the GL calls (pepper/gl/).
       const canvas3d = proc.surfaces?.canvas3d ?? null;
-      mainWorker = start('main', 0, { setup, canvas3d }, canvas3d ? [canvas3d] : []);
+      mainWorker = start('main', 0, { setup, canvas3d, glOptions: proc.glOptions ?? null }, canvas3d ? [canvas3d] : []);
     } catch (e) {
       finish(null, e);
     }

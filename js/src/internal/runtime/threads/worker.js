@@ -92,6 +92,7 @@ async function start(init) {
     pepper: !!init.pepper,
   });
   thread.canvas3d = init.canvas3d ?? null;
+  thread.glOptions = init.glOptions ?? {};
   // Items this thread schedules on its own main loop (SwapBuffers' callback).
   thread.queueItem = (item) => runPluginItem(item);
   const post = (msg) => port.post(msg);
