@@ -69,8 +69,9 @@ export class Browser {
    * @param {object} [o.view]     initial view (DEFAULT_VIEW's shape)
    * @param {object} o.transport  { toMain(item) }: posts an item to the main thread's queue
    * @param {import('./storage/index.js').Storage} [o.storage]  the file systems (default: in memory)
+   * @param {object} [o.network]  sockets and name resolution (ppb/sockets.js; default: none, NOACCESS)
    */
-  constructor({ proc, embedder, attributes = [], view, transport, fetch, baseUrl, canvas2d = null, storage = null }) {
+  constructor({ proc, embedder, attributes = [], view, transport, fetch, baseUrl, canvas2d = null, storage = null, network = null }) {
     this.proc = proc;
     this.mem = proc.mem;
     this.heap = new GuestHeap(proc.pages, proc.mem);
@@ -87,6 +88,12 @@ export class Browser {
     this.transport = transport;
     /** The file systems (storage/index.js Storage): the page's, else in memory. */
     this.storage = storage ?? memoryStorage();
+    /**
+     * The network TCPSocket, UDPSocket and HostResolver use: a socket
+     * relay (net/relay-client.js), Node's sockets (node/net.js), or null —
+     * every network operation is then PP_ERROR_NOACCESS, as on a page.
+     */
+    this.network = network;
     /** Array outputs waiting for the plugin's buffer: id → output (completeWithOutput). */
     this.outputs = new Map();
     this.nextOutput = 1;
@@ -466,6 +473,7 @@ export class Browser {
     }
     this.outputs.clear();
     this.resources.clear();
+    this.network?.close();
   }
 
   /**

@@ -22,6 +22,7 @@
 
 import { AbiMismatch, checkModule } from './abi.js';
 import { Browser } from '../pepper/browser.js';
+import { relayNetwork } from '../pepper/net/relay-client.js';
 import { PluginMain } from '../pepper/plugin.js';
 import { DirectLink } from './threads/rpc.js';
 import { FAULT_EXIT_STATUS } from './defs.js';
@@ -129,6 +130,11 @@ export function runInWorker(wasm, options, host) {
  * - `fetch`: the fetch function URL loads use (default: global fetch);
  * - `storage`: the file systems (pepper/storage/index.js Storage: the
  *   page's, or Node's `nodeStorage`; default: both in memory).
+ * - `socketRelay`: the URL of a socket relay (`ws://127.0.0.1:PORT/`,
+ *   docs/relay.md) through which TCPSocket, UDPSocket and HostResolver
+ *   reach the network; `network`: such a network given directly (Node's
+ *   sockets: internal/node/net.js). Default: neither — every network
+ *   operation is PP_ERROR_NOACCESS, as Chrome answered pages.
  * Rejects (AbiMismatch) when the module is not a Pepper plugin.
  */
 export async function startPlugin(wasm, options, host) {
@@ -173,6 +179,7 @@ async function launch(wasm, options, host) {
       baseUrl: options.baseUrl,
       fetch: options.fetch,
       storage: options.storage,
+      network: networkFor(options),
       transport: { toMain() {} },
     });
     handle = pluginHandle(proc.browser);
@@ -213,6 +220,17 @@ async function launch(wasm, options, host) {
   });
   handle.exited = exited;
   return { exited, plugin: handle };
+}
+
+/** The network a plugin's sockets use (Browser's `network`), or null. */
+function networkFor(options) {
+  if (options.network) return options.network;
+  if (!options.socketRelay) return null;
+  const embedder = options.embedder ?? {};
+  return relayNetwork(String(options.socketRelay), {
+    WebSocket: embedder.WebSocket ?? globalThis.WebSocket,
+    log: (text) => embedder.log?.('error', 'pexe', text),
+  });
 }
 
 /** The embedder's handle on a running plugin. */
