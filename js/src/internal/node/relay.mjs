@@ -5,7 +5,10 @@
 // other end).
 //
 //   node relay.mjs --allow PATTERN... [--port N] [--host ADDR] [--origin ORIGIN]...
-//   npx pexe relay --allow 127.0.0.1:7 --port 8787
+//   pexe relay --allow 127.0.0.1:7          (the Rust CLI; npx pexe relay likewise)
+//
+// It prints `pexe relay: listening on ws://127.0.0.1:8787/ (allow: …)` and
+// serves until SIGINT/SIGTERM; --port 0 takes any free port.
 //
 // It listens on 127.0.0.1 unless told otherwise, and reaches only what
 // the allow-list names (net.js allowList: `*`, `HOST[:PORTS]`, HOST an
@@ -23,6 +26,9 @@ import { allowList, nodeNetwork } from './net.js';
 import { acceptWebSocket, CLOSE } from './websocket.js';
 
 const USAGE = 'usage: pexe relay --allow PATTERN [--allow PATTERN]... [--port N] [--host ADDR] [--origin ORIGIN]...';
+
+/** The port `pexe relay` listens on unless told (0: any free port). */
+export const DEFAULT_PORT = 8787;
 
 /** The longest error text a reply carries. */
 const MAX_REASON = 200;
@@ -351,7 +357,7 @@ function serve(ws, network, limits, log) {
 export async function main(argv) {
   const allow = [];
   const origins = [];
-  let port = 0;
+  let port = DEFAULT_PORT;
   let host = '127.0.0.1';
   const die = (text) => {
     writeSync(2, `pexe relay: ${text}\n${USAGE}\n`);
@@ -372,11 +378,17 @@ export async function main(argv) {
     } else die(`unknown argument ${a}`);
   }
   if (allow.length === 0) die("say what plugins may reach with --allow (e.g. --allow 127.0.0.1:7, or --allow '*' for everything)");
+  try {
+    allowList(allow);
+  } catch (e) {
+    die(e.message);
+  }
   let relay;
   try {
     relay = await startRelay({ port, host, allow, origins: origins.length ? origins : null, log: (t) => writeSync(2, `pexe relay: ${t}\n`) });
   } catch (e) {
-    die(e.message);
+    writeSync(2, `pexe relay: cannot listen on ${host}:${port}: ${e.message}\n`);
+    process.exit(1);
   }
   writeSync(1, `pexe relay: listening on ${relay.url} (allow: ${relay.allow}${origins.length ? `; origins: ${origins.join(', ')}` : ''})\n`);
   const stop = () => relay.close().then(() => process.exit(0));

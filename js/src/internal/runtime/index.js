@@ -179,7 +179,8 @@ async function launch(wasm, options, host) {
       baseUrl: options.baseUrl,
       fetch: options.fetch,
       storage: options.storage,
-      network: networkFor(options),
+      network: networkFor(options, host),
+      webSocket: host.WebSocket ?? null,
       transport: { toMain() {} },
     });
     handle = pluginHandle(proc.browser);
@@ -223,12 +224,12 @@ async function launch(wasm, options, host) {
 }
 
 /** The network a plugin's sockets use (Browser's `network`), or null. */
-function networkFor(options) {
+function networkFor(options, host) {
   if (options.network) return options.network;
   if (!options.socketRelay) return null;
   const embedder = options.embedder ?? {};
   return relayNetwork(String(options.socketRelay), {
-    WebSocket: embedder.WebSocket ?? globalThis.WebSocket,
+    WebSocket: embedder.WebSocket ?? globalThis.WebSocket ?? host.WebSocket,
     log: (text) => embedder.log?.('error', 'pexe', text),
   });
 }
