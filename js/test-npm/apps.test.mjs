@@ -11,15 +11,19 @@
 //   and sends the body to https://attack.shhnjk.com/?leak=<body> until a
 //   body is "test"; the fetch hook sends both hosts to a server on
 //   127.0.0.1, which records what it was asked.
+// - the project's own TCP plugin (samples/tcp.records): a port in, "ping"
+//   back from an echo server through a socket relay (the package's
+//   internal/node/relay.mjs), Chrome's error codes otherwise.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as http from 'node:http';
+import * as net from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
-import { corpusFile, pexe } from './helpers.mjs';
+import { corpusFile, native, pexe, pkgDir, repo } from './helpers.mjs';
 
 const DWEBP = spawnSync('dwebp', ['-version']).status === 0 ? 'dwebp' : null;
 const needDwebp = DWEBP ? false : 'dwebp is not installed (apt-get install webp; scripts/setup.sh does it)';
@@ -153,4 +157,40 @@ test('url_loader: its two requests reach the local server through the fetch hook
   // refused cross-origin loads without ALLOWCROSSORIGINREQUESTS).
   assert.deepEqual(asked.map((a) => [a.mode, a.credentials]), [['cors', 'include'], ['cors', 'include']]);
   assert.equal(Buffer.concat(out).toString(), 'URLLoaderHandler::ReportResult(Ok).\n'.repeat(2));
+});
+
+test('the project\'s TCP sample plugin pings an echo server through a socket relay; without one it gets NOACCESS', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'pexe-tcp-'));
+  const file = path.join(dir, 'tcp.pexe');
+  native(['as', path.join(repo, 'samples', 'tcp.records'), '-o', file]);
+  const tcp = new Uint8Array(readFileSync(file));
+  rmSync(dir, { recursive: true, force: true });
+  const echo = net.createServer((s) => s.pipe(s));
+  await new Promise((resolve) => echo.listen(0, '127.0.0.1', resolve));
+  const { startRelay } = await import(path.join(pkgDir, 'internal', 'node', 'relay.mjs'));
+  const relay = await startRelay({ allow: ['127.0.0.1:*'] });
+  const talk = async (port, options) => {
+    const got = [];
+    const logs = [];
+    const result = await pexe.run(tcp, { messages: [port], onMessage: (v) => got.push(v), onLog: (...a) => logs.push(a.join(' ')), idleTimeout: 500, ...options });
+    assert.equal(result.exitCode, 0, JSON.stringify(result));
+    return { got, logs };
+  };
+  try {
+    const port = echo.address().port;
+    assert.deepEqual((await talk(port, {})).got, ['ready', -7], 'no network: PP_ERROR_NOACCESS');
+    assert.deepEqual((await talk(port, { socketRelay: relay.url })).got, ['ready', 'ping']);
+    const closed = net.createServer();
+    await new Promise((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedPort = closed.address().port;
+    await new Promise((resolve) => closed.close(resolve));
+    assert.deepEqual((await talk(closedPort, { socketRelay: relay.url })).got, ['ready', -102], 'PP_ERROR_CONNECTION_REFUSED');
+    // A relay that is not there: PP_ERROR_FAILED, and the log says so.
+    const gone = await talk(port, { socketRelay: 'ws://127.0.0.1:1/' });
+    assert.deepEqual(gone.got, ['ready', -2]);
+    assert.ok(gone.logs.some((l) => l.includes('socket relay ws://127.0.0.1:1/: cannot connect')), gone.logs.join('\n'));
+  } finally {
+    await relay.close();
+    echo.close();
+  }
 });
