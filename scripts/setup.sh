@@ -103,6 +103,21 @@ ensure_browser_test_deps() {
     npm_ci "$repo/js"
     npm_ci "$repo/tests/browser"
 }
+
+# The app tests check what webpenc.pexe encodes with Debian's WebP decoder
+# (js/test-npm/apps.test.mjs, package webp: dwebp).
+ensure_webp() {
+    if command -v dwebp >/dev/null 2>&1; then
+        return
+    fi
+    if ! command -v apt-get >/dev/null 2>&1; then
+        need "no dwebp and no apt-get to install it (package webp)"
+        return
+    fi
+    log "apt-get install webp"
+    (as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq webp >/dev/null) \
+        || need "could not install webp"
+}
 # ---- end browser tests --------------------------------------------------------
 
 # ---- npm package: wasm32 target, wasm-bindgen CLI, ChromeDriver ---------------
@@ -173,4 +188,5 @@ ensure_wasm_target        # npm package (scripts/build-pkg.sh, tests/web.rs)
 ensure_wasm_bindgen_cli   # npm package
 ensure_chromedriver       # npm package (tests/web.rs)
 ensure_browser_test_deps  # browser tests (tests/browser/)
+ensure_webp               # app tests (js/test-npm/apps.test.mjs)
 log "ready"

@@ -87,7 +87,9 @@ test('inspect: a Pepper plugin lists the browser interfaces it asks for and wher
   assert.equal(offered['PPB_Var;1.2'], 'everywhere');
   assert.ok(s.pepper.offers.includes('PPP_Instance;1.1'), s.pepper.offers.join());
   const m = inspect(corpusFile('ppapi/darinf_maelstrom_web/maelstrom.pexe'));
-  assert.equal(Object.fromEntries(m.pepper.browser.map((i) => [i.name, i.offered]))['PPB_Graphics2D;1.1'], 'everywhere');
+  const where = Object.fromEntries(m.pepper.browser.map((i) => [i.name, i.offered]));
+  assert.equal(where['PPB_Audio;1.1'], 'page');
+  assert.equal(where['PPB_Graphics2D;1.1'], 'everywhere', 'drawn in memory without a page');
   assert.equal(inspect(corpusFile('cli/binji_pexe_py/tests/hello_world.pexe')).pepper.plugin, false);
 });
 

@@ -625,8 +625,13 @@ void Close(PP_Resource file_io)
 int32_t ReadToArray(PP_Resource file_io, int64_t offset, int32_t max_read_length, struct PP_ArrayOutput* output, struct PP_CompletionCallback callback)
 
 // ---- network ----------------------------------------------------------------
+// WebSocket: the page's, or in Node the host's (internal/node/websocket.js
+// where Node has none). TCPSocket, UDPSocket and HostResolver are offered
+// everywhere, as Chrome offered them; their network operations end with
+// PP_ERROR_NOACCESS unless the embedder gives a network (a socket relay,
+// or `pexe run --net`).
 
-interface PPB_WebSocket;1.0 page
+interface PPB_WebSocket;1.0
 PP_Resource Create(PP_Instance instance)
 PP_Bool IsWebSocket(PP_Resource resource)
 int32_t Connect(PP_Resource web_socket, struct PP_Var url, const struct PP_Var protocols[], uint32_t protocol_count, struct PP_CompletionCallback callback)

@@ -391,3 +391,46 @@ fn version_and_usage_errors() {
     assert_eq!(pexe(&["verify"]).status.code(), Some(2));
     assert_eq!(pexe(&["dis", "--records", "--asm", START]).status.code(), Some(2));
 }
+
+// ---------------------------------------------------------------------------
+// relay, and the network flags of run
+
+#[test]
+fn relay_needs_an_allow_list_and_prints_where_it_listens() {
+    let out = pexe(&["relay"]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(text(&out.stderr).contains("--allow"), "{}", describe(&out));
+    let help = text(&pexe(&["relay", "--help"]).stdout);
+    assert!(help.contains("Examples:") && help.contains("pexe relay --allow"), "{help}");
+
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(BIN)
+        .args(["relay", "--port", "0", "--allow", "127.0.0.1:7", "--allow", "echo.example:443"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run pexe relay");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    let re = Regex::new(r"^pexe relay: listening on ws://127\.0\.0\.1:\d+/ \(allow: 127\.0\.0\.1:7, echo\.example:443\)\n$").unwrap();
+    assert!(re.is_match(&line), "{line:?}");
+    // An entry it cannot read is a usage error.
+    let out = pexe(&["relay", "--port", "0", "--allow", "not a host"]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(text(&out.stderr).contains("not an address or a name"), "{}", describe(&out));
+}
+
+#[test]
+fn run_network_flags_are_checked() {
+    const PLUGIN: &str = "ppapi/lpdevs_PNaCl-examples/part2.pexe";
+    let out = pexe(&["run", "--net", "*", "--socket-relay", "ws://127.0.0.1:1/", PLUGIN]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let out = pexe(&["run", "--net", "1.2.3.4:70000", PLUGIN]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(text(&out.stderr).contains("--net: allow-list entry \"1.2.3.4:70000\": bad port"), "{}", describe(&out));
+    let out = pexe(&["run", "--socket-relay", "http://127.0.0.1:1/", PLUGIN]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(text(&out.stderr).contains("--socket-relay takes a ws:// URL"), "{}", describe(&out));
+}

@@ -4,7 +4,11 @@
 //! included, `stop` answered promptly), the SDK-sized plugins answer their
 //! pages' messages, and every Pepper pexe in the corpus starts: it loads
 //! (DidCreate said yes) or ends naming the interface it misses — none
-//! hangs, none takes the host down. Needs Node.js 20+.
+//! hangs, none takes the host down; those that probe the socket interfaces
+//! start alike with no network, through a socket relay and with `--net`.
+//! xsystem35 reads its game from the persistent file system (`--storage`)
+//! and its configuration over HTTP (nacl_io's httpfs, a local server).
+//! Needs Node.js 20+.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -369,4 +373,137 @@ fn run_refuses_a_storage_directory_that_is_not_there() {
     let out = run_plugin("lpdevs_PNaCl-examples/part2.pexe", &["--storage", missing.to_str().unwrap()], "", Duration::from_secs(60));
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("--storage") && text(&out.stderr).contains("not a directory"), "{}", text(&out.stderr));
+}
+
+/// A static HTTP server on 127.0.0.1 for the files under `root`, in a
+/// thread: each request's first line ("HEAD /path") is sent on the channel.
+/// Paths with `..` are refused (404). Returns the port.
+fn serve_files(root: PathBuf) -> (u16, mpsc::Receiver<String>) {
+    use std::io::BufRead as _;
+    use std::net::TcpListener;
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { break };
+            let tx = tx.clone();
+            let root = root.clone();
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut first = String::new();
+                if reader.read_line(&mut first).is_err() {
+                    return;
+                }
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                }
+                let mut parts = first.split_whitespace();
+                let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or("/"));
+                let _ = tx.send(format!("{method} {target}"));
+                let path = target.split('?').next().unwrap_or("/");
+                let file = (!path.contains("..")).then(|| root.join(path.trim_start_matches('/')));
+                let (status, body) = match file.and_then(|f| std::fs::read(f).ok()) {
+                    Some(body) => ("200 OK", body),
+                    None => ("404 Not Found", Vec::new()),
+                };
+                let head = format!("HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
+                let _ = stream.write_all(head.as_bytes());
+                if method != "HEAD" {
+                    let _ = stream.write_all(&body);
+                }
+            });
+        }
+    });
+    (port, rx)
+}
+
+#[test]
+fn xsystem35_reads_its_configuration_over_http_with_nacl_io_httpfs() {
+    // xsystem35 mounts the folder of its .nmf over HTTP as its root
+    // (nacl_io's httpfs: URLLoader HEAD for the size, then GET) and reads
+    // xsys35rc there before anything else.
+    let site = corpus("kichikuou_kichikuou_github_io/site");
+    let (port, requests) = serve_files(site);
+    let storage = scratch_dir("xsystem35-http-storage");
+    install_test_game(&storage);
+    let page = format!("http://127.0.0.1:{port}/play.html");
+    let out = run_plugin(
+        "kichikuou_kichikuou_github_io/site/xsystem35/xsystem35.pexe",
+        &["-v", "--storage", storage.to_str().unwrap(), "--base-url", &page, "--idle-timeout", "8000"],
+        "",
+        Duration::from_secs(120),
+    );
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "exit {:?}\n{err}", out.status);
+    let seen: Vec<String> = requests.try_iter().collect();
+    let rc = seen.iter().position(|r| r == "GET /xsystem35/xsys35rc").unwrap_or_else(|| panic!("no GET of xsys35rc: {seen:?}"));
+    assert!(seen[..rc].iter().any(|r| r == "HEAD /xsystem35/xsys35rc"), "httpfs asks the size first: {seen:?}");
+    // What it read there made it start the installed game, which ran to its end.
+    let l = lines(&out);
+    assert!(l.iter().any(|x| x == r#"{"command":"exit","code":1}"#), "{l:?}\n{err}");
+    std::fs::remove_dir_all(&storage).unwrap();
+}
+
+/// The corpus Pepper pexes that ask for a socket interface (nacl_io probes
+/// them at start-up).
+fn socket_plugins() -> Vec<String> {
+    let names: [&[u8]; 3] = [b"PPB_TCPSocket", b"PPB_UDPSocket", b"PPB_HostResolver"];
+    pepper_pexes()
+        .into_iter()
+        .filter(|rel| {
+            let bytes = std::fs::read(corpus(rel)).unwrap();
+            names.iter().any(|n| bytes.windows(n.len()).any(|w| w == *n))
+        })
+        .collect()
+}
+
+/// Starts `pexe relay --port 0 --allow 127.0.0.1:*` and returns it with its URL.
+fn start_relay() -> (Child, String) {
+    let mut child = pexe()
+        .args(["relay", "--port", "0", "--allow", "127.0.0.1:*"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("cannot start pexe relay");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let url = line
+        .strip_prefix("pexe relay: listening on ")
+        .and_then(|r| r.split(' ').next())
+        .unwrap_or_else(|| panic!("relay said {line:?}"))
+        .to_owned();
+    (child, url)
+}
+
+#[test]
+fn plugins_that_probe_sockets_start_alike_without_a_network_with_a_relay_and_with_net() {
+    let plugins = socket_plugins();
+    // glb_nacl.pexe links nacl_io too, but a build without its socket nodes.
+    assert_eq!(plugins, ["kichikuou_kichikuou_github_io/xsystem35.pexe", "woodjazz_nsg-library/nsg.pexe"]);
+    let (mut relay, url) = start_relay();
+    let outcome = |rel: &str, flags: &[&str]| {
+        let mut all = vec!["-v", "--idle-timeout", "1000"];
+        all.extend_from_slice(flags);
+        let out = run_plugin(rel, &all, "", Duration::from_secs(90));
+        let err = text(&out.stderr);
+        assert!(!err.contains("runtime bug") && !err.contains("socket relay"), "{rel} {flags:?}: {err}");
+        let lacks: Vec<String> = err
+            .lines()
+            .filter_map(|l| l.strip_prefix("pexe: the plugin asked for "))
+            .map(str::to_owned)
+            .collect();
+        (err.contains("the plugin has loaded"), out.status.code(), lacks)
+    };
+    for rel in &plugins {
+        let plain = outcome(rel, &[]);
+        assert!(plain.0 || !plain.2.is_empty(), "{rel}: {plain:?}");
+        assert_eq!(outcome(rel, &["--socket-relay", &url]), plain, "{rel} with the relay");
+        assert_eq!(outcome(rel, &["--net", "127.0.0.1:*"]), plain, "{rel} with --net");
+    }
+    let _ = relay.kill();
+    let _ = relay.wait();
 }

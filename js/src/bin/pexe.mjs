@@ -8,6 +8,7 @@
 //   pexe dis FILE [-o OUT] [--records | --asm] [--function N]
 //   pexe verify [-q] FILE...
 //   pexe inspect FILE                         the module summary as JSON
+//   pexe relay --allow PATTERN... [--port N]  the socket relay (internal/node/relay.mjs)
 //
 // Outputs and exit codes follow the Rust `pexe`: listings and diagnostics
 // are byte for byte the same; 0 success, 1 input rejected (or unreadable),
@@ -29,6 +30,9 @@ Commands:
   verify [-q] FILE...
                      PNaCl ABI check: FILE:BYTE:BIT: error: ... per problem
   inspect FILE       the module summary (header, functions, globals, IRT use) as JSON
+  relay --allow PATTERN... [--port N] [--host ADDR] [--origin ORIGIN]...
+                     the socket relay giving Pepper plugins in pages TCP, UDP and name
+                     resolution (docs/relay.md); plugins reach only what --allow names
   help               this text
 
 FILE may be - for standard input.`;
@@ -255,7 +259,14 @@ async function cmdInspect(argv) {
   return summary.valid ? 0 : 1;
 }
 
-const COMMANDS = { run: cmdRun, translate: cmdTranslate, dis: cmdDis, verify: cmdVerify, inspect: cmdInspect };
+/** The socket relay (internal/node/relay.mjs): serves until interrupted. */
+async function cmdRelay(argv) {
+  const { main: relay } = await import('../internal/node/relay.mjs');
+  await relay(argv);
+  return new Promise(() => {});
+}
+
+const COMMANDS = { run: cmdRun, translate: cmdTranslate, dis: cmdDis, verify: cmdVerify, inspect: cmdInspect, relay: cmdRelay };
 
 async function main(argv) {
   const major = Number(process.versions.node.split('.')[0]);

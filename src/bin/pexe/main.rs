@@ -18,6 +18,7 @@ use std::process::ExitCode;
 mod asm;
 mod dis;
 mod inspect;
+mod relay;
 mod run;
 mod stats;
 mod translate;
@@ -46,6 +47,9 @@ Examples:
     pexe translate app.pexe -o app.wasm
     pexe run app.pexe -- arg1 arg2
 
+    # Give plugins in pages TCP/UDP through a local socket relay
+    pexe relay --allow 127.0.0.1:7000
+
 Run `pexe help <command>` for each command's options and examples.";
 
 /// Read, check and take apart PNaCl programs (.pexe files).
@@ -66,6 +70,7 @@ enum Command {
     Inspect(inspect::Inspect),
     Translate(translate::Translate),
     Run(run::Run),
+    Relay(relay::Relay),
 }
 
 impl Command {
@@ -78,6 +83,7 @@ impl Command {
             Command::Inspect(c) => c.run(),
             Command::Translate(c) => c.run(),
             Command::Run(c) => c.run(),
+            Command::Relay(c) => c.run(),
         }
     }
 }

@@ -37,7 +37,11 @@ for --idle-timeout milliseconds, or on SIGINT/SIGTERM. With stdin left open
 it is a server, e.g. a UCI chess engine a chess GUI can drive. Its file
 systems (PPB_FileSystem) are in memory: the temporary one always, the
 persistent one unless --storage keeps it in a host directory (nothing
-outside that directory is reachable; symbolic links are refused).
+outside that directory is reachable; symbolic links are refused). Its
+sockets (PPB_TCPSocket, PPB_UDPSocket, PPB_HostResolver) reach nothing
+(PP_ERROR_NOACCESS, as on a web page) unless --net names what they may
+reach through Node's own sockets, or --socket-relay sends them through a
+socket relay (`npx pexe relay`, docs/relay.md).
 
 Needs Node.js 20 or newer: `node` on PATH, or the path in PEXE_NODE.
 
@@ -59,7 +63,11 @@ Examples:
     pexe run --attr width=640 --attr height=480 --attr ARG1=-v app.pexe
 
     # Keep a plugin's persistent file system (its saves) in a directory
-    pexe run --storage saves/ xsystem35.pexe";
+    pexe run --storage saves/ xsystem35.pexe
+
+    # Let a plugin's sockets reach one server, or go through a relay
+    pexe run --net 127.0.0.1:7000 client.pexe
+    pexe run --socket-relay ws://127.0.0.1:8787/ client.pexe";
 
 /// Translate a pexe to WebAssembly and run it with Node.js.
 #[derive(Args)]
@@ -109,6 +117,15 @@ pub struct Run {
     /// nacl_io's html5fs) in this host directory, confined to it (default: in memory).
     #[arg(long, value_name = "DIR")]
     storage: Option<PathBuf>,
+
+    /// Pepper plugins: let the plugin's sockets reach what PATTERN names, through Node's own
+    /// (`*`, or HOST[:PORTS] with HOST an address, [v6], CIDR or name; repeatable).
+    #[arg(long = "net", value_name = "PATTERN", conflicts_with = "socket_relay")]
+    net: Vec<String>,
+
+    /// Pepper plugins: send the plugin's sockets through the socket relay at this ws:// URL.
+    #[arg(long, value_name = "URL")]
+    socket_relay: Option<String>,
 }
 
 fn parse_env(s: &str) -> Result<String, String> {
@@ -142,7 +159,7 @@ fn parse_size(s: &str) -> Result<u64, String> {
 const STACK_SIZE_MAX: u64 = 1 << 31;
 
 /// The environment variable naming the Node.js executable.
-const NODE_ENV: &str = "PEXE_NODE";
+pub(crate) const NODE_ENV: &str = "PEXE_NODE";
 
 impl Run {
     pub fn run(self) -> ExitCode {
@@ -209,6 +226,12 @@ impl Run {
         if let Some(dir) = &self.storage {
             cmd.arg("--storage").arg(dir);
         }
+        for pattern in &self.net {
+            cmd.arg("--net").arg(pattern);
+        }
+        if let Some(url) = &self.socket_relay {
+            cmd.arg("--socket-relay").arg(url);
+        }
         cmd.arg(&module.path).arg("--").args(&self.args);
 
         let status = match cmd.status() {
@@ -248,7 +271,7 @@ fn directory_url(file: &Path) -> Option<String> {
 }
 
 /// The command's exit code for Node's exit status (128 + N for signal N).
-fn exit_code(status: std::process::ExitStatus) -> ExitCode {
+pub(crate) fn exit_code(status: std::process::ExitStatus) -> ExitCode {
     if let Some(code) = status.code() {
         return ExitCode::from(code as u8);
     }
@@ -331,7 +354,7 @@ fn runtime_hash() -> u64 {
 }
 
 /// Where the runtime lives: the first cache root that works.
-fn runtime_dir() -> io::Result<PathBuf> {
+pub(crate) fn runtime_dir() -> io::Result<PathBuf> {
     let name = format!("runtime-{:016x}", runtime_hash());
     let mut roots = Vec::new();
     if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {

@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as tty from 'node:tty';
 import * as workerThreads from 'node:worker_threads';
+import { NodeWebSocket } from './websocket.js';
 
 /** Stack of a guest thread's Worker in Node (MiB): the wasm call depth limit. */
 export const WORKER_STACK_MB = 8;
@@ -18,6 +19,8 @@ export const WORKER_STACK_MB = 8;
 export const nodeHost = {
   name: 'node',
   node: { fs, path, os, tty, worker_threads: workerThreads, process },
+  /** A WebSocket for PPB_WebSocket and the socket relay where Node has none (Node 20). */
+  WebSocket: globalThis.WebSocket ?? NodeWebSocket,
 
   /** worker_threads can always share memory. */
   workersAvailable() {

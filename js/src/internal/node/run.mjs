@@ -23,6 +23,11 @@
 //                      (PPB_FileSystem LOCALPERSISTENT) in host directory
 //                      DIR, confined to it (default: in memory, like the
 //                      temporary one)
+//   --net PATTERN      Pepper plugins: the plugin's sockets reach what
+//                      PATTERN names (net.js allowList; repeatable) through
+//                      Node's own sockets (default: nothing, NOACCESS)
+//   --socket-relay URL Pepper plugins: the plugin's sockets go through the
+//                      socket relay at URL (relay.mjs, docs/relay.md)
 //
 // A command-line program: stdin, stdout and stderr are the host's fds
 // 0/1/2, byte for byte. A Pepper plugin (a module importing the PPB
@@ -42,8 +47,11 @@ import { run, startPlugin } from '../runtime/index.js';
 import { moduleInfo } from '../runtime/module-info.js';
 import { nodeStorage } from '../pepper/storage/index.js';
 import { nodeHost } from './host.js';
+import { allowList, nodeNetwork } from './net.js';
 
-const USAGE = 'usage: node run.mjs [--argv0 NAME] [--env K=V]... [--dir DIR]... [--trace] [--stack-size N] [--storage DIR] MODULE.wasm [--] [ARGS...]';
+const USAGE =
+  'usage: node run.mjs [--argv0 NAME] [--env K=V]... [--dir DIR]... [--trace] [--stack-size N] [--storage DIR] ' +
+  '[--net PATTERN]... [--socket-relay URL] MODULE.wasm [--] [ARGS...]';
 
 function die(message, status = 2) {
   writeSync(2, `pexe: ${message}\n`);
@@ -70,6 +78,8 @@ export function parseArgs(argv) {
     baseUrl: undefined,
     verbose: false,
     storage: null,
+    net: [],
+    socketRelay: null,
   };
   let i = 0;
   const value = (flag) => {
@@ -98,12 +108,16 @@ export function parseArgs(argv) {
     } else if (a === '--base-url') opts.baseUrl = value(a);
     else if (a === '--verbose' || a === '-v') opts.verbose = true;
     else if (a === '--storage') opts.storage = value(a);
+    else if (a === '--net') opts.net.push(value(a));
+    else if (a === '--socket-relay') opts.socketRelay = value(a);
     else if (a === '--help' || a === '-h') {
       writeSync(1, `${USAGE}\n`);
       process.exit(0);
     } else if (a.startsWith('--') && a !== '--') die(`unknown option ${a}\n${USAGE}`);
     else break;
   }
+  if (opts.net.length && opts.socketRelay) die('--net and --socket-relay exclude each other');
+  if (opts.socketRelay !== null && !/^wss?:\/\//.test(opts.socketRelay)) die(`--socket-relay takes a ws:// URL, got ${JSON.stringify(opts.socketRelay)}`);
   if (i >= argv.length) die(USAGE);
   opts.module = argv[i++];
   if (argv[i] === '--') i++;
@@ -139,6 +153,13 @@ async function main() {
   } catch (e) {
     die(`cannot read ${opts.module}: ${e.message}`, 1);
   }
+  let allow = null;
+  try {
+    if (opts.net.length) allow = allowList(opts.net);
+  } catch (e) {
+    die(`--net: ${e.message}`);
+  }
+  opts.network = allow ? nodeNetwork({ allow }) : null;
   const wasm = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let pepper = false;
   try {
@@ -221,7 +242,10 @@ async function runPlugin(wasm, opts) {
     baseUrl: opts.baseUrl ?? pathToFileURL(`${process.cwd()}/`).href,
     fetch: fetchWithFiles,
     storage: nodeStorage(nodeHost.node, { dir: opts.storage }),
+    network: opts.network,
+    socketRelay: opts.socketRelay,
     embedder: {
+      WebSocket: nodeHost.WebSocket,
       postMessage(value) {
         writeSync(1, `${messageLine(value)}\n`);
         armIdle();

@@ -49,7 +49,7 @@ const NEEDS = Object.freeze({
   PPB_MouseLock: (b) => !!b.embedder.lockMouse,
   PPB_Fullscreen: (b) => !!b.embedder.setFullscreen,
   PPB_Gamepad: (b) => !!b.embedder.gamepads,
-  PPB_WebSocket: (b) => typeof (b.embedder.WebSocket ?? globalThis.WebSocket) === 'function',
+  PPB_WebSocket: (b) => typeof b.WebSocket === 'function',
 });
 
 /** The view an instance starts with when the embedder gives none. */
@@ -74,8 +74,10 @@ export class Browser {
    * @param {object} o.transport  { toMain(item) }: posts an item to the main thread's queue
    * @param {boolean} [o.has3d]   whether the plugin's main thread owns a 3D surface
    * @param {import('./storage/index.js').Storage} [o.storage]  the file systems (default: in memory)
+   * @param {object} [o.network]  sockets and name resolution (ppb/sockets.js; default: none, NOACCESS)
+   * @param {Function} [o.webSocket]  the WebSocket constructor when the embedder and the global have none (Node 20)
    */
-  constructor({ proc, embedder, attributes = [], view, transport, fetch, baseUrl, canvas2d = null, has3d = false, storage = null }) {
+  constructor({ proc, embedder, attributes = [], view, transport, fetch, baseUrl, canvas2d = null, has3d = false, storage = null, network = null, webSocket = null }) {
     this.proc = proc;
     this.mem = proc.mem;
     this.heap = new GuestHeap(proc.pages, proc.mem);
@@ -97,6 +99,14 @@ export class Browser {
     this.transport = transport;
     /** The file systems (storage/index.js Storage): the page's, else in memory. */
     this.storage = storage ?? memoryStorage();
+    /**
+     * The network TCPSocket, UDPSocket and HostResolver use: a socket
+     * relay (net/relay-client.js), Node's sockets (node/net.js), or null —
+     * every network operation is then PP_ERROR_NOACCESS, as on a page.
+     */
+    this.network = network;
+    /** The WebSocket constructor PPB_WebSocket uses: the embedder's, the global one, or the host's. */
+    this.WebSocket = embedder.WebSocket ?? globalThis.WebSocket ?? webSocket;
     /** Array outputs waiting for the plugin's buffer: id → output (completeWithOutput). */
     this.outputs = new Map();
     this.nextOutput = 1;
@@ -489,6 +499,7 @@ export class Browser {
     }
     this.outputs.clear();
     this.resources.clear();
+    this.network?.close();
   }
 
   /**

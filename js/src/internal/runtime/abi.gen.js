@@ -665,7 +665,7 @@ export const PPB_AVAILABILITY = Object.freeze({
   'PPB_FileRef;1.2': 'everywhere',
   'PPB_FileIO;1.0': 'everywhere',
   'PPB_FileIO;1.1': 'everywhere',
-  'PPB_WebSocket;1.0': 'page',
+  'PPB_WebSocket;1.0': 'everywhere',
   'PPB_TCPSocket;1.0': 'everywhere',
   'PPB_TCPSocket;1.1': 'everywhere',
   'PPB_TCPSocket;1.2': 'everywhere',

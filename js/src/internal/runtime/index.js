@@ -22,6 +22,7 @@
 
 import { AbiMismatch, checkModule } from './abi.js';
 import { Browser } from '../pepper/browser.js';
+import { relayNetwork } from '../pepper/net/relay-client.js';
 import { PluginMain } from '../pepper/plugin.js';
 import { DirectLink } from './threads/rpc.js';
 import { FAULT_EXIT_STATUS } from './defs.js';
@@ -138,6 +139,11 @@ export function runInWorker(wasm, options, host) {
  *   WebGL context after that many frames (a test of context loss);
  * - `storage`: the file systems (pepper/storage/index.js Storage: the
  *   page's, or Node's `nodeStorage`; default: both in memory).
+ * - `socketRelay`: the URL of a socket relay (`ws://127.0.0.1:PORT/`,
+ *   docs/relay.md) through which TCPSocket, UDPSocket and HostResolver
+ *   reach the network; `network`: such a network given directly (Node's
+ *   sockets: internal/node/net.js). Default: neither — every network
+ *   operation is PP_ERROR_NOACCESS, as Chrome answered pages.
  * Rejects (AbiMismatch) when the module is not a Pepper plugin.
  */
 export async function startPlugin(wasm, options, host) {
@@ -188,6 +194,8 @@ async function launch(wasm, options, host) {
       baseUrl: options.baseUrl,
       fetch: options.fetch,
       storage: options.storage,
+      network: networkFor(options, host),
+      webSocket: host.WebSocket ?? null,
       transport: { toMain() {} },
     });
     handle = pluginHandle(proc.browser);
@@ -250,6 +258,17 @@ function refusalReason(options, host) {
       : 'this browser cannot suspend WebAssembly (no JSPI) to run them cooperatively',
   );
   return `the plugin needs a thread, and guest threads cannot run here: ${why.join(', and ')}`;
+}
+
+/** The network a plugin's sockets use (Browser's `network`), or null. */
+function networkFor(options, host) {
+  if (options.network) return options.network;
+  if (!options.socketRelay) return null;
+  const embedder = options.embedder ?? {};
+  return relayNetwork(String(options.socketRelay), {
+    WebSocket: embedder.WebSocket ?? globalThis.WebSocket ?? host.WebSocket,
+    log: (text) => embedder.log?.('error', 'pexe', text),
+  });
 }
 
 /** The embedder's handle on a running plugin. */

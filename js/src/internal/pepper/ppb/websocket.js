@@ -113,7 +113,7 @@ export default (b) => {
       }
       const c = b.completion(cx.tid, callback);
       if (c.error) return c.error;
-      const WS = b.embedder.WebSocket ?? globalThis.WebSocket;
+      const WS = b.WebSocket;
       let href;
       try {
         href = b.resolveUrl(url);

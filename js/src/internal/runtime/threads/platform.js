@@ -5,6 +5,8 @@
 //   host.workersAvailable()   whether guest threads can run in Workers here
 //   host.createWorker()       a Worker running a guest thread:
 //                             { post(msg, transfer?), onMessage(fn), onError(fn), onExit(fn), terminate() → Promise, unref() }
+//   host.WebSocket            optional: the WebSocket constructor where the global has none
+//                             (Node 20), for PPB_WebSocket and the socket relay
 //
 // This file is the browser's host. Node's is internal/node/host.js, which
 // starts internal/node/worker.js in worker_threads; keeping it out of this
