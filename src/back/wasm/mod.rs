@@ -15,6 +15,10 @@
 //! - one funcref table, exported as `table`: 0 null, `1 + k` IRT function
 //!   `k`, `53 + i` pexe function `i` (null for intrinsics) — so a function
 //!   address is a table index and indirect calls are `call_indirect`;
+//!   in a single-threaded module (no Pepper, no mention of the IRT thread
+//!   interface: [`imports::may_start_threads`]) `thread_create`'s element
+//!   is the module's `__pexe_no_threads`, which answers EAGAIN, and the
+//!   atomics are plain memory accesses (`func/intrinsics.rs`);
 //! - globals `__stack_pointer`, `__stack_limit`, `__tp` (mutable, per
 //!   instance = per thread), `__heap_base`, and the setjmp id counter;
 //! - the global variables' image as passive data segments that
@@ -97,6 +101,11 @@ pub(crate) mod global {
     pub const SETJMP_ID: u32 = 4;
 }
 
+/// NaCl's EAGAIN: what `thread_create` answers in a single-threaded module.
+const EAGAIN: i32 = 11;
+/// Name of the function that stands for `thread_create` there.
+const NO_THREADS: &str = "__pexe_no_threads";
+
 /// Index of the `__pexe_longjmp` tag.
 pub(crate) const LONGJMP_TAG: u32 = 0;
 
@@ -132,6 +141,9 @@ pub(crate) struct ModuleCx {
     /// The function whose calls take the `sqrt` form (`libm.rs`), or
     /// `u32::MAX`.
     pub fast_sqrt: u32,
+    /// The module runs on one thread ([`imports::may_start_threads`] is
+    /// false): atomics are plain accesses, `thread_create` answers EAGAIN.
+    pub single_threaded: bool,
 }
 
 impl ModuleCx {
@@ -362,6 +374,7 @@ impl Parts {
             i32_to_void: i32_void,
             pexe_table_base: imports.pexe_table_base(),
             fast_sqrt: libm::sqrt_candidate(m).unwrap_or(u32::MAX),
+            single_threaded: !imports::may_start_threads(m),
         };
         Ok(Parts {
             ctx: BodyContext { cx, sigs },
@@ -443,7 +456,8 @@ impl WasmBackend {
         let layout = Layout::new(m, imports.pexe_table_base())?;
         let parts = Parts::new(m, imports, layout)?;
         let mut code = Vec::with_capacity(m.functions.len() * 64);
-        wasm_encoder::Encode::encode(&(parts.defined.len() as u32 + 2), &mut code);
+        let helpers = 2 + u32::from(parts.ctx.cx.single_threaded);
+        wasm_encoder::Encode::encode(&(parts.defined.len() as u32 + helpers), &mut code);
         Ok(WasmBackend {
             sigs: parts.ctx.sigs.clone(),
             ctx: Arc::new(parts.ctx),
@@ -561,6 +575,11 @@ impl WasmBackend {
         let ndef = self.defined.len() as u32;
         let init_data_func = self.imports.num_imported_funcs() + ndef;
         let thread_start_func = init_data_func + 1;
+        // A single-threaded module's table holds this in `thread_create`'s
+        // place: it answers EAGAIN, as a page without shared memory does.
+        let single_threaded = self.ctx.cx.single_threaded;
+        let thread_create = imports::irt_index(&self.imports, "thread_create");
+        let no_threads_func = thread_start_func + 1;
         let mut module = wasm_encoder::Module::new();
 
         // Imports.
@@ -592,6 +611,12 @@ impl WasmBackend {
         }
         functions.function(self.void_void);
         functions.function(self.i32_void);
+        if single_threaded {
+            let Some(k) = thread_create else {
+                return Err(TranslateError::Unsupported { function: u32::MAX, message: "no thread_create import".into() });
+            };
+            functions.function(self.import_types[k as usize]);
+        }
 
         let table_size = u64::from(self.ctx.cx.pexe_table_base) + u64::from(self.ctx.cx.num_funcs);
         let mut tables = TableSection::new();
@@ -637,7 +662,9 @@ impl WasmBackend {
         // functions.
         let mut elements = ElementSection::new();
         let nimports = self.imports.irt.len() + self.imports.ppb.len();
-        let imported: Vec<u32> = (0..nimports as u32).map(|k| IRT_FUNC_BASE + k).collect();
+        let imported: Vec<u32> = (0..nimports as u32)
+            .map(|k| if single_threaded && Some(k) == thread_create { no_threads_func } else { IRT_FUNC_BASE + k })
+            .collect();
         elements.active(
             None,
             &ConstExpr::i32_const(imports::IRT_TABLE_BASE as i32),
@@ -685,7 +712,12 @@ impl WasmBackend {
             .instruction(&Instruction::End);
         let mut helpers = CodeSection::new();
         helpers.function(&init).function(&thread_start);
-        // Our entries already start with the count (ndef + 2); append the
+        if single_threaded {
+            let mut no_threads = wasm_encoder::Function::new([]);
+            no_threads.instruction(&Instruction::I32Const(EAGAIN)).instruction(&Instruction::End);
+            helpers.function(&no_threads);
+        }
+        // Our entries already start with the count (ndef + helpers); append the
         // helper entries without the helper section's own count.
         let mut helper_bytes = Vec::new();
         wasm_encoder::Encode::encode(&helpers, &mut helper_bytes);
@@ -727,6 +759,9 @@ impl WasmBackend {
             }
             names.append(init_data_func, export::INIT_DATA);
             names.append(thread_start_func, export::THREAD_START);
+            if single_threaded {
+                names.append(no_threads_func, NO_THREADS);
+            }
             let mut section = NameSection::new();
             section.functions(&names);
             module.section(&section);
