@@ -93,6 +93,7 @@ mod cmp {
     pub const FUNO: u32 = 8;
     pub const FUEQ: u32 = 9;
     pub const FUGT: u32 = 10;
+    pub const FULT: u32 = 12;
     pub const EQ: u32 = 32;
     pub const NE: u32 = 33;
     pub const UGT: u32 = 34;
@@ -160,6 +161,13 @@ impl Module {
         self.decls.len() as u32 - 1
     }
 
+    /// Declares a function with a body and a name (internal).
+    fn named(&mut self, name: &'static str, ret: u32, params: &[u32]) -> u32 {
+        let t = self.fn_type(ret, params);
+        self.decls.push(Decl { ty: t, proto: false, name: Some(name) });
+        self.decls.len() as u32 - 1
+    }
+
     /// Declares an intrinsic prototype.
     fn intrinsic(&mut self, name: &'static str, ret: u32, params: &[u32]) -> u32 {
         let t = self.fn_type(ret, params);
@@ -219,7 +227,7 @@ impl Module {
         s.push_str("0: <65534>\n");
         for d in &self.decls {
             // linkage: external (0) for _start and intrinsics, else internal (3)
-            let linkage = if d.name.is_some() { 0 } else { 3 };
+            let linkage = if d.name.is_some() && (d.proto || d.name == Some("_start")) { 0 } else { 3 };
             writeln!(s, "3: <8, {}, 0, {}, {linkage}>", d.ty, d.proto as u32).unwrap();
         }
         writeln!(s, "1: <65535, 19, 2>\n3: <5, {}>", self.globals.len()).unwrap();
@@ -1549,4 +1557,89 @@ fn atomics_single_and_multi_threaded() {
 
 fn leak(s: String) -> &'static str {
     Box::leak(s.into_boxed_str())
+}
+
+/// The `sqrt` form on a small program (`libm.rs`): a `sqrt` shaped like
+/// newlib's (`x >= -0` or NaN-free: `llvm.sqrt`; else `x*x + x`, which is
+/// what newlib computes for NaN and infinities), called with a sum of
+/// squares (never below zero: the call is unguarded and becomes
+/// `f64.sqrt`), a difference and a quotient (maybe negative: guarded, the
+/// call stays on the slow arm). With a `sqrt` whose NaN path returns x
+/// unchanged, the unguarded call stays a call. Results match a model of
+/// the function in every case, NaN included.
+#[test]
+fn sqrt_calls_unguarded_only_where_the_argument_is_never_negative() {
+    for nan_returns_x in [false, true] {
+        let mut m = Module::new();
+        let llvm_sqrt = m.intrinsic("llvm.sqrt.f64", ty::F64, &[ty::F64]);
+        let sqrt = m.named("sqrt", ty::F64, &[ty::F64]);
+        let hyp = m.declare(ty::F64, &[ty::F64, ty::F64]);
+        let diff = m.declare(ty::F64, &[ty::F64, ty::F64]);
+        let quot = m.declare(ty::F64, &[ty::F64, ty::F64]);
+
+        let mut b = m.body(1, 4, &[(ty::F64, Const::Float((-0.0f64).to_bits()))]);
+        let x = b.param(0);
+        let c = b.cmp(x, b.c(0), cmp::FULT);
+        b.condbr(c, 2, 1);
+        let r = b.call(llvm_sqrt, &[x], true);
+        b.br(3);
+        let sq = b.binop(x, x, op::MUL);
+        let a = b.binop(sq, x, op::ADD);
+        b.br(3);
+        let p = b.phi(ty::F64, &[(r, 1), (if nan_returns_x { x } else { a }, 2)]);
+        b.ret(Some(p));
+        m.finish_body(b);
+
+        let mut b = m.body(2, 1, &[]);
+        let (x, y) = (b.param(0), b.param(1));
+        let xx = b.binop(x, x, op::MUL);
+        let yy = b.binop(y, y, op::MUL);
+        let s = b.binop(xx, yy, op::ADD);
+        let r = b.call(sqrt, &[s], true);
+        b.ret(Some(r));
+        m.finish_body(b);
+        for k in [op::SUB, op::SDIV] {
+            let mut b = m.body(2, 1, &[]);
+            let d = b.binop(b.param(0), b.param(1), k);
+            let r = b.call(sqrt, &[d], true);
+            b.ret(Some(r));
+            m.finish_body(b);
+        }
+
+        let wasm = translate_bytes(&pexe::asm::assemble(&m.text()).unwrap(), &Options::default()).unwrap();
+        let wat = pexe::back::wasm::to_wat(&wasm).unwrap();
+        let body = |id: u32| -> String {
+            let start = wat.find(&format!("(func $f{id} ")).expect("function in the text");
+            let end = wat[start + 1..].find("\n  (").map_or(wat.len(), |e| start + 1 + e);
+            wat[start..end].to_string()
+        };
+        let (h, d, q) = (body(hyp), body(diff), body(quot));
+        assert!(!h.contains("f64.ge"), "a sum of squares needs no guard:\n{h}");
+        assert_eq!(h.contains("call $sqrt"), nan_returns_x, "unguarded site patched iff the NaN path is proven:\n{h}");
+        for g in [&d, &q] {
+            assert!(g.contains("f64.ge") && g.contains("f64.sqrt") && g.contains("call $sqrt"), "guarded:\n{g}");
+        }
+
+        let model = |x: f64| if x >= -0.0 { x.sqrt() } else if nan_returns_x { x } else { x * x + x };
+        let mut calls = Vec::new();
+        let mut want = Vec::new();
+        let js = |v: f64| if v.is_nan() { "NaN".to_string() } else { format!("{v:?}").replace("inf", "Infinity") };
+        for (x, y) in [(3.0, 4.0), (1.0, 5.0), (9.0, 5.0), (-2.0, -0.0), (f64::NAN, 1.0), (1e300, 1e300), (0.0, -0.0)] {
+            calls.push((hyp, vec![js(x), js(y)]));
+            want.push(js(model(x * x + y * y)));
+            calls.push((diff, vec![js(x), js(y)]));
+            want.push(js(model(x - y)));
+            calls.push((quot, vec![js(x), js(y)]));
+            want.push(js(model(x / y)));
+        }
+        let name = if nan_returns_x { "sqrt-sites-nan-x" } else { "sqrt-sites" };
+        let Some(out) = run(name, &m, &calls) else { return };
+        // JS prints floats its own way: compare as numbers.
+        let num = |s: &str| s.parse::<f64>().unwrap_or(f64::NAN);
+        for (i, (o, w)) in out.iter().zip(&want).enumerate() {
+            let (o, w) = (num(o), num(w));
+            assert!(o == w || (o.is_nan() && w.is_nan()), "{name}: call {i}: got {o}, want {w}");
+        }
+        assert_eq!(out.len(), want.len());
+    }
 }

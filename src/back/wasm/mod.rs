@@ -46,7 +46,7 @@
 mod func;
 pub mod imports;
 pub mod layout;
-mod libm;
+pub(crate) mod libm;
 pub mod structure;
 mod types;
 
@@ -195,9 +195,10 @@ impl BodyCode {
 
     /// A byte form (all integers u32 LE): `id`; the signature fixup count,
     /// per fixup its offset, key length (u8) and key; the call-site count,
-    /// per site its offset, length (u8) and callee; a flags byte (1: pure
-    /// leaf, 2: a `sqrt` claim follows), the claim's helper count and
-    /// helpers; then the entry.
+    /// per site its offset, length (u8), callee and a flags byte (1:
+    /// unguarded); a flags byte (1: pure leaf, 2: a `sqrt` claim follows,
+    /// 4: with a NaN path), the claim's helper count and helpers, then the
+    /// NaN path's; then the entry.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(16 + self.entry.len());
         let u32 = |out: &mut Vec<u8>, x: u32| out.extend_from_slice(&x.to_le_bytes());
@@ -213,12 +214,18 @@ impl BodyCode {
             u32(&mut out, c.at);
             out.push(c.len);
             u32(&mut out, c.callee);
+            out.push(u8::from(c.unguarded));
         }
-        out.push(u8::from(self.pure_leaf) | if self.sqrt.is_some() { 2 } else { 0 });
+        let nan = self.sqrt.as_ref().and_then(|c| c.nan_helpers.as_ref());
+        out.push(
+            u8::from(self.pure_leaf) | if self.sqrt.is_some() { 2 } else { 0 } | if nan.is_some() { 4 } else { 0 },
+        );
         if let Some(claim) = &self.sqrt {
-            u32(&mut out, claim.helpers.len() as u32);
-            for &h in &claim.helpers {
-                u32(&mut out, h);
+            for list in std::iter::once(&claim.helpers).chain(nan) {
+                u32(&mut out, list.len() as u32);
+                for &h in list {
+                    u32(&mut out, h);
+                }
             }
         }
         out.extend_from_slice(&self.entry);
@@ -246,16 +253,21 @@ impl BodyCode {
         }
         let n = u32_at(at)? as usize;
         at += 4;
-        if n > bytes.len() / 9 {
+        if n > bytes.len() / 10 {
             return None;
         }
         for _ in 0..n {
-            fixups.calls.push(CallSite { at: u32_at(at)?, len: *bytes.get(at + 4)?, callee: u32_at(at + 5)? });
-            at += 9;
+            let unguarded = match *bytes.get(at + 9)? {
+                0 => false,
+                1 => true,
+                _ => return None,
+            };
+            fixups.calls.push(CallSite { at: u32_at(at)?, len: *bytes.get(at + 4)?, callee: u32_at(at + 5)?, unguarded });
+            at += 10;
         }
         let flags = *bytes.get(at)?;
         at += 1;
-        let sqrt = if flags & 2 != 0 {
+        let mut list = || -> Option<Vec<u32>> {
             let n = u32_at(at)? as usize;
             at += 4;
             if n > bytes.len() / 4 {
@@ -266,7 +278,12 @@ impl BodyCode {
                 helpers.push(u32_at(at)?);
                 at += 4;
             }
-            Some(SqrtClaim { helpers })
+            Some(helpers)
+        };
+        let sqrt = if flags & 2 != 0 {
+            let helpers = list()?;
+            let nan_helpers = if flags & 4 != 0 { Some(list()?) } else { None };
+            Some(SqrtClaim { helpers, nan_helpers })
         } else {
             None
         };
@@ -409,7 +426,7 @@ pub struct WasmBackend {
     /// (absolute offsets into `code`, lengths), which functions are pure
     /// leaves, and what `sqrt`'s body claimed.
     fast_libm: bool,
-    sqrt_sites: Vec<(usize, u8)>,
+    sqrt_sites: Vec<(usize, u8, bool)>,
     pure_leaf: Vec<bool>,
     sqrt_claim: Option<SqrtClaim>,
     /// Type indices used by the module's own parts.
@@ -535,7 +552,7 @@ impl WasmBackend {
         }
         for c in &fixups.calls {
             if c.callee == self.ctx.cx.fast_sqrt {
-                self.sqrt_sites.push((start + c.at as usize, c.len));
+                self.sqrt_sites.push((start + c.at as usize, c.len, c.unguarded));
             }
         }
         for f in &fixups.sigs {
@@ -559,12 +576,17 @@ impl WasmBackend {
         if self.next != self.defined.len() {
             return Err(TranslateError::MissingBodies { missing: self.defined.len() - self.next });
         }
-        // The `sqrt` form: proven by its body and its helpers' bodies.
-        let proven = self.sqrt_claim.as_ref().is_some_and(|c| {
-            c.helpers.iter().all(|&h| self.pure_leaf.get(h as usize).copied().unwrap_or(false))
-        });
+        // The `sqrt` form: proven by its body and its helpers' bodies; an
+        // unguarded site needs the NaN path as well.
+        let leaves = |hs: &[u32]| hs.iter().all(|&h| self.pure_leaf.get(h as usize).copied().unwrap_or(false));
+        let proven = self.sqrt_claim.as_ref().is_some_and(|c| leaves(&c.helpers));
+        let nan_proven =
+            proven && self.sqrt_claim.as_ref().and_then(|c| c.nan_helpers.as_deref()).is_some_and(|hs| leaves(hs));
         if self.fast_libm && proven {
-            for &(at, len) in &self.sqrt_sites {
+            for &(at, len, unguarded) in &self.sqrt_sites {
+                if unguarded && !nan_proven {
+                    continue;
+                }
                 if let Some(site) = self.code.get_mut(at..at + len as usize) {
                     // f64.sqrt, then nops: the call's size.
                     site[0] = 0x9F;
