@@ -86,21 +86,21 @@ fn an_unproven_fast_path_keeps_the_calls() {
     assert_eq!(differing(&fast, &plain), 0, "an impure helper");
 }
 
-/// The proof's premise, checked by running it: the pexe's `sqrt`, called
-/// directly, returns exactly `f64.sqrt`'s bits for edge cases and 200 000
-/// random arguments `x >= -0` (every class: zeros, subnormals, normals,
-/// the largest finite, infinity).
-#[test]
-fn original_sqrt_equals_f64_sqrt_on_the_fast_path() {
+/// Runs the pexe's own `sqrt` (nbody's, translated without the form) on
+/// `args_js` (a JS expression giving an array of numbers) under Node and
+/// compares each result's bits with `Math.sqrt`'s (V8's `f64.sqrt`).
+/// Answers (arguments, mismatches, bytes of memory changed, first mismatch),
+/// or `None` without Node.
+fn run_original_sqrt(args_js: &str) -> Option<(usize, usize, usize, String)> {
     if !Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success()) {
         eprintln!("node not found: skipping");
-        return;
+        return None;
     }
     let bytes = nbody();
     let (m, _) = pexe::decode::decode(&bytes).unwrap();
     let table_index = 53 + sqrt_id(&m);
     let wasm = translate_bytes(&bytes, &with(false)).unwrap();
-    let dir = std::env::temp_dir().join(format!("pexe-libm-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("pexe-libm-{}-{}", std::process::id(), args_js.len()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("m.wasm"), &wasm).unwrap();
     let script = format!(
@@ -115,24 +115,17 @@ ex.__pexe_init_data();
 ex.__stack_pointer.value = 0x200000;
 ex.__stack_limit.value = 0x100000;
 const sqrt = ex.table.get({table_index});
+// Bits go in and out through a wasm-free path: a Float64Array over the
+// bits keeps NaN payloads (JS numbers may canonicalize them elsewhere).
 const f = new Float64Array(1), u = new BigUint64Array(f.buffer);
 const bits = (x) => {{ f[0] = x; return u[0]; }};
 const fromBits = (b) => {{ u[0] = b; return f[0]; }};
 const before = new Uint8Array(memory.buffer).slice();
-const args = [0, -0, Infinity, Number.MAX_VALUE, Number.MIN_VALUE, 2.2250738585072014e-308, 2.225073858507201e-308,
-  1, 2, 3, 4, 0.25, 0.5, 1 - 2 ** -53, 1 + 2 ** -52, 2 ** 1023, 2 ** -1022, 2 ** -1074 * 3];
-let s = 0x9E3779B97F4A7C15n;
-for (let i = 0; i < 200000; i++) {{
-  s ^= (s << 13n) & 0xFFFFFFFFFFFFFFFFn; s ^= s >> 7n; s ^= (s << 17n) & 0xFFFFFFFFFFFFFFFFn;
-  // Sign clear; any exponent but all-ones (NaN and infinity are above).
-  let b = s & 0x7FFFFFFFFFFFFFFFn;
-  if ((b >> 52n) === 0x7FFn) b &= 0x7FEFFFFFFFFFFFFFn;
-  args.push(fromBits(b));
-}}
+const args = {args_js};
 let bad = 0, first = '';
 for (const x of args) {{
   const got = bits(sqrt(x)), want = bits(Math.sqrt(x));
-  if (got !== want) {{ if (!bad) first = `sqrt(${{x}}) = ${{got.toString(16)}}, f64.sqrt gives ${{want.toString(16)}}`; bad++; }}
+  if (got !== want) {{ if (!bad) first = `sqrt(${{bits(x).toString(16)}}) = ${{got.toString(16)}}, f64.sqrt gives ${{want.toString(16)}}`; bad++; }}
 }}
 const after = new Uint8Array(memory.buffer);
 let touched = 0;
@@ -144,11 +137,97 @@ console.log(`${{args.length}} ${{bad}} ${{touched}} ${{first}}`);
     std::fs::write(dir.join("run.cjs"), script).unwrap();
     let out = Command::new("node").arg(dir.join("run.cjs")).output().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
     let fields: Vec<&str> = text.trim().splitn(4, ' ').collect();
-    assert!(fields[0].parse::<usize>().unwrap() > 200_000, "{text}");
-    assert_eq!(fields[1], "0", "results differ: {text}");
+    let num = |i: usize| fields[i].parse::<usize>().unwrap();
+    Some((num(0), num(1), num(2), fields.get(3).unwrap_or(&"").to_string()))
+}
+
+/// The proof's premise, checked by running it: the pexe's `sqrt`, called
+/// directly, returns exactly `f64.sqrt`'s bits for edge cases and 200 000
+/// random arguments `x >= -0` (every class: zeros, subnormals, normals,
+/// the largest finite, infinity).
+#[test]
+fn original_sqrt_equals_f64_sqrt_on_the_fast_path() {
+    let args = r#"(() => {
+  const f = new Float64Array(1), u = new BigUint64Array(f.buffer);
+  const fromBits = (b) => { u[0] = b; return f[0]; };
+  const args = [0, -0, Infinity, Number.MAX_VALUE, Number.MIN_VALUE, 2.2250738585072014e-308, 2.225073858507201e-308,
+    1, 2, 3, 4, 0.25, 0.5, 1 - 2 ** -53, 1 + 2 ** -52, 2 ** 1023, 2 ** -1022, 2 ** -1074 * 3];
+  let s = 0x9E3779B97F4A7C15n;
+  for (let i = 0; i < 200000; i++) {
+    s ^= (s << 13n) & 0xFFFFFFFFFFFFFFFFn; s ^= s >> 7n; s ^= (s << 17n) & 0xFFFFFFFFFFFFFFFFn;
+    // Sign clear; any exponent but all-ones (NaN and infinity are above).
+    let b = s & 0x7FFFFFFFFFFFFFFFn;
+    if ((b >> 52n) === 0x7FFn) b &= 0x7FEFFFFFFFFFFFFFn;
+    args.push(fromBits(b));
+  }
+  return args;
+})()"#;
+    let Some((n, bad, touched, first)) = run_original_sqrt(args) else { return };
+    assert!(n > 200_000);
+    assert_eq!(bad, 0, "results differ: {first}");
     // The stack pointer global moves, not memory: the fast path stores nothing.
-    assert_eq!(fields[2], "0", "memory changed: {text}");
+    assert_eq!(touched, 0, "memory changed");
+}
+
+/// The NaN path's premise: on NaNs (quiet and signalling, both signs,
+/// canonical and with payloads) the pexe's `sqrt` returns what `f64.sqrt`
+/// returns, bit for bit, and stores nothing (no errno for a NaN). This is
+/// what lets a call whose argument is never below zero become `f64.sqrt`.
+#[test]
+fn original_sqrt_equals_f64_sqrt_on_nans() {
+    let args = r#"(() => {
+  const f = new Float64Array(1), u = new BigUint64Array(f.buffer);
+  const fromBits = (b) => { u[0] = b; return f[0]; };
+  const payloads = [0x8000000000000n, 0x8000000000001n, 0xFFFFFFFFFFFFFn, 0x1n, 0x4000000000000n, 0x7FFFFFFFFFFFFn, 0xDEADBEEFn];
+  const args = [];
+  for (const sign of [0n, 1n << 63n]) for (const p of payloads) args.push(fromBits(sign | (0x7FFn << 52n) | p));
+  return args;
+})()"#;
+    let Some((n, bad, touched, first)) = run_original_sqrt(args) else { return };
+    assert_eq!(n, 14);
+    assert_eq!(bad, 0, "results differ: {first}");
+    assert_eq!(touched, 0, "memory changed");
+}
+
+/// The NaN path must be proven before an unguarded site (nbody's two: the
+/// argument is a sum of squares) becomes `f64.sqrt`: with `sqrt` edited so
+/// a NaN comes back unchanged (a signalling NaN would stay signalling),
+/// they stay calls.
+#[test]
+fn an_unproven_nan_path_keeps_the_unguarded_calls() {
+    let (m, fs) = pexe::decode::decode(&nbody()).unwrap();
+    let sqrt = sqrt_id(&m);
+    let (fast, plain) = both(&m, &fs);
+    assert_eq!(differing(&fast, &plain), 4);
+    // No site keeps the `x >= -0` test: both are unguarded.
+    assert!(!pexe::back::wasm::to_wat(&plain).unwrap().contains("if (result f64)"));
+
+    // The NaN/infinity block computes `x*x + x` for the result phi; make
+    // the phi take x itself from that block.
+    let mut edited = fs.clone();
+    let f = edited.iter_mut().find(|f| f.id.0 as usize == sqrt).unwrap();
+    let x = pexe::ir::ValueId(f.first_local);
+    let sum = f
+        .insts
+        .iter()
+        .find_map(|i| match i.kind {
+            InstKind::Binop { op: pexe::ir::BinOp::Add, rhs, .. } if rhs == x => i.result.map(|(v, _)| v),
+            _ => None,
+        })
+        .expect("x*x + x");
+    let mut replaced = 0;
+    for inst in &mut f.insts {
+        if let InstKind::Phi { incoming, .. } = &mut inst.kind {
+            for (v, _) in incoming.iter_mut().filter(|(v, _)| *v == sum) {
+                *v = x;
+                replaced += 1;
+            }
+        }
+    }
+    assert_eq!(replaced, 1);
+    let (fast, plain) = both(&m, &edited);
+    assert_eq!(differing(&fast, &plain), 0, "NaN path returns x unchanged: not f64.sqrt");
 }

@@ -21,7 +21,10 @@ fn own_functions(wat: &str) -> String {
     let mut keep = false;
     for line in wat.lines() {
         if line.starts_with("  (") {
-            keep = line.starts_with("  (func ") && !line.contains("$__pexe_init_data") && !line.contains("$__pexe_thread_start");
+            keep = line.starts_with("  (func ")
+                && !line.contains("$__pexe_init_data")
+                && !line.contains("$__pexe_thread_start")
+                && !line.contains("$__pexe_no_threads");
         }
         if line == ")" {
             keep = false;

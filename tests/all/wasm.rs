@@ -138,3 +138,28 @@ fn parallel_and_sequential_translation_agree() {
         assert!(parallel == sequential, "{name}: the two translations differ");
     }
 }
+
+/// Which corpus programs are translated single-threaded (no atomic
+/// instructions, `thread_create` replaced by `__pexe_no_threads`): the
+/// pthread tests name the IRT thread interface and keep both, Pepper
+/// plugins keep both, the benchmarks and hello world have neither.
+#[test]
+fn single_threaded_modules_are_the_ones_that_cannot_start_threads() {
+    for (name, threads) in [
+        ("cli/binji_pnacl_c/test/res/thread.pexe", true),
+        ("cli/binji_pnacl_c/test/res/sem.pexe", true),
+        ("ppapi/kichikuou_kichikuou_github_io/xsystem35.pexe", true),
+        ("cli/binji_pnacl_c/test/benchmark/res/binarytrees.pexe", false),
+        ("cli/binji_pnacl_c/test/benchmark/res/fasta.pexe", false),
+        ("cli/binji_pexe_py/tests/hello_world.pexe", false),
+    ] {
+        let bytes = std::fs::read(corpus_dir().join(name)).unwrap();
+        let wat = pexe::back::wasm::to_wat(&translate_bytes(&bytes, &Options::default()).unwrap()).unwrap();
+        assert_eq!(wat.contains("$__pexe_no_threads"), !threads, "{name}");
+        if threads {
+            assert!(wat.contains(".atomic."), "{name}: no atomic instruction left");
+        } else {
+            assert!(!wat.contains(".atomic."), "{name}: an atomic instruction left");
+        }
+    }
+}

@@ -93,6 +93,7 @@ mod cmp {
     pub const FUNO: u32 = 8;
     pub const FUEQ: u32 = 9;
     pub const FUGT: u32 = 10;
+    pub const FULT: u32 = 12;
     pub const EQ: u32 = 32;
     pub const NE: u32 = 33;
     pub const UGT: u32 = 34;
@@ -113,6 +114,9 @@ struct Decl {
 struct Module {
     types: Vec<String>,
     decls: Vec<Decl>,
+    /// Global variables, each one data initializer (value ids after the
+    /// functions: declare them before starting any body).
+    globals: Vec<Vec<u8>>,
     bodies: Vec<String>,
 }
 
@@ -130,6 +134,7 @@ impl Module {
         let mut m = Module {
             types: FIXED_TYPES.iter().map(|s| s.to_string()).collect(),
             decls: Vec::new(),
+            globals: Vec::new(),
             bodies: Vec::new(),
         };
         let start_ty = m.fn_type(ty::VOID, &[ty::I32]);
@@ -156,6 +161,13 @@ impl Module {
         self.decls.len() as u32 - 1
     }
 
+    /// Declares a function with a body and a name (internal).
+    fn named(&mut self, name: &'static str, ret: u32, params: &[u32]) -> u32 {
+        let t = self.fn_type(ret, params);
+        self.decls.push(Decl { ty: t, proto: false, name: Some(name) });
+        self.decls.len() as u32 - 1
+    }
+
     /// Declares an intrinsic prototype.
     fn intrinsic(&mut self, name: &'static str, ret: u32, params: &[u32]) -> u32 {
         let t = self.fn_type(ret, params);
@@ -163,9 +175,16 @@ impl Module {
         self.decls.len() as u32 - 1
     }
 
+    /// Adds a global variable holding `data`; answers its value id.
+    fn global(&mut self, data: &[u8]) -> u32 {
+        assert!(self.bodies.is_empty(), "globals come before the bodies");
+        self.globals.push(data.to_vec());
+        (self.decls.len() + self.globals.len()) as u32 - 1
+    }
+
     /// Starts the body of the next defined function (in declaration order).
     fn body(&self, nparams: u32, nblocks: u32, consts: &[(u32, Const)]) -> Body {
-        let first = self.decls.len() as u32;
+        let first = (self.decls.len() + self.globals.len()) as u32;
         let mut text = String::new();
         writeln!(text, "1: <65535, 12, 2>").unwrap();
         writeln!(text, "3: <1, {nblocks}>").unwrap();
@@ -208,10 +227,15 @@ impl Module {
         s.push_str("0: <65534>\n");
         for d in &self.decls {
             // linkage: external (0) for _start and intrinsics, else internal (3)
-            let linkage = if d.name.is_some() { 0 } else { 3 };
+            let linkage = if d.name.is_some() && (d.proto || d.name == Some("_start")) { 0 } else { 3 };
             writeln!(s, "3: <8, {}, 0, {}, {linkage}>", d.ty, d.proto as u32).unwrap();
         }
-        s.push_str("1: <65535, 19, 2>\n3: <5, 0>\n0: <65534>\n");
+        writeln!(s, "1: <65535, 19, 2>\n3: <5, {}>", self.globals.len()).unwrap();
+        for g in &self.globals {
+            let bytes: Vec<String> = g.iter().map(|b| b.to_string()).collect();
+            writeln!(s, "3: <0, 0, 0>\n3: <3, {}>", bytes.join(", ")).unwrap();
+        }
+        s.push_str("0: <65534>\n");
         s.push_str("1: <65535, 14, 2>\n");
         for (i, d) in self.decls.iter().enumerate() {
             if let Some(n) = d.name {
@@ -1388,4 +1412,234 @@ fn mask_bitcasts() {
     }
     let Some(out) = run("masks", &m, &calls) else { return };
     assert_eq!(out, want);
+}
+
+/// The NaCl atomics at every width, each operation once: a store, the six
+/// RMWs, a cmpxchg that succeeds and one that fails, a fence, a load. The
+/// program runs as it is — single-threaded, where they are plain accesses
+/// — and again with the IRT thread interface's name in its data, where they
+/// are wasm atomics; both must give the values Rust computes.
+#[test]
+fn atomics_single_and_multi_threaded() {
+    // (type, bits, name suffix)
+    let widths = [(ty::I8, 8u32, "i8"), (ty::I16, 16, "i16"), (ty::I32, 32, "i32"), (ty::I64, 64, "i64")];
+    let build = |threads: bool| -> (Module, Vec<u32>) {
+        let mut m = Module::new();
+        let mut intr = Vec::new();
+        for &(t, _, n) in &widths {
+            let load = m.intrinsic(leak(format!("llvm.nacl.atomic.load.{n}")), t, &[ty::I32, ty::I32]);
+            let store = m.intrinsic(leak(format!("llvm.nacl.atomic.store.{n}")), ty::VOID, &[t, ty::I32, ty::I32]);
+            let rmw = m.intrinsic(leak(format!("llvm.nacl.atomic.rmw.{n}")), t, &[ty::I32, ty::I32, t, ty::I32]);
+            let cas =
+                m.intrinsic(leak(format!("llvm.nacl.atomic.cmpxchg.{n}")), t, &[ty::I32, t, t, ty::I32, ty::I32]);
+            intr.push((load, store, rmw, cas));
+        }
+        let fence = m.intrinsic("llvm.nacl.atomic.fence", ty::VOID, &[ty::I32]);
+        let funcs: Vec<u32> = widths
+            .iter()
+            .map(|&(t, _, _)| {
+                let w = if t == ty::I64 { ty::I64 } else { ty::I32 };
+                m.declare(w, &[w, w])
+            })
+            .collect();
+        if threads {
+            m.global(b"nacl-irt-thread-0.1\0");
+        }
+        for (k, &(t, _, _)) in widths.iter().enumerate() {
+            let (load, store, rmw, cas) = intr[k];
+            let wide = if t == ty::I64 { ty::I64 } else { ty::I32 };
+            // f(init, v): the old values and the final one, each times a
+            // different odd number, summed in the function's result type.
+            let consts = [
+                (ty::I32, Const::Int(8)),
+                (ty::I32, Const::Int(6)),
+                (ty::I32, Const::Int(1)),
+                (ty::I32, Const::Int(2)),
+                (ty::I32, Const::Int(3)),
+                (ty::I32, Const::Int(4)),
+                (ty::I32, Const::Int(5)),
+                (t, Const::Int(7)),
+                (t, Const::Int(0x0ff0_ff0f)),
+                (t, Const::Int(12345)),
+                (t, Const::Int(999)),
+                (wide, Const::Int(3)),
+            ];
+            let mut b = m.body(2, 1, &consts);
+            let (c8, order) = (b.c(0), b.c(1));
+            let (add, sub, or, and, xor, xchg) = (b.c(2), b.c(3), b.c(4), b.c(5), b.c(6), b.c(1));
+            let (seven, mask, tag, miss, three) = (b.c(7), b.c(8), b.c(9), b.c(10), b.c(11));
+            let (init, v) = if t == ty::I64 || t == ty::I32 {
+                (b.param(0), b.param(1))
+            } else {
+                (b.cast(b.param(0), t, cast::TRUNC), b.cast(b.param(1), t, cast::TRUNC))
+            };
+            let p = b.alloca(c8, 4);
+            b.call(store, &[init, p, order], false);
+            let mut olds = vec![
+                b.call(rmw, &[add, p, v, order], true),
+                b.call(rmw, &[sub, p, seven, order], true),
+                b.call(rmw, &[or, p, v, order], true),
+                b.call(rmw, &[and, p, mask, order], true),
+                b.call(rmw, &[xor, p, v, order], true),
+                b.call(rmw, &[xchg, p, tag, order], true),
+                b.call(cas, &[p, tag, v, order, order], true),
+                b.call(cas, &[p, miss, init, order, order], true),
+            ];
+            b.call(fence, &[order], false);
+            olds.push(b.call(load, &[p, order], true));
+            let mut acc = None;
+            for o in olds {
+                let w = if t == ty::I64 || t == ty::I32 { o } else { b.cast(o, ty::I32, cast::ZEXT) };
+                acc = Some(match acc {
+                    None => w,
+                    Some(a) => {
+                        let a3 = b.binop(a, three, op::MUL);
+                        b.binop(a3, w, op::ADD)
+                    }
+                });
+            }
+            b.ret(acc);
+            m.finish_body(b);
+        }
+        (m, funcs)
+    };
+    // The same in Rust, at `bits` wide (values zero-extended to u64).
+    let model = |bits: u32, init: u64, v: u64| -> u64 {
+        let m = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let (init, v) = (init & m, v & m);
+        let mut cell = init;
+        let mut olds = Vec::new();
+        let mut rmw = |cell: &mut u64, f: &dyn Fn(u64) -> u64| {
+            olds.push(*cell);
+            *cell = f(*cell) & m;
+        };
+        rmw(&mut cell, &|x| x.wrapping_add(v));
+        rmw(&mut cell, &|x| x.wrapping_sub(7));
+        rmw(&mut cell, &|x| x | v);
+        rmw(&mut cell, &|x| x & (0x0ff0_ff0f & m));
+        rmw(&mut cell, &|x| x ^ v);
+        rmw(&mut cell, &|_| 12345 & m);
+        let tag = 12345 & m;
+        rmw(&mut cell, &|x| if x == tag { v } else { x });
+        let miss = 999 & m;
+        rmw(&mut cell, &|x| if x == miss { init } else { x });
+        olds.push(cell);
+        let wrap = if bits == 64 { u64::MAX } else { u64::from(u32::MAX) };
+        let mut olds = olds.into_iter();
+        let first = olds.next().unwrap();
+        olds.fold(first, |a, o| a.wrapping_mul(3).wrapping_add(o) & wrap)
+    };
+    for threads in [false, true] {
+        let (m, funcs) = build(threads);
+        let wasm = translate_bytes(&pexe::asm::assemble(&m.text()).unwrap(), &Options::default()).unwrap();
+        let wat = pexe::back::wasm::to_wat(&wasm).unwrap();
+        assert_eq!(wat.contains(".atomic."), threads, "atomic instructions iff the module may have threads");
+        assert_eq!(wat.contains("__pexe_no_threads"), !threads);
+        let mut calls = Vec::new();
+        let mut want = Vec::new();
+        for (k, &(t, bits, _)) in widths.iter().enumerate() {
+            for (init, v) in [(0u64, 1u64), (0xdead_beef_1234_5678, 0xffff_ffff_ffff_fff0), (12345, 999), (999, 12345)] {
+                let r = model(bits, init, v);
+                if t == ty::I64 {
+                    calls.push((funcs[k], vec![big(init as i64), big(v as i64)]));
+                    want.push((r as i64).to_string());
+                } else {
+                    calls.push((funcs[k], args(&[&(init as u32 as i32), &(v as u32 as i32)])));
+                    want.push((r as u32 as i32).to_string());
+                }
+            }
+        }
+        let name = if threads { "atomics-threads" } else { "atomics" };
+        let Some(out) = run(name, &m, &calls) else { return };
+        assert_eq!(out, want, "{name}");
+    }
+}
+
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+/// The `sqrt` form on a small program (`libm.rs`): a `sqrt` shaped like
+/// newlib's (`x >= -0` or NaN-free: `llvm.sqrt`; else `x*x + x`, which is
+/// what newlib computes for NaN and infinities), called with a sum of
+/// squares (never below zero: the call is unguarded and becomes
+/// `f64.sqrt`), a difference and a quotient (maybe negative: guarded, the
+/// call stays on the slow arm). With a `sqrt` whose NaN path returns x
+/// unchanged, the unguarded call stays a call. Results match a model of
+/// the function in every case, NaN included.
+#[test]
+fn sqrt_calls_unguarded_only_where_the_argument_is_never_negative() {
+    for nan_returns_x in [false, true] {
+        let mut m = Module::new();
+        let llvm_sqrt = m.intrinsic("llvm.sqrt.f64", ty::F64, &[ty::F64]);
+        let sqrt = m.named("sqrt", ty::F64, &[ty::F64]);
+        let hyp = m.declare(ty::F64, &[ty::F64, ty::F64]);
+        let diff = m.declare(ty::F64, &[ty::F64, ty::F64]);
+        let quot = m.declare(ty::F64, &[ty::F64, ty::F64]);
+
+        let mut b = m.body(1, 4, &[(ty::F64, Const::Float((-0.0f64).to_bits()))]);
+        let x = b.param(0);
+        let c = b.cmp(x, b.c(0), cmp::FULT);
+        b.condbr(c, 2, 1);
+        let r = b.call(llvm_sqrt, &[x], true);
+        b.br(3);
+        let sq = b.binop(x, x, op::MUL);
+        let a = b.binop(sq, x, op::ADD);
+        b.br(3);
+        let p = b.phi(ty::F64, &[(r, 1), (if nan_returns_x { x } else { a }, 2)]);
+        b.ret(Some(p));
+        m.finish_body(b);
+
+        let mut b = m.body(2, 1, &[]);
+        let (x, y) = (b.param(0), b.param(1));
+        let xx = b.binop(x, x, op::MUL);
+        let yy = b.binop(y, y, op::MUL);
+        let s = b.binop(xx, yy, op::ADD);
+        let r = b.call(sqrt, &[s], true);
+        b.ret(Some(r));
+        m.finish_body(b);
+        for k in [op::SUB, op::SDIV] {
+            let mut b = m.body(2, 1, &[]);
+            let d = b.binop(b.param(0), b.param(1), k);
+            let r = b.call(sqrt, &[d], true);
+            b.ret(Some(r));
+            m.finish_body(b);
+        }
+
+        let wasm = translate_bytes(&pexe::asm::assemble(&m.text()).unwrap(), &Options::default()).unwrap();
+        let wat = pexe::back::wasm::to_wat(&wasm).unwrap();
+        let body = |id: u32| -> String {
+            let start = wat.find(&format!("(func $f{id} ")).expect("function in the text");
+            let end = wat[start + 1..].find("\n  (").map_or(wat.len(), |e| start + 1 + e);
+            wat[start..end].to_string()
+        };
+        let (h, d, q) = (body(hyp), body(diff), body(quot));
+        assert!(!h.contains("f64.ge"), "a sum of squares needs no guard:\n{h}");
+        assert_eq!(h.contains("call $sqrt"), nan_returns_x, "unguarded site patched iff the NaN path is proven:\n{h}");
+        for g in [&d, &q] {
+            assert!(g.contains("f64.ge") && g.contains("f64.sqrt") && g.contains("call $sqrt"), "guarded:\n{g}");
+        }
+
+        let model = |x: f64| if x >= -0.0 { x.sqrt() } else if nan_returns_x { x } else { x * x + x };
+        let mut calls = Vec::new();
+        let mut want = Vec::new();
+        let js = |v: f64| if v.is_nan() { "NaN".to_string() } else { format!("{v:?}").replace("inf", "Infinity") };
+        for (x, y) in [(3.0, 4.0), (1.0, 5.0), (9.0, 5.0), (-2.0, -0.0), (f64::NAN, 1.0), (1e300, 1e300), (0.0, -0.0)] {
+            calls.push((hyp, vec![js(x), js(y)]));
+            want.push(js(model(x * x + y * y)));
+            calls.push((diff, vec![js(x), js(y)]));
+            want.push(js(model(x - y)));
+            calls.push((quot, vec![js(x), js(y)]));
+            want.push(js(model(x / y)));
+        }
+        let name = if nan_returns_x { "sqrt-sites-nan-x" } else { "sqrt-sites" };
+        let Some(out) = run(name, &m, &calls) else { return };
+        // JS prints floats its own way: compare as numbers.
+        let num = |s: &str| s.parse::<f64>().unwrap_or(f64::NAN);
+        for (i, (o, w)) in out.iter().zip(&want).enumerate() {
+            let (o, w) = (num(o), num(w));
+            assert!(o == w || (o.is_nan() && w.is_nan()), "{name}: call {i}: got {o}, want {w}");
+        }
+        assert_eq!(out.len(), want.len());
+    }
 }

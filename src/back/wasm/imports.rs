@@ -126,10 +126,34 @@ impl ImportLayout {
 /// Whether some global's data holds the Pepper hook's NUL-terminated name.
 pub fn is_pepper_plugin(m: &Module) -> bool {
     let needle: Vec<u8> = abi::PPAPI_HOOK.bytes().chain([0]).collect();
+    data_contains(m, &needle)
+}
+
+/// The name every version of the IRT thread interface starts with
+/// (`nacl-irt-thread-0.1`): what libpthread asks `query` for.
+pub const THREAD_INTERFACE_PREFIX: &[u8] = b"nacl-irt-thread";
+
+/// Whether `m` may run on more than one thread: a Pepper plugin (the
+/// browser's threads and the plugin's thread creator), or a module whose
+/// data names the IRT thread interface. A module for which this is false
+/// is translated single-threaded: its atomics become plain memory accesses
+/// and its table's `thread_create` answers EAGAIN (see [`crate::back::wasm`]),
+/// so the promise holds even for a program that built the name at run time.
+pub fn may_start_threads(m: &Module) -> bool {
+    is_pepper_plugin(m) || data_contains(m, THREAD_INTERFACE_PREFIX)
+}
+
+/// Whether some global's data holds `needle` (within one initializer).
+fn data_contains(m: &Module, needle: &[u8]) -> bool {
     m.globals.iter().flat_map(|g| &g.init).any(|init| match init {
-        Initializer::Data(bytes) => bytes.windows(needle.len()).any(|w| w == needle.as_slice()),
+        Initializer::Data(bytes) => bytes.windows(needle.len()).any(|w| w == needle),
         _ => false,
     })
+}
+
+/// Index of IRT function `name` in the import order.
+pub fn irt_index(layout: &ImportLayout, name: &str) -> Option<u32> {
+    layout.irt.iter().position(|f| f.name == name).map(|k| k as u32)
 }
 
 /// The wasm value type of an ABI value kind.

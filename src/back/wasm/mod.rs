@@ -15,6 +15,10 @@
 //! - one funcref table, exported as `table`: 0 null, `1 + k` IRT function
 //!   `k`, `53 + i` pexe function `i` (null for intrinsics) — so a function
 //!   address is a table index and indirect calls are `call_indirect`;
+//!   in a single-threaded module (no Pepper, no mention of the IRT thread
+//!   interface: [`imports::may_start_threads`]) `thread_create`'s element
+//!   is the module's `__pexe_no_threads`, which answers EAGAIN, and the
+//!   atomics are plain memory accesses (`func/intrinsics.rs`);
 //! - globals `__stack_pointer`, `__stack_limit`, `__tp` (mutable, per
 //!   instance = per thread), `__heap_base`, and the setjmp id counter;
 //! - the global variables' image as passive data segments that
@@ -42,7 +46,7 @@
 mod func;
 pub mod imports;
 pub mod layout;
-mod libm;
+pub(crate) mod libm;
 pub mod structure;
 mod types;
 
@@ -97,6 +101,11 @@ pub(crate) mod global {
     pub const SETJMP_ID: u32 = 4;
 }
 
+/// NaCl's EAGAIN: what `thread_create` answers in a single-threaded module.
+const EAGAIN: i32 = 11;
+/// Name of the function that stands for `thread_create` there.
+const NO_THREADS: &str = "__pexe_no_threads";
+
 /// Index of the `__pexe_longjmp` tag.
 pub(crate) const LONGJMP_TAG: u32 = 0;
 
@@ -132,6 +141,9 @@ pub(crate) struct ModuleCx {
     /// The function whose calls take the `sqrt` form (`libm.rs`), or
     /// `u32::MAX`.
     pub fast_sqrt: u32,
+    /// The module runs on one thread ([`imports::may_start_threads`] is
+    /// false): atomics are plain accesses, `thread_create` answers EAGAIN.
+    pub single_threaded: bool,
 }
 
 impl ModuleCx {
@@ -183,9 +195,10 @@ impl BodyCode {
 
     /// A byte form (all integers u32 LE): `id`; the signature fixup count,
     /// per fixup its offset, key length (u8) and key; the call-site count,
-    /// per site its offset, length (u8) and callee; a flags byte (1: pure
-    /// leaf, 2: a `sqrt` claim follows), the claim's helper count and
-    /// helpers; then the entry.
+    /// per site its offset, length (u8), callee and a flags byte (1:
+    /// unguarded); a flags byte (1: pure leaf, 2: a `sqrt` claim follows,
+    /// 4: with a NaN path), the claim's helper count and helpers, then the
+    /// NaN path's; then the entry.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(16 + self.entry.len());
         let u32 = |out: &mut Vec<u8>, x: u32| out.extend_from_slice(&x.to_le_bytes());
@@ -201,12 +214,18 @@ impl BodyCode {
             u32(&mut out, c.at);
             out.push(c.len);
             u32(&mut out, c.callee);
+            out.push(u8::from(c.unguarded));
         }
-        out.push(u8::from(self.pure_leaf) | if self.sqrt.is_some() { 2 } else { 0 });
+        let nan = self.sqrt.as_ref().and_then(|c| c.nan_helpers.as_ref());
+        out.push(
+            u8::from(self.pure_leaf) | if self.sqrt.is_some() { 2 } else { 0 } | if nan.is_some() { 4 } else { 0 },
+        );
         if let Some(claim) = &self.sqrt {
-            u32(&mut out, claim.helpers.len() as u32);
-            for &h in &claim.helpers {
-                u32(&mut out, h);
+            for list in std::iter::once(&claim.helpers).chain(nan) {
+                u32(&mut out, list.len() as u32);
+                for &h in list {
+                    u32(&mut out, h);
+                }
             }
         }
         out.extend_from_slice(&self.entry);
@@ -234,16 +253,21 @@ impl BodyCode {
         }
         let n = u32_at(at)? as usize;
         at += 4;
-        if n > bytes.len() / 9 {
+        if n > bytes.len() / 10 {
             return None;
         }
         for _ in 0..n {
-            fixups.calls.push(CallSite { at: u32_at(at)?, len: *bytes.get(at + 4)?, callee: u32_at(at + 5)? });
-            at += 9;
+            let unguarded = match *bytes.get(at + 9)? {
+                0 => false,
+                1 => true,
+                _ => return None,
+            };
+            fixups.calls.push(CallSite { at: u32_at(at)?, len: *bytes.get(at + 4)?, callee: u32_at(at + 5)?, unguarded });
+            at += 10;
         }
         let flags = *bytes.get(at)?;
         at += 1;
-        let sqrt = if flags & 2 != 0 {
+        let mut list = || -> Option<Vec<u32>> {
             let n = u32_at(at)? as usize;
             at += 4;
             if n > bytes.len() / 4 {
@@ -254,7 +278,12 @@ impl BodyCode {
                 helpers.push(u32_at(at)?);
                 at += 4;
             }
-            Some(SqrtClaim { helpers })
+            Some(helpers)
+        };
+        let sqrt = if flags & 2 != 0 {
+            let helpers = list()?;
+            let nan_helpers = if flags & 4 != 0 { Some(list()?) } else { None };
+            Some(SqrtClaim { helpers, nan_helpers })
         } else {
             None
         };
@@ -362,6 +391,7 @@ impl Parts {
             i32_to_void: i32_void,
             pexe_table_base: imports.pexe_table_base(),
             fast_sqrt: libm::sqrt_candidate(m).unwrap_or(u32::MAX),
+            single_threaded: !imports::may_start_threads(m),
         };
         Ok(Parts {
             ctx: BodyContext { cx, sigs },
@@ -396,7 +426,7 @@ pub struct WasmBackend {
     /// (absolute offsets into `code`, lengths), which functions are pure
     /// leaves, and what `sqrt`'s body claimed.
     fast_libm: bool,
-    sqrt_sites: Vec<(usize, u8)>,
+    sqrt_sites: Vec<(usize, u8, bool)>,
     pure_leaf: Vec<bool>,
     sqrt_claim: Option<SqrtClaim>,
     /// Type indices used by the module's own parts.
@@ -443,7 +473,8 @@ impl WasmBackend {
         let layout = Layout::new(m, imports.pexe_table_base())?;
         let parts = Parts::new(m, imports, layout)?;
         let mut code = Vec::with_capacity(m.functions.len() * 64);
-        wasm_encoder::Encode::encode(&(parts.defined.len() as u32 + 2), &mut code);
+        let helpers = 2 + u32::from(parts.ctx.cx.single_threaded);
+        wasm_encoder::Encode::encode(&(parts.defined.len() as u32 + helpers), &mut code);
         Ok(WasmBackend {
             sigs: parts.ctx.sigs.clone(),
             ctx: Arc::new(parts.ctx),
@@ -521,7 +552,7 @@ impl WasmBackend {
         }
         for c in &fixups.calls {
             if c.callee == self.ctx.cx.fast_sqrt {
-                self.sqrt_sites.push((start + c.at as usize, c.len));
+                self.sqrt_sites.push((start + c.at as usize, c.len, c.unguarded));
             }
         }
         for f in &fixups.sigs {
@@ -545,12 +576,17 @@ impl WasmBackend {
         if self.next != self.defined.len() {
             return Err(TranslateError::MissingBodies { missing: self.defined.len() - self.next });
         }
-        // The `sqrt` form: proven by its body and its helpers' bodies.
-        let proven = self.sqrt_claim.as_ref().is_some_and(|c| {
-            c.helpers.iter().all(|&h| self.pure_leaf.get(h as usize).copied().unwrap_or(false))
-        });
+        // The `sqrt` form: proven by its body and its helpers' bodies; an
+        // unguarded site needs the NaN path as well.
+        let leaves = |hs: &[u32]| hs.iter().all(|&h| self.pure_leaf.get(h as usize).copied().unwrap_or(false));
+        let proven = self.sqrt_claim.as_ref().is_some_and(|c| leaves(&c.helpers));
+        let nan_proven =
+            proven && self.sqrt_claim.as_ref().and_then(|c| c.nan_helpers.as_deref()).is_some_and(|hs| leaves(hs));
         if self.fast_libm && proven {
-            for &(at, len) in &self.sqrt_sites {
+            for &(at, len, unguarded) in &self.sqrt_sites {
+                if unguarded && !nan_proven {
+                    continue;
+                }
                 if let Some(site) = self.code.get_mut(at..at + len as usize) {
                     // f64.sqrt, then nops: the call's size.
                     site[0] = 0x9F;
@@ -561,6 +597,11 @@ impl WasmBackend {
         let ndef = self.defined.len() as u32;
         let init_data_func = self.imports.num_imported_funcs() + ndef;
         let thread_start_func = init_data_func + 1;
+        // A single-threaded module's table holds this in `thread_create`'s
+        // place: it answers EAGAIN, as a page without shared memory does.
+        let single_threaded = self.ctx.cx.single_threaded;
+        let thread_create = imports::irt_index(&self.imports, "thread_create");
+        let no_threads_func = thread_start_func + 1;
         let mut module = wasm_encoder::Module::new();
 
         // Imports.
@@ -592,6 +633,12 @@ impl WasmBackend {
         }
         functions.function(self.void_void);
         functions.function(self.i32_void);
+        if single_threaded {
+            let Some(k) = thread_create else {
+                return Err(TranslateError::Unsupported { function: u32::MAX, message: "no thread_create import".into() });
+            };
+            functions.function(self.import_types[k as usize]);
+        }
 
         let table_size = u64::from(self.ctx.cx.pexe_table_base) + u64::from(self.ctx.cx.num_funcs);
         let mut tables = TableSection::new();
@@ -637,7 +684,9 @@ impl WasmBackend {
         // functions.
         let mut elements = ElementSection::new();
         let nimports = self.imports.irt.len() + self.imports.ppb.len();
-        let imported: Vec<u32> = (0..nimports as u32).map(|k| IRT_FUNC_BASE + k).collect();
+        let imported: Vec<u32> = (0..nimports as u32)
+            .map(|k| if single_threaded && Some(k) == thread_create { no_threads_func } else { IRT_FUNC_BASE + k })
+            .collect();
         elements.active(
             None,
             &ConstExpr::i32_const(imports::IRT_TABLE_BASE as i32),
@@ -685,7 +734,12 @@ impl WasmBackend {
             .instruction(&Instruction::End);
         let mut helpers = CodeSection::new();
         helpers.function(&init).function(&thread_start);
-        // Our entries already start with the count (ndef + 2); append the
+        if single_threaded {
+            let mut no_threads = wasm_encoder::Function::new([]);
+            no_threads.instruction(&Instruction::I32Const(EAGAIN)).instruction(&Instruction::End);
+            helpers.function(&no_threads);
+        }
+        // Our entries already start with the count (ndef + helpers); append the
         // helper entries without the helper section's own count.
         let mut helper_bytes = Vec::new();
         wasm_encoder::Encode::encode(&helpers, &mut helper_bytes);
@@ -727,6 +781,9 @@ impl WasmBackend {
             }
             names.append(init_data_func, export::INIT_DATA);
             names.append(thread_start_func, export::THREAD_START);
+            if single_threaded {
+                names.append(no_threads_func, NO_THREADS);
+            }
             let mut section = NameSection::new();
             section.functions(&names);
             module.section(&section);

@@ -93,8 +93,8 @@ impl<'a> Fx<'a> {
         for (at, key) in self.b.sig_fixups.drain(..) {
             fixups.sigs.push(SigFixup { at: (code_at + at) as u32, key });
         }
-        for (at, len, callee) in self.b.call_sites.drain(..) {
-            fixups.calls.push(CallSite { at: (code_at + at) as u32, len, callee });
+        for (at, len, callee, unguarded) in self.b.call_sites.drain(..) {
+            fixups.calls.push(CallSite { at: (code_at + at) as u32, len, callee, unguarded });
         }
     }
 }

@@ -5,8 +5,24 @@
 //! all sequentially consistent (the strongest order PNaCl can ask for), on
 //! naturally aligned addresses; bit tricks use wasm's own `clz`/`ctz`/
 //! `popcnt`/rotates. setjmp and longjmp are in `setjmp.rs`.
+//!
+//! # Single-threaded modules
+//!
+//! In a module that can never have a second thread
+//! ([`ModuleCx::single_threaded`](crate::back::wasm::ModuleCx): not a
+//! Pepper plugin, no mention of the IRT thread interface, and its table's
+//! `thread_create` answers EAGAIN) nothing can observe memory between two
+//! instructions of the guest but the guest itself: the runtime reads and
+//! writes guest memory only inside the IRT calls the guest makes. There an
+//! atomic is a plain access, an RMW a load, the operation and a store, a
+//! cmpxchg a load and a store of `old == expected ? new : old`, a fence
+//! nothing: the same values in the same order, without the locked
+//! instructions (an `xchg` per lock and unlock in newlib's malloc was a
+//! third of binarytrees' time). One difference remains: a misaligned
+//! address, which a wasm atomic traps on, is accessed like any other.
 
 use super::{memarg, Fixup, Fx, NONE};
+use crate::back::wasm::types::wasm_type;
 use crate::back::wasm::global;
 use crate::ir::{Scalar, ValType as IrType, ValueId};
 use crate::verify::{Intrinsic, RmwOp};
@@ -143,9 +159,14 @@ impl<'a> Fx<'a> {
                 self.w().memory_fill(0);
                 return false;
             }
+            AtomicLoad(s) if self.cx.single_threaded => self.plain_load(s),
             AtomicLoad(s) => {
                 let (w, n) = atomic_width(s);
                 self.atomic(atomic_op::LOAD + w, memarg(0, n.trailing_zeros()));
+            }
+            AtomicStore(s) if self.cx.single_threaded => {
+                self.plain_store(s);
+                return false;
             }
             AtomicStore(s) => {
                 let (w, n) = atomic_width(s);
@@ -153,25 +174,32 @@ impl<'a> Fx<'a> {
                 return false;
             }
             AtomicRmw(s) => {
-                let base = match args.first().and_then(|&a| self.const_int(a)).and_then(RmwOp::from_value) {
-                    Some(RmwOp::Add) => atomic_op::RMW_ADD,
-                    Some(RmwOp::Sub) => atomic_op::RMW_SUB,
-                    Some(RmwOp::And) => atomic_op::RMW_AND,
-                    Some(RmwOp::Or) => atomic_op::RMW_OR,
-                    Some(RmwOp::Xor) => atomic_op::RMW_XOR,
-                    Some(RmwOp::Exchange) => atomic_op::RMW_XCHG,
-                    None => {
-                        self.bug("atomic rmw with a non-constant operation");
-                        return ret.is_some();
-                    }
+                let op = args.first().and_then(|&a| self.const_int(a)).and_then(RmwOp::from_value);
+                let Some(op) = op else {
+                    self.bug("atomic rmw with a non-constant operation");
+                    return ret.is_some();
+                };
+                if self.cx.single_threaded {
+                    self.plain_rmw(s, op);
+                    return ret.is_some();
+                }
+                let base = match op {
+                    RmwOp::Add => atomic_op::RMW_ADD,
+                    RmwOp::Sub => atomic_op::RMW_SUB,
+                    RmwOp::And => atomic_op::RMW_AND,
+                    RmwOp::Or => atomic_op::RMW_OR,
+                    RmwOp::Xor => atomic_op::RMW_XOR,
+                    RmwOp::Exchange => atomic_op::RMW_XCHG,
                 };
                 let (w, n) = atomic_width(s);
                 self.atomic(base + w, memarg(0, n.trailing_zeros()));
             }
+            AtomicCmpxchg(s) if self.cx.single_threaded => self.plain_cmpxchg(s),
             AtomicCmpxchg(s) => {
                 let (w, n) = atomic_width(s);
                 self.atomic(atomic_op::RMW_CMPXCHG + w, memarg(0, n.trailing_zeros()));
             }
+            AtomicFence | AtomicFenceAll if self.cx.single_threaded => return false,
             AtomicFence | AtomicFenceAll => {
                 self.w().atomic_fence(Ordering::SeqCst);
                 return false;
@@ -189,6 +217,90 @@ impl<'a> Fx<'a> {
             }
         }
         ret.is_some()
+    }
+
+    /// A plain load of an atomic's width from the address on the stack
+    /// (narrow ones zero-extended, as the atomic loads are).
+    fn plain_load(&mut self, s: Scalar) {
+        let (_, n) = atomic_width(s);
+        let m = memarg(0, n.trailing_zeros());
+        let mut w = self.w();
+        match s {
+            Scalar::I64 => w.i64_load(m),
+            Scalar::I8 => w.i32_load8_u(m),
+            Scalar::I16 => w.i32_load16_u(m),
+            _ => w.i32_load(m),
+        };
+    }
+
+    /// A plain store of an atomic's width: address and value on the stack.
+    fn plain_store(&mut self, s: Scalar) {
+        let (_, n) = atomic_width(s);
+        let m = memarg(0, n.trailing_zeros());
+        let mut w = self.w();
+        match s {
+            Scalar::I64 => w.i64_store(m),
+            Scalar::I8 => w.i32_store8(m),
+            Scalar::I16 => w.i32_store16(m),
+            _ => w.i32_store(m),
+        };
+    }
+
+    /// The wasm type an atomic of width `s` computes in.
+    fn atomic_type(s: Scalar) -> W {
+        wasm_type(IrType::Scalar(if s == Scalar::I64 { Scalar::I64 } else { Scalar::I32 }))
+    }
+
+    /// `old = *p; *p = old op v; old` with the address and `v` on the stack.
+    fn plain_rmw(&mut self, s: Scalar, op: RmwOp) {
+        let t = Self::atomic_type(s);
+        let (p, v, old) = (self.scratch(W::I32, 0), self.scratch(t, 1), self.scratch(t, 2));
+        self.w().local_set(v).local_tee(p);
+        if op == RmwOp::Exchange {
+            self.plain_load(s);
+            self.w().local_set(old).local_get(p).local_get(v);
+        } else {
+            // The address stays below the old value for the store.
+            self.w().local_get(p);
+            self.plain_load(s);
+            self.w().local_tee(old).local_get(v);
+            let mut w = self.w();
+            match (op, s == Scalar::I64) {
+                (RmwOp::Add, false) => w.i32_add(),
+                (RmwOp::Sub, false) => w.i32_sub(),
+                (RmwOp::And, false) => w.i32_and(),
+                (RmwOp::Or, false) => w.i32_or(),
+                (RmwOp::Xor, false) => w.i32_xor(),
+                (RmwOp::Add, true) => w.i64_add(),
+                (RmwOp::Sub, true) => w.i64_sub(),
+                (RmwOp::And, true) => w.i64_and(),
+                (RmwOp::Or, true) => w.i64_or(),
+                (RmwOp::Xor, true) => w.i64_xor(),
+                (RmwOp::Exchange, _) => unreachable!("handled above"),
+            };
+        }
+        self.plain_store(s);
+        self.w().local_get(old);
+    }
+
+    /// `old = *p; *p = old == expected ? new : old; old` with the address,
+    /// `expected` and `new` on the stack.
+    fn plain_cmpxchg(&mut self, s: Scalar) {
+        let t = Self::atomic_type(s);
+        let p = self.scratch(W::I32, 0);
+        let (new, old, expected) = (self.scratch(t, 1), self.scratch(t, 2), self.scratch(t, 3));
+        self.w().local_set(new).local_set(expected).local_tee(p);
+        self.plain_load(s);
+        self.w().local_set(old).local_get(p).local_get(new).local_get(old).local_get(old).local_get(expected);
+        // Narrow values are zero-extended like the loaded one.
+        if s == Scalar::I64 {
+            self.w().i64_eq();
+        } else {
+            self.w().i32_eq();
+        }
+        self.w().select();
+        self.plain_store(s);
+        self.w().local_get(old);
     }
 
     /// Byte swap of the value on the stack.

@@ -78,7 +78,11 @@ impl<'a> Fx<'a> {
             Call { callee, args, ret, .. } => {
                 return match self.cx.callee(*callee) {
                     Some(Callee::Defined { index, .. }) if callee.0 == self.cx.fast_sqrt && args.len() == 1 => {
-                        self.sqrt_call(index, callee.0);
+                        if crate::back::wasm::libm::never_negative(self.f, self.cx, args[0]) {
+                            self.sqrt_site(index, callee.0, true);
+                        } else {
+                            self.sqrt_call(index, callee.0);
+                        }
                         ret.is_some()
                     }
                     Some(Callee::Defined { index, .. }) => {
@@ -154,13 +158,18 @@ impl<'a> Fx<'a> {
         self.op_u32(0x20, t); // local.get
         self.w().f64_const(Ieee64::from(-0.0f64)).f64_ge().if_(BlockType::Result(W::F64));
         self.op_u32(0x20, t);
-        let at = self.b.code.len();
-        self.w().call(index);
-        let len = (self.b.code.len() - at) as u8;
-        self.b.call_sites.push((at, len, callee));
+        self.sqrt_site(index, callee, false);
         self.w().else_();
         self.op_u32(0x20, t);
         self.w().call(index).end();
+    }
+
+    /// `call $sqrt`, noted as a site the module may turn into `f64.sqrt`.
+    pub(super) fn sqrt_site(&mut self, index: u32, callee: u32, unguarded: bool) {
+        let at = self.b.code.len();
+        self.w().call(index);
+        let len = (self.b.code.len() - at) as u8;
+        self.b.call_sites.push((at, len, callee, unguarded));
     }
 
     pub(super) fn lower_binop(&mut self, op: BinOp, lhs: ValueId, rhs: ValueId) {

@@ -256,8 +256,8 @@ pub(super) struct Buffers {
     /// `code`, signature key).
     pub sig_fixups: Vec<(usize, Box<[u8]>)>,
     /// Direct calls that may be patched later: (offset of the `call` in
-    /// `code`, its length, callee).
-    pub call_sites: Vec<(usize, u8, u32)>,
+    /// `code`, its length, callee, unguarded).
+    pub call_sites: Vec<(usize, u8, u32, bool)>,
     /// Buffers of the dominator computation for the structurer's graphs.
     pub dominators: crate::cfg::Cfg,
 }
@@ -275,12 +275,14 @@ pub struct SigFixup {
 
 /// A direct `call` of pexe function `callee` at `at` (bytes from the start
 /// of the entry), `len` bytes long, which the module may rewrite in place
-/// (the `sqrt` form, `libm.rs`).
+/// (the `sqrt` form, `libm.rs`). An `unguarded` call is not inside the
+/// `x >= -0` test: its argument is never below zero.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CallSite {
     pub at: u32,
     pub len: u8,
     pub callee: u32,
+    pub unguarded: bool,
 }
 
 /// What a translated body leaves for the module to fill in.
