@@ -3,3 +3,5 @@
 //! Back ends know nothing of bits: they read the IR only.
 
 pub mod wasm;
+#[cfg(feature = "native")]
+pub mod native;

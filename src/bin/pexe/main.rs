@@ -17,6 +17,7 @@ use std::process::ExitCode;
 
 mod asm;
 mod dis;
+mod native;
 mod run;
 mod stats;
 mod translate;

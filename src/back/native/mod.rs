@@ -1,0 +1,795 @@
+//! The native back end: a verified pexe becomes an ELF relocatable object
+//! for x86-64 or AArch64 Linux, through Cranelift, sandboxed by
+//! construction. Linked with the native runtime (`runtime/`, the NaCl IRT
+//! over Linux) it is an ordinary executable (`pexe build`).
+//!
+//! ```text
+//! Module ─ verify ─▶ Verified ─ NativeTranslator::new ─┐   (declarations, table, data image)
+//! Function, Function, … ─ define_function ─────────────┤   (func.rs: IR → CLIF → machine code;
+//!                                                      │    FunctionCompiler does it on any thread)
+//!                                                      └─ finish ─▶ ELF .o (+ trampolines, descriptor)
+//! ```
+//!
+//! The contract with the runtime — memory layout, thread context, trap
+//! codes, the descriptor the object exports — is [`rtabi`]. In short:
+//!
+//! - **Memory.** Guest pointers stay 32-bit offsets from a base the
+//!   runtime reserves (4 GiB + 4 GiB of guard); every load and store is
+//!   `base + zext(p) + C`, so the guest cannot name host memory. Pages the
+//!   guest has not mapped fault; the fault is the guest's, reported as
+//!   "memory access out of bounds in function F".
+//! - **Calls through pointers.** A function address is a table index, as in
+//!   the wasm back end (IRT function `k` at `1 + k`, pexe function `i` at
+//!   the pexe table base plus `i`); an indirect call checks the index
+//!   against the table's length and the entry's signature id against the
+//!   call's before calling.
+//! - **Stacks.** The alloca stack is guest memory (its pointer and limit in
+//!   the thread context); the machine stack (return addresses, spills) is
+//!   the host's, out of the guest's reach, with a guard page the runtime
+//!   watches ("call stack exhausted").
+//! - **Faults.** Every check is a trap instruction recorded with a code in
+//!   the object's trap tables, so the runtime's signal handler can say what
+//!   failed and in which function, in the wasm path's words.
+//!
+//! Functions are compiled independently ([`FunctionCompiler`] is `Sync`),
+//! so [`translate_bytes`] compiles on every core while the main thread
+//! decodes; functions are placed in declaration order, so the object is
+//! the same byte for byte whatever the number of threads.
+//!
+//! ```no_run
+//! use pexe::back::native::{translate_bytes, Options, Target};
+//! let pexe = std::fs::read("app.pexe").unwrap();
+//! let obj = translate_bytes(&pexe, &Options { target: Target::X86_64Linux, ..Options::default() }).unwrap();
+//! std::fs::write("app.o", obj).unwrap();
+//! ```
+
+mod func;
+mod object;
+pub mod rtabi;
+
+use crate::back::wasm::imports::ImportLayout;
+use crate::back::wasm::Layout;
+use crate::decode::DecodeError;
+use crate::ir::{Function, Module, ValType, ValueId};
+use crate::verify::{Diagnostic, FunctionVerifier, Intrinsic, Verified};
+use cranelift_codegen::ir::{self as cl, types, AbiParam};
+use cranelift_codegen::isa::{CallConv, OwnedTargetIsa, TargetFrontendConfig};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_module::{DataId, FuncId, Linkage, Module as _};
+use cranelift_object::{ObjectBuilder, ObjectModule};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+pub use func::cl_type;
+
+/// A machine the back end writes objects for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// x86-64 Linux (SysV ABI). Code uses SSE4.2 and POPCNT (x86-64-v2,
+    /// every x86-64 processor since 2009).
+    X86_64Linux,
+    /// AArch64 Linux (AAPCS64), ARMv8.0.
+    Aarch64Linux,
+}
+
+impl Target {
+    pub const ALL: [Target; 2] = [Target::X86_64Linux, Target::Aarch64Linux];
+
+    /// The name the command line uses: `x86_64-linux`, `aarch64-linux`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::X86_64Linux => "x86_64-linux",
+            Target::Aarch64Linux => "aarch64-linux",
+        }
+    }
+
+    /// The target triple (Cranelift's and Rust's).
+    pub fn triple(self) -> &'static str {
+        match self {
+            Target::X86_64Linux => "x86_64-unknown-linux-gnu",
+            Target::Aarch64Linux => "aarch64-unknown-linux-gnu",
+        }
+    }
+
+    /// The target of a name or triple (`x86_64-linux`, `aarch64`,
+    /// `x86_64-unknown-linux-gnu`, …).
+    pub fn parse(s: &str) -> Option<Target> {
+        match s {
+            "x86_64-linux" | "x86_64" | "x86-64" | "x86_64-unknown-linux-gnu" => Some(Target::X86_64Linux),
+            "aarch64-linux" | "aarch64" | "arm64" | "aarch64-unknown-linux-gnu" => Some(Target::Aarch64Linux),
+            _ => None,
+        }
+    }
+
+    /// The target this program runs on, if it is one of ours.
+    pub fn host() -> Option<Target> {
+        if cfg!(all(target_arch = "x86_64", target_os = "linux")) {
+            Some(Target::X86_64Linux)
+        } else if cfg!(all(target_arch = "aarch64", target_os = "linux")) {
+            Some(Target::Aarch64Linux)
+        } else {
+            None
+        }
+    }
+
+    fn arch(self) -> u32 {
+        match self {
+            Target::X86_64Linux => rtabi::arch::X86_64,
+            Target::Aarch64Linux => rtabi::arch::AARCH64,
+        }
+    }
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Translation options.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub target: Target,
+    /// Threads that compile functions in [`translate_bytes`]; 0 = one per
+    /// core. The object does not depend on it.
+    pub threads: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { target: Target::host().unwrap_or(Target::X86_64Linux), threads: 0 }
+    }
+}
+
+/// Why a pexe could not be translated.
+#[derive(Debug, thiserror::Error)]
+pub enum NativeError {
+    #[error("{0}")]
+    Decode(#[from] DecodeError),
+    /// The ABI verifier's diagnostics (module or function bodies).
+    #[error("the pexe is not valid PNaCl ({} problems; the first: {})", .0.len(), first(.0))]
+    Invalid(Vec<Diagnostic>),
+    #[error("function body @f{got} out of order (expected the body of @f{expected})")]
+    BodyOrder { got: u32, expected: u32 },
+    #[error("missing function bodies: {missing} of the declared functions have no body")]
+    MissingBodies { missing: usize },
+    #[error("global variables need {bytes} bytes, more than the 32-bit address space holds")]
+    GlobalsTooLarge { bytes: u64 },
+    #[error("the module has no _start function")]
+    NoEntry,
+    /// Something valid the back end does not translate (a bug to fix).
+    #[error("cannot translate @f{function}: {message}")]
+    Unsupported { function: u32, message: String },
+    /// Cranelift refused the function (a bug to fix).
+    #[error("code generation failed for @f{function}: {message}")]
+    Codegen { function: u32, message: String },
+    #[error("writing the object: {0}")]
+    Object(String),
+}
+
+fn first(d: &[Diagnostic]) -> String {
+    d.first().map(|d| d.to_string()).unwrap_or_default()
+}
+
+fn object_error(e: impl std::fmt::Display) -> NativeError {
+    NativeError::Object(e.to_string())
+}
+
+/// How a call of a function id is made.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Callee {
+    /// A function with a body: its symbol, its entry in the function-info
+    /// table, its signature id.
+    Defined { id: FuncId, info: u32, sig: u32 },
+    Intrinsic(Intrinsic),
+    /// Declared without a body and not an intrinsic: faults when called.
+    Missing,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct FuncEntry {
+    pub callee: Callee,
+    pub params: Vec<ValType>,
+    pub ret: Option<ValType>,
+}
+
+/// A runtime function generated code calls.
+#[derive(Clone, Debug)]
+pub(crate) struct Helper {
+    pub id: FuncId,
+    pub sig: cl::Signature,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Helpers {
+    pub memcpy: Helper,
+    pub memmove: Helper,
+    pub memset: Helper,
+    pub fault: Helper,
+    pub setjmp: Helper,
+    pub setjmp_leave: Helper,
+    pub longjmp: Helper,
+    pub fmod: Helper,
+    pub native_setjmp: Helper,
+}
+
+/// What function bodies need to know about the module (shared by the
+/// compiling threads).
+pub(crate) struct ModuleCx {
+    pub isa: OwnedTargetIsa,
+    /// The same target without optimizations, for setjmp functions.
+    pub isa_plain: OwnedTargetIsa,
+    pub frontend: TargetFrontendConfig,
+    pub call_conv: CallConv,
+    pub funcs: Vec<FuncEntry>,
+    pub num_funcs: u32,
+    pub num_globals: u32,
+    pub global_addrs: Vec<u32>,
+    pub pexe_table_base: u32,
+    pub table_len: u32,
+    pub table: DataId,
+    /// Signature ids by [`sig_key`]; 0 is no signature (empty slots).
+    pub sig_ids: HashMap<Vec<u8>, u32>,
+    pub rt: Helpers,
+    pub module: ModuleValues,
+}
+
+/// Which value ids are module-level (functions, then globals).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ModuleValues {
+    pub num_funcs: u32,
+    pub num_globals: u32,
+}
+
+impl ModuleValues {
+    pub fn func_of(&self, v: ValueId) -> Option<crate::ir::FuncId> {
+        (v.0 < self.num_funcs).then_some(crate::ir::FuncId(v.0))
+    }
+    pub fn global_of(&self, v: ValueId) -> Option<crate::ir::GlobalId> {
+        let i = v.0.checked_sub(self.num_funcs)?;
+        (i < self.num_globals).then_some(crate::ir::GlobalId(i))
+    }
+}
+
+impl ModuleCx {
+    pub fn callee(&self, v: ValueId) -> Option<Callee> {
+        self.funcs.get(v.0 as usize).map(|e| e.callee)
+    }
+
+    /// The Cranelift signature of a pexe function type (context first).
+    pub fn signature(&self, params: &[ValType], ret: Option<ValType>) -> cl::Signature {
+        let mut sig = cl::Signature::new(self.call_conv);
+        sig.params = func::abi_params(params);
+        if let Some(r) = ret {
+            sig.returns.push(AbiParam::new(cl_type(r)));
+        }
+        sig
+    }
+}
+
+/// A signature as indirect calls compare them: the result, then the
+/// parameters, each as the class of register it travels in (every 128-bit
+/// vector is one class, as in wasm).
+pub(crate) fn sig_key(params: &[ValType], ret: Option<ValType>) -> Vec<u8> {
+    fn code(t: ValType) -> u8 {
+        match t {
+            ValType::Vector { .. } => 5,
+            ValType::Scalar(s) => match s {
+                crate::ir::Scalar::I64 => 2,
+                crate::ir::Scalar::F32 => 3,
+                crate::ir::Scalar::F64 => 4,
+                _ => 1,
+            },
+        }
+    }
+    std::iter::once(ret.map_or(0, code)).chain(params.iter().map(|&t| code(t))).collect()
+}
+
+fn kind_type(k: crate::abi::ValKind) -> ValType {
+    match k {
+        crate::abi::ValKind::I32 => ValType::I32,
+        crate::abi::ValKind::I64 => ValType::I64,
+        crate::abi::ValKind::F32 => ValType::F32,
+        crate::abi::ValKind::F64 => ValType::F64,
+    }
+}
+
+/// The [`rtabi::abi_hash`] of this build's IRT list.
+pub fn irt_abi_hash() -> u64 {
+    let list: Vec<(String, String)> = crate::abi::abi()
+        .irt_imports()
+        .map(|f| {
+            let l = f.lower();
+            let mut kinds: String = l.params.iter().map(|k| k.letter()).collect();
+            kinds.push('>');
+            kinds.extend(l.results.iter().map(|k| k.letter()));
+            (f.name.clone(), kinds)
+        })
+        .collect();
+    rtabi::abi_hash(list.iter().map(|(a, b)| (a.as_str(), b.as_str())))
+}
+
+/// The Cranelift ISA for `target`.
+fn make_isa(target: Target, optimize: bool) -> Result<OwnedTargetIsa, NativeError> {
+    let mut flags = settings::builder();
+    let set = |f: &mut settings::Builder, k: &str, v: &str| f.set(k, v).map_err(|e| object_error(format!("{k}: {e}")));
+    set(&mut flags, "opt_level", if optimize { "speed" } else { "none" })?;
+    // Position-independent: the object links into static and PIE
+    // executables alike.
+    set(&mut flags, "is_pic", "true")?;
+    // Frame pointers: the runtime walks them to name the guest function a
+    // fault in a runtime helper belongs to.
+    set(&mut flags, "preserve_frame_pointers", "true")?;
+    // Big frames probe each page, so no frame can jump over the machine
+    // stack's guard page.
+    set(&mut flags, "enable_probestack", "true")?;
+    set(&mut flags, "probestack_strategy", "inline")?;
+    set(&mut flags, "unwind_info", "false")?;
+    let mut isa = cranelift_codegen::isa::lookup_by_name(target.triple()).map_err(object_error)?;
+    if target == Target::X86_64Linux {
+        for f in ["has_sse3", "has_ssse3", "has_sse41", "has_sse42", "has_popcnt"] {
+            isa.enable(f).map_err(|e| object_error(format!("{f}: {e}")))?;
+        }
+    }
+    isa.finish(settings::Flags::new(flags)).map_err(object_error)
+}
+
+/// Machine code of one function, from [`FunctionCompiler::compile`], for
+/// [`NativeTranslator::define_compiled`].
+pub struct CompiledFunction {
+    /// The pexe function id.
+    pub id: u32,
+    compiled: func::Compiled,
+}
+
+/// Reusable buffers of one compiling thread.
+#[derive(Default)]
+pub struct CompileScratch(func::FuncScratch);
+
+/// Compiles function bodies of one module; cheap to clone and `Sync`, so
+/// any number of threads can use it at once.
+#[derive(Clone)]
+pub struct FunctionCompiler {
+    cx: Arc<ModuleCx>,
+    /// Pexe ids of the defined functions, in order.
+    defined: Arc<Vec<u32>>,
+}
+
+impl FunctionCompiler {
+    /// Compiles one verified body of the module.
+    pub fn compile(&self, f: &Function, scratch: &mut CompileScratch) -> Result<CompiledFunction, NativeError> {
+        let Some(Callee::Defined { id, info, .. }) = self.cx.callee(ValueId(f.id.0)) else {
+            return Err(NativeError::Unsupported { function: f.id.0, message: "not a defined function".into() });
+        };
+        let compiled = func::compile(&self.cx, f, id, info, &mut scratch.0)?;
+        Ok(CompiledFunction { id: f.id.0, compiled })
+    }
+}
+
+/// One object being built: created from the verified module, given every
+/// body in order (compiled here with [`Self::define_function`], or
+/// elsewhere and placed with [`Self::define_compiled`]), then finished.
+pub struct NativeTranslator {
+    target: Target,
+    compiler: FunctionCompiler,
+    obj: ObjectModule,
+    next: usize,
+    /// Per defined function: its symbol, name, code size and traps.
+    infos: Vec<object::InfoRecord>,
+    scratch: CompileScratch,
+    layout: Layout,
+    imports: ImportLayout,
+    start: Option<u32>,
+    names: object::Names,
+}
+
+impl NativeTranslator {
+    /// Declares everything the module defines and uses.
+    pub fn new(verified: &Verified<'_>, opts: &Options) -> Result<Self, NativeError> {
+        Self::from_module(verified.module(), opts)
+    }
+
+    fn from_module(m: &Module, opts: &Options) -> Result<Self, NativeError> {
+        let target = opts.target;
+        let isa = make_isa(target, true)?;
+        let isa_plain = make_isa(target, false)?;
+        let imports = ImportLayout::for_module(m);
+        let pexe_table_base = imports.pexe_table_base();
+        let layout = Layout::new(m, pexe_table_base).map_err(|e| match e {
+            crate::back::wasm::TranslateError::GlobalsTooLarge { bytes } => NativeError::GlobalsTooLarge { bytes },
+            other => object_error(other),
+        })?;
+        let call_conv = isa.default_call_conv();
+        let builder = ObjectBuilder::new(isa.clone(), "pexe", cranelift_module::default_libcall_names())
+            .map_err(object_error)?;
+        let mut obj = ObjectModule::new(builder);
+        let mut names = object::Names::default();
+
+        let mut sig_of = |params: &[ValType], ret: Option<ValType>| {
+            let mut s = cl::Signature::new(call_conv);
+            s.params = func::abi_params(params);
+            if let Some(r) = ret {
+                s.returns.push(AbiParam::new(cl_type(r)));
+            }
+            s
+        };
+
+        // Runtime helpers (reserved `__pexe_` names, declared first).
+        let mut helper = |obj: &mut ObjectModule, name: &str, params: &[cl::Type], ret: Option<cl::Type>| {
+            let mut s = cl::Signature::new(call_conv);
+            s.params = params.iter().map(|&t| AbiParam::new(t)).collect();
+            s.returns = ret.into_iter().map(AbiParam::new).collect();
+            let id = obj.declare_function(name, Linkage::Import, &s).map_err(object_error)?;
+            Ok::<Helper, NativeError>(Helper { id, sig: s })
+        };
+        use types::{F64, I32, I64};
+        let rt = Helpers {
+            memcpy: helper(&mut obj, rtabi::sym::MEMCPY, &[I64, I32, I32, I32], Some(I32))?,
+            memmove: helper(&mut obj, rtabi::sym::MEMMOVE, &[I64, I32, I32, I32], Some(I32))?,
+            memset: helper(&mut obj, rtabi::sym::MEMSET, &[I64, I32, I32, I32], Some(I32))?,
+            fault: helper(&mut obj, rtabi::sym::FAULT, &[I64, I32, I32, I32], None)?,
+            setjmp: helper(&mut obj, rtabi::sym::SETJMP, &[I64, I32, I64], Some(I32))?,
+            setjmp_leave: helper(&mut obj, rtabi::sym::SETJMP_LEAVE, &[I64, I64, I64], None)?,
+            longjmp: helper(&mut obj, rtabi::sym::LONGJMP, &[I64, I32, I32, I32], None)?,
+            fmod: helper(&mut obj, rtabi::sym::FMOD, &[F64, F64], Some(F64))?,
+            native_setjmp: helper(&mut obj, rtabi::sym::NATIVE_SETJMP, &[I64], Some(I32))?,
+        };
+
+        // Signature ids: the pexe's functions, then the IRT's and PPB's.
+        let mut sig_ids: HashMap<Vec<u8>, u32> = HashMap::new();
+        let mut intern = |key: Vec<u8>| {
+            let n = sig_ids.len() as u32 + 1;
+            *sig_ids.entry(key).or_insert(n)
+        };
+        let mut funcs = Vec::with_capacity(m.functions.len());
+        let mut defined = Vec::new();
+        let mut start = None;
+        for (i, d) in m.functions.iter().enumerate() {
+            let callee = if !d.is_proto {
+                let name = names.claim(d.name.as_deref(), i as u32);
+                let sig = sig_of(&d.sig.params, d.sig.ret);
+                let id = obj.declare_function(&name, Linkage::Local, &sig).map_err(object_error)?;
+                let info = defined.len() as u32;
+                defined.push(i as u32);
+                if d.name.as_deref() == Some(b"_start") {
+                    start = Some(i as u32);
+                }
+                Callee::Defined { id, info, sig: intern(sig_key(&d.sig.params, d.sig.ret)) }
+            } else {
+                match d.name.as_deref().and_then(Intrinsic::lookup) {
+                    Some(intr) => Callee::Intrinsic(intr),
+                    None => Callee::Missing,
+                }
+            };
+            funcs.push(FuncEntry { callee, params: d.sig.params.clone(), ret: d.sig.ret });
+        }
+        for f in imports.irt.iter().chain(&imports.ppb) {
+            let l = f.lower();
+            let params: Vec<ValType> = l.params.iter().map(|&k| kind_type(k)).collect();
+            intern(sig_key(&params, l.results.first().map(|&k| kind_type(k))));
+        }
+        let table_len = u64::from(pexe_table_base) + m.functions.len() as u64;
+        if table_len > u64::from(u32::MAX >> 4) {
+            return Err(object_error(format!("{table_len} function addresses are too many")));
+        }
+        let table = obj.declare_data("__pexe_table", Linkage::Local, false, false).map_err(object_error)?;
+        let cx = ModuleCx {
+            isa_plain,
+            frontend: isa.frontend_config(),
+            isa,
+            call_conv,
+            funcs,
+            num_funcs: m.functions.len() as u32,
+            num_globals: m.globals.len() as u32,
+            global_addrs: layout.addrs.clone(),
+            pexe_table_base,
+            table_len: table_len as u32,
+            table,
+            sig_ids,
+            rt,
+            module: ModuleValues { num_funcs: m.functions.len() as u32, num_globals: m.globals.len() as u32 },
+        };
+        let infos = defined
+            .iter()
+            .map(|&i| {
+                let name = match &m.functions[i as usize].name {
+                    Some(n) if !n.is_empty() => String::from_utf8_lossy(n).into_owned(),
+                    _ => format!("f{i}"),
+                };
+                object::InfoRecord { pexe_id: i, name, len: 0, traps: Vec::new(), defined: false }
+            })
+            .collect();
+        Ok(NativeTranslator {
+            target,
+            compiler: FunctionCompiler { cx: Arc::new(cx), defined: Arc::new(defined) },
+            obj,
+            next: 0,
+            infos,
+            scratch: CompileScratch::default(),
+            layout,
+            imports,
+            start,
+            names,
+        })
+    }
+
+    /// The compiler other threads can use (see [`Self::define_compiled`]).
+    pub fn compiler(&self) -> FunctionCompiler {
+        self.compiler.clone()
+    }
+
+    /// Compiles and places the next body (bodies come in declaration order,
+    /// each already verified).
+    pub fn define_function(&mut self, f: &Function) -> Result<(), NativeError> {
+        self.check_order(f.id.0)?;
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let compiled = self.compiler.compile(f, &mut scratch);
+        self.scratch = scratch;
+        self.define_compiled(compiled?)
+    }
+
+    fn check_order(&self, id: u32) -> Result<(), NativeError> {
+        match self.compiler.defined.get(self.next) {
+            Some(&expected) if expected == id => Ok(()),
+            Some(&expected) => Err(NativeError::BodyOrder { got: id, expected }),
+            None => Err(NativeError::BodyOrder { got: id, expected: u32::MAX }),
+        }
+    }
+
+    /// Places the next function's machine code.
+    pub fn define_compiled(&mut self, c: CompiledFunction) -> Result<(), NativeError> {
+        self.check_order(c.id)?;
+        let Some(Callee::Defined { id, .. }) = self.compiler.cx.callee(ValueId(c.id)) else {
+            return Err(NativeError::Unsupported { function: c.id, message: "not a defined function".into() });
+        };
+        let code = &c.compiled;
+        self.obj.define_function_bytes(id, code.alignment, &code.bytes, &code.relocs).map_err(object_error)?;
+        let info = &mut self.infos[self.next];
+        info.len = code.bytes.len() as u32;
+        info.traps = c.compiled.traps;
+        info.defined = true;
+        self.next += 1;
+        Ok(())
+    }
+
+    /// The object file.
+    pub fn finish(self) -> Result<Vec<u8>, NativeError> {
+        if self.next != self.compiler.defined.len() {
+            return Err(NativeError::MissingBodies { missing: self.compiler.defined.len() - self.next });
+        }
+        object::finish(self)
+    }
+}
+
+/// Translates a verified module and its bodies (in file order; each is
+/// verified before it is compiled).
+pub fn translate(
+    verified: &Verified<'_>,
+    functions: impl IntoIterator<Item = Function>,
+    opts: &Options,
+) -> Result<Vec<u8>, NativeError> {
+    let m = verified.module();
+    let mut t = NativeTranslator::new(verified, opts)?;
+    let mut verifier = FunctionVerifier::new();
+    let mut diagnostics = Vec::new();
+    for f in functions {
+        verifier.verify(m, &f, &mut diagnostics);
+        if !diagnostics.is_empty() {
+            return Err(NativeError::Invalid(diagnostics));
+        }
+        t.define_function(&f)?;
+    }
+    t.finish()
+}
+
+/// Decodes, verifies and translates a pexe: the calling thread decodes and
+/// verifies, [`Options::threads`] threads compile. Verifier diagnostics (all
+/// of them) become [`NativeError::Invalid`]. The object is the same for any
+/// number of threads.
+pub fn translate_bytes(pexe: &[u8], opts: &Options) -> Result<Vec<u8>, NativeError> {
+    let threads = match opts.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    if threads <= 1 {
+        return translate_serial(pexe, opts);
+    }
+    translate_parallel(pexe, opts, threads)
+}
+
+fn translate_serial(pexe: &[u8], opts: &Options) -> Result<Vec<u8>, NativeError> {
+    let mut verifier = FunctionVerifier::new();
+    let mut diagnostics = Vec::new();
+    let mut translator: Option<NativeTranslator> = None;
+    let mut failed: Option<NativeError> = None;
+    let mut module_checked = false;
+    let module = crate::decode::decode_with(pexe, |m, f| {
+        if !module_checked {
+            module_checked = true;
+            start_module(m, opts, &mut diagnostics, &mut translator, &mut failed);
+        }
+        verifier.verify(m, &f, &mut diagnostics);
+        if diagnostics.is_empty() && failed.is_none() {
+            if let Some(t) = translator.as_mut() {
+                if let Err(e) = t.define_function(&f) {
+                    failed = Some(e);
+                }
+            }
+        }
+        Ok(())
+    })?;
+    if !module_checked {
+        start_module(&module, opts, &mut diagnostics, &mut translator, &mut failed);
+    }
+    conclude(diagnostics, failed, translator)
+}
+
+/// Checks the module once its declarations are complete and starts the
+/// translator.
+fn start_module(
+    m: &Module,
+    opts: &Options,
+    diagnostics: &mut Vec<Diagnostic>,
+    translator: &mut Option<NativeTranslator>,
+    failed: &mut Option<NativeError>,
+) {
+    let d = crate::verify::verify_module(m);
+    if !d.is_empty() {
+        diagnostics.extend(d);
+        return;
+    }
+    match NativeTranslator::from_module(m, opts) {
+        Ok(t) => *translator = Some(t),
+        Err(e) => *failed = Some(e),
+    }
+}
+
+fn conclude(
+    mut diagnostics: Vec<Diagnostic>,
+    failed: Option<NativeError>,
+    translator: Option<NativeTranslator>,
+) -> Result<Vec<u8>, NativeError> {
+    if !diagnostics.is_empty() {
+        diagnostics.sort_by_key(|d| d.pos);
+        return Err(NativeError::Invalid(diagnostics));
+    }
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    match translator {
+        Some(t) => t.finish(),
+        None => Err(NativeError::MissingBodies { missing: 0 }),
+    }
+}
+
+fn translate_parallel(pexe: &[u8], opts: &Options, threads: usize) -> Result<Vec<u8>, NativeError> {
+    use std::sync::mpsc;
+    use std::sync::Mutex;
+    /// Bodies decoded ahead of the compilers (bounds memory).
+    const QUEUE: usize = 64;
+    type Work = (usize, Function);
+    type Done = (usize, Result<CompiledFunction, NativeError>);
+
+    let mut verifier = FunctionVerifier::new();
+    let mut diagnostics = Vec::new();
+    let mut translator: Option<NativeTranslator> = None;
+    let mut failed: Option<NativeError> = None;
+    let mut module_checked = false;
+    let (done_tx, done_rx) = mpsc::channel::<Done>();
+    let mut results: Vec<Option<Result<CompiledFunction, NativeError>>> = Vec::new();
+    let mut sent = 0usize;
+
+    let decoded = std::thread::scope(|scope| {
+        let mut work_tx: Option<mpsc::SyncSender<Work>> = None;
+        let decoded = crate::decode::decode_with(pexe, |m, f| {
+            if !module_checked {
+                module_checked = true;
+                start_module(m, opts, &mut diagnostics, &mut translator, &mut failed);
+                if let Some(t) = translator.as_ref() {
+                    let (tx, rx) = mpsc::sync_channel::<Work>(QUEUE);
+                    let rx = Arc::new(Mutex::new(rx));
+                    let mut started = 0;
+                    for n in 0..threads {
+                        let rx = Arc::clone(&rx);
+                        let done = done_tx.clone();
+                        let compiler = t.compiler();
+                        let spawned = std::thread::Builder::new().name(format!("pexe-native-{n}")).spawn_scoped(
+                            scope,
+                            move || {
+                                let mut scratch = CompileScratch::default();
+                                loop {
+                                    let next = rx.lock().map(|r| r.recv());
+                                    let Ok(Ok((seq, f))) = next else { break };
+                                    let r = compiler.compile(&f, &mut scratch);
+                                    if done.send((seq, r)).is_err() {
+                                        break;
+                                    }
+                                }
+                            },
+                        );
+                        started += usize::from(spawned.is_ok());
+                    }
+                    // Without any thread, compile on this one.
+                    if started > 0 {
+                        work_tx = Some(tx);
+                    }
+                }
+            }
+            verifier.verify(m, &f, &mut diagnostics);
+            if diagnostics.is_empty() && failed.is_none() {
+                match &work_tx {
+                    Some(tx) => {
+                        if tx.send((sent, f)).is_ok() {
+                            sent += 1;
+                        }
+                    }
+                    None => {
+                        if let Some(t) = translator.as_mut() {
+                            if let Err(e) = t.define_function(&f) {
+                                failed = Some(e);
+                            }
+                        }
+                    }
+                }
+            }
+            Ok(())
+        });
+        drop(work_tx);
+        decoded
+    });
+    drop(done_tx);
+    let module = decoded?;
+    results.resize_with(sent, || None);
+    for (seq, r) in done_rx.iter() {
+        if let Some(slot) = results.get_mut(seq) {
+            *slot = Some(r);
+        }
+    }
+    if !module_checked {
+        start_module(&module, opts, &mut diagnostics, &mut translator, &mut failed);
+    }
+    if diagnostics.is_empty() && failed.is_none() {
+        if let Some(t) = translator.as_mut() {
+            for r in results {
+                match r {
+                    Some(Ok(c)) => {
+                        if let Err(e) = t.define_compiled(c) {
+                            failed = Some(e);
+                            break;
+                        }
+                    }
+                    Some(Err(e)) => {
+                        failed = Some(e);
+                        break;
+                    }
+                    None => {
+                        failed = Some(object_error("a compiling thread stopped early"));
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    conclude(diagnostics, failed, translator)
+}
+
+/// Names of symbols: the pexe's own where it has one, made unique.
+#[doc(hidden)]
+pub fn symbol_name_for(name: Option<&[u8]>, id: u32, taken: &mut HashSet<String>) -> String {
+    let base = match name {
+        Some(n) if !n.is_empty() => String::from_utf8_lossy(n).replace('\0', "?"),
+        _ => format!("f{id}"),
+    };
+    // `__pexe…` names belong to the runtime and the object's own parts.
+    let mut name = base.clone();
+    if name.starts_with("__pexe") {
+        name = format!("guest.{base}");
+    }
+    let mut n = 0;
+    while taken.contains(&name) {
+        n += 1;
+        name = format!("{base}.{n}");
+    }
+    taken.insert(name.clone());
+    name
+}
