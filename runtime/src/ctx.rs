@@ -1,0 +1,85 @@
+//! The thread context: what generated code reads through its hidden first
+//! argument (the fields of [`crate::rtabi::ctx`], first), then what the
+//! runtime keeps per guest thread.
+
+use crate::rtabi;
+use std::cell::Cell;
+
+/// One registered setjmp: the id written to the guest's `jmp_buf`, the
+/// native buffer in the frame that called setjmp, and the guest stack
+/// pointer at that call.
+#[derive(Clone, Copy, Debug)]
+pub struct SetjmpEntry {
+    pub id: u32,
+    pub native: u64,
+    pub sp: u32,
+}
+
+/// A guest thread's context. Generated code uses the fields up to
+/// `exit_jmpbuf` at the offsets of [`rtabi::ctx`] (checked below).
+#[repr(C, align(16))]
+pub struct Ctx {
+    pub mem_base: u64,
+    pub stack_pointer: u32,
+    pub stack_limit: u32,
+    pub tp: u32,
+    pub longjmp_value: i32,
+    pub reserved: [u8; 40],
+    /// Set by the entry trampolines; `thread_exit` jumps to it.
+    pub exit_jmpbuf: [u8; rtabi::JMPBUF_SIZE as usize],
+    // ---- runtime only ----
+    pub tid: u32,
+    /// `thread_exit` was called; its `stack_flag` argument.
+    pub exited: bool,
+    pub exit_flag: u32,
+    /// Live setjmps of this thread, oldest first.
+    pub setjmps: Vec<SetjmpEntry>,
+    pub next_setjmp_id: u32,
+    /// The machine stack this thread runs on: `[lo, hi)`, with the guard
+    /// region `[guard_lo, lo)` below it.
+    pub stack_lo: usize,
+    pub stack_hi: usize,
+    pub guard_lo: usize,
+}
+
+const _: () = {
+    assert!(std::mem::offset_of!(Ctx, mem_base) == rtabi::ctx::MEM_BASE as usize);
+    assert!(std::mem::offset_of!(Ctx, stack_pointer) == rtabi::ctx::STACK_POINTER as usize);
+    assert!(std::mem::offset_of!(Ctx, stack_limit) == rtabi::ctx::STACK_LIMIT as usize);
+    assert!(std::mem::offset_of!(Ctx, tp) == rtabi::ctx::THREAD_POINTER as usize);
+    assert!(std::mem::offset_of!(Ctx, longjmp_value) == rtabi::ctx::LONGJMP_VALUE as usize);
+    assert!(std::mem::offset_of!(Ctx, exit_jmpbuf) == rtabi::ctx::EXIT_JMPBUF as usize);
+};
+
+impl Ctx {
+    pub fn new(tid: u32, mem_base: u64, stack_pointer: u32, stack_limit: u32, tp: u32) -> Box<Ctx> {
+        Box::new(Ctx {
+            mem_base,
+            stack_pointer,
+            stack_limit,
+            tp,
+            longjmp_value: 0,
+            reserved: [0; 40],
+            exit_jmpbuf: [0; rtabi::JMPBUF_SIZE as usize],
+            tid,
+            exited: false,
+            exit_flag: 0,
+            setjmps: Vec::new(),
+            next_setjmp_id: 1,
+            stack_lo: 0,
+            stack_hi: 0,
+            guard_lo: 0,
+        })
+    }
+}
+
+thread_local! {
+    /// The context of the guest thread running on this thread (null on
+    /// threads that run no guest code). Read by the fault handler.
+    pub static CURRENT: Cell<*mut Ctx> = const { Cell::new(std::ptr::null_mut()) };
+}
+
+/// This thread's context, if it runs a guest thread.
+pub fn current() -> *mut Ctx {
+    CURRENT.with(|c| c.get())
+}
