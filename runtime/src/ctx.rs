@@ -3,7 +3,9 @@
 //! runtime keeps per guest thread.
 
 use crate::rtabi;
-use std::cell::Cell;
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 
 /// One registered setjmp: the id written to the guest's `jmp_buf`, the
 /// native buffer in the frame that called setjmp, and the guest stack
@@ -43,12 +45,12 @@ pub struct Ctx {
 }
 
 const _: () = {
-    assert!(std::mem::offset_of!(Ctx, mem_base) == rtabi::ctx::MEM_BASE as usize);
-    assert!(std::mem::offset_of!(Ctx, stack_pointer) == rtabi::ctx::STACK_POINTER as usize);
-    assert!(std::mem::offset_of!(Ctx, stack_limit) == rtabi::ctx::STACK_LIMIT as usize);
-    assert!(std::mem::offset_of!(Ctx, tp) == rtabi::ctx::THREAD_POINTER as usize);
-    assert!(std::mem::offset_of!(Ctx, longjmp_value) == rtabi::ctx::LONGJMP_VALUE as usize);
-    assert!(std::mem::offset_of!(Ctx, exit_jmpbuf) == rtabi::ctx::EXIT_JMPBUF as usize);
+    assert!(core::mem::offset_of!(Ctx, mem_base) == rtabi::ctx::MEM_BASE as usize);
+    assert!(core::mem::offset_of!(Ctx, stack_pointer) == rtabi::ctx::STACK_POINTER as usize);
+    assert!(core::mem::offset_of!(Ctx, stack_limit) == rtabi::ctx::STACK_LIMIT as usize);
+    assert!(core::mem::offset_of!(Ctx, tp) == rtabi::ctx::THREAD_POINTER as usize);
+    assert!(core::mem::offset_of!(Ctx, longjmp_value) == rtabi::ctx::LONGJMP_VALUE as usize);
+    assert!(core::mem::offset_of!(Ctx, exit_jmpbuf) == rtabi::ctx::EXIT_JMPBUF as usize);
 };
 
 impl Ctx {
@@ -73,13 +75,58 @@ impl Ctx {
     }
 }
 
-thread_local! {
-    /// The context of the guest thread running on this thread (null on
-    /// threads that run no guest code). Read by the fault handler.
-    pub static CURRENT: Cell<*mut Ctx> = const { Cell::new(std::ptr::null_mut()) };
+/// Guest threads by machine stack: `[guard_lo, hi)` and the context. The
+/// fault handler finds the faulting thread's context from its stack
+/// pointer, with atomic loads only.
+struct Slot {
+    lo: AtomicUsize,
+    hi: AtomicUsize,
+    ctx: AtomicPtr<Ctx>,
 }
 
-/// This thread's context, if it runs a guest thread.
+/// Guest threads live at once that the fault handler can attribute
+/// stack overflows to (more still run; their faults are still reported).
+const SLOTS: usize = 4096;
+
+static THREADS: [Slot; SLOTS] = [const {
+    Slot { lo: AtomicUsize::new(0), hi: AtomicUsize::new(0), ctx: AtomicPtr::new(core::ptr::null_mut()) }
+}; SLOTS];
+
+/// Registers the context of the guest thread running on `[guard_lo, hi)`.
+pub fn register(ctx: *mut Ctx, guard_lo: usize, hi: usize) -> Option<usize> {
+    for (i, s) in THREADS.iter().enumerate() {
+        if s.ctx.compare_exchange(core::ptr::null_mut(), ctx, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+            s.lo.store(guard_lo, Ordering::Release);
+            s.hi.store(hi, Ordering::Release);
+            return Some(i);
+        }
+    }
+    None
+}
+
+pub fn unregister(slot: usize) {
+    if let Some(s) = THREADS.get(slot) {
+        s.lo.store(0, Ordering::Release);
+        s.hi.store(0, Ordering::Release);
+        s.ctx.store(core::ptr::null_mut(), Ordering::Release);
+    }
+}
+
+/// The context of the guest thread whose machine stack holds `sp` (null
+/// if none; async-signal-safe).
+pub fn at_stack(sp: usize) -> *mut Ctx {
+    for s in &THREADS {
+        let c = s.ctx.load(Ordering::Acquire);
+        if !c.is_null() && sp >= s.lo.load(Ordering::Acquire) && sp < s.hi.load(Ordering::Acquire) {
+            return c;
+        }
+    }
+    core::ptr::null_mut()
+}
+
+/// The calling thread's context, if it runs a guest thread.
+#[inline(never)]
 pub fn current() -> *mut Ctx {
-    CURRENT.with(|c| c.get())
+    let here = 0u8;
+    at_stack(core::ptr::addr_of!(here) as usize)
 }

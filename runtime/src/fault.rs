@@ -13,41 +13,12 @@
 //! runtime bug: the default action runs.
 
 use crate::rtabi::{self, trap};
+use crate::sys::{write_stderr, Line};
 use crate::{ctx, process};
-use std::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicBool, Ordering};
 
 /// Set by the first thread to report; others wait for the exit.
 static REPORTING: AtomicBool = AtomicBool::new(false);
-
-/// A fixed buffer for messages written from a signal handler.
-struct Line {
-    buf: [u8; 768],
-    len: usize,
-}
-
-impl Line {
-    fn new() -> Self {
-        Line { buf: [0; 768], len: 0 }
-    }
-    fn push(&mut self, s: &[u8]) {
-        let n = s.len().min(self.buf.len() - self.len);
-        self.buf[self.len..self.len + n].copy_from_slice(&s[..n]);
-        self.len += n;
-    }
-    fn push_u32(&mut self, mut x: u32) {
-        let mut digits = [0u8; 10];
-        let mut i = digits.len();
-        loop {
-            i -= 1;
-            digits[i] = b'0' + (x % 10) as u8;
-            x /= 10;
-            if x == 0 {
-                break;
-            }
-        }
-        self.push(&digits[i..]);
-    }
-}
 
 /// Ends the process: the guest faulted with `what` in function `func`
 /// (an index into the function-info table), or in no known function.
@@ -64,31 +35,27 @@ pub fn report(what: &[u8], detail: Option<u32>, func: Option<usize>) -> ! {
     line.push(b"pexe: guest fault: ");
     line.push(what);
     if let Some(d) = detail {
-        line.push_u32(d);
-        line.push(b", which has no body");
+        let _ = core::fmt::write(&mut line, format_args!("{d}, which has no body"));
     }
     if let Some(name) = func.and_then(|f| process().func_name(f)) {
         line.push(b" in function ");
         line.push(name);
     }
     line.push(b"\n");
-    // SAFETY: write(2) and _exit(2) are async-signal-safe.
-    unsafe {
-        libc::write(2, line.buf.as_ptr().cast(), line.len);
-        libc::_exit(rtabi_fault_status());
-    }
+    write_stderr(line.bytes());
+    // SAFETY: _exit(2) is async-signal-safe.
+    unsafe { libc::_exit(FAULT_STATUS) }
 }
 
-fn rtabi_fault_status() -> i32 {
-    134
-}
+/// Exit status of a run that ended in a guest fault (as SIGABRT gives).
+pub const FAULT_STATUS: i32 = 134;
 
 /// Reports a fault raised by the runtime on behalf of the guest code that
 /// called it: the function is found by walking the frame pointers from
 /// here.
 pub fn report_here(what: &[u8]) -> ! {
     let fp = frame_pointer();
-    report(what, None, guest_on_chain(fp))
+    report(what, None, guest_on_chain(fp, ctx::current()))
 }
 
 #[inline(always)]
@@ -97,9 +64,9 @@ fn frame_pointer() -> usize {
     // SAFETY: reads a register.
     unsafe {
         #[cfg(target_arch = "x86_64")]
-        std::arch::asm!("mov {}, rbp", out(reg) fp, options(nomem, nostack, preserves_flags));
+        core::arch::asm!("mov {}, rbp", out(reg) fp, options(nomem, nostack, preserves_flags));
         #[cfg(target_arch = "aarch64")]
-        std::arch::asm!("mov {}, x29", out(reg) fp, options(nomem, nostack, preserves_flags));
+        core::arch::asm!("mov {}, x29", out(reg) fp, options(nomem, nostack, preserves_flags));
     }
     fp
 }
@@ -107,8 +74,7 @@ fn frame_pointer() -> usize {
 /// The first guest function whose return address is on the frame-pointer
 /// chain starting at `fp` (frames are `[saved fp, return address]` on both
 /// targets), staying inside this thread's machine stack.
-fn guest_on_chain(mut fp: usize) -> Option<usize> {
-    let c = ctx::current();
+fn guest_on_chain(mut fp: usize, c: *mut ctx::Ctx) -> Option<usize> {
     let (lo, hi) = if c.is_null() {
         return None;
     } else {
@@ -137,11 +103,11 @@ pub fn install() {
     for sig in [libc::SIGSEGV, libc::SIGBUS, libc::SIGILL, libc::SIGFPE, libc::SIGTRAP] {
         // SAFETY: a plain sigaction with our handler.
         unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
+            let mut sa: libc::sigaction = core::mem::zeroed();
             sa.sa_sigaction = on_signal as *const () as usize;
             sa.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
             libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(sig, &sa, std::ptr::null_mut());
+            libc::sigaction(sig, &sa, core::ptr::null_mut());
         }
     }
 }
@@ -153,7 +119,7 @@ pub fn alt_stack() -> Option<(*mut libc::c_void, usize)> {
     // SAFETY: a fresh anonymous mapping, then sigaltstack on it.
     unsafe {
         let p = libc::mmap(
-            std::ptr::null_mut(),
+            core::ptr::null_mut(),
             SIZE,
             libc::PROT_READ | libc::PROT_WRITE,
             libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
@@ -164,41 +130,42 @@ pub fn alt_stack() -> Option<(*mut libc::c_void, usize)> {
             return None;
         }
         let ss = libc::stack_t { ss_sp: p, ss_flags: 0, ss_size: SIZE };
-        libc::sigaltstack(&ss, std::ptr::null_mut());
+        libc::sigaltstack(&ss, core::ptr::null_mut());
         Some((p, SIZE))
     }
 }
 
-/// Program counter and frame pointer of an interrupted context.
-unsafe fn pc_fp(uctx: *mut libc::c_void) -> (usize, usize) {
+/// Program counter, frame pointer and stack pointer of an interrupted
+/// context.
+unsafe fn registers(uctx: *mut libc::c_void) -> (usize, usize, usize) {
     let uc = uctx as *mut libc::ucontext_t;
     #[cfg(target_arch = "x86_64")]
     {
         let g = &(*uc).uc_mcontext.gregs;
-        (g[libc::REG_RIP as usize] as usize, g[libc::REG_RBP as usize] as usize)
+        (g[libc::REG_RIP as usize] as usize, g[libc::REG_RBP as usize] as usize, g[libc::REG_RSP as usize] as usize)
     }
     #[cfg(target_arch = "aarch64")]
     {
         let m = &(*uc).uc_mcontext;
-        (m.pc as usize, m.regs[29] as usize)
+        (m.pc as usize, m.regs[29] as usize, m.sp as usize)
     }
 }
 
 extern "C" fn on_signal(sig: libc::c_int, info: *mut libc::siginfo_t, uctx: *mut libc::c_void) {
     // SAFETY: the kernel hands us valid info and context pointers.
-    let (pc, fp) = unsafe { pc_fp(uctx) };
+    let (pc, fp, sp) = unsafe { registers(uctx) };
     let addr = unsafe { (*info).si_addr() } as usize;
     let p = process();
+    let c = ctx::at_stack(sp);
     let memory_signal = sig == libc::SIGSEGV || sig == libc::SIGBUS;
     let in_guest = p.func_at(pc);
-    let func = in_guest.or_else(|| guest_on_chain(fp));
+    let func = in_guest.or_else(|| guest_on_chain(fp, c));
 
     // A machine-stack overflow: the fault is in this thread's guard region.
-    let c = ctx::current();
     if memory_signal && !c.is_null() {
         // SAFETY: this thread's own context.
         let (guard_lo, lo) = unsafe { ((*c).guard_lo, (*c).stack_lo) };
-        if addr >= guard_lo && addr < lo + 256 {
+        if addr >= guard_lo && addr < lo {
             report(rtabi::trap_message(trap::STACK_OVERFLOW).as_bytes(), None, func);
         }
     }
@@ -214,12 +181,8 @@ extern "C" fn on_signal(sig: libc::c_int, info: *mut libc::siginfo_t, uctx: *mut
     // Not the guest's: a runtime bug. Say so, then let the default action
     // (a core dump) happen when the instruction runs again.
     let mut line = Line::new();
-    line.push(b"pexe: runtime error: signal ");
-    line.push_u32(sig as u32);
-    line.push(b" outside guest code\n");
-    // SAFETY: async-signal-safe calls.
-    unsafe {
-        libc::write(2, line.buf.as_ptr().cast(), line.len);
-        libc::signal(sig, libc::SIG_DFL);
-    }
+    let _ = core::fmt::write(&mut line, format_args!("pexe: runtime error: signal {sig} outside guest code\n"));
+    write_stderr(line.bytes());
+    // SAFETY: async-signal-safe.
+    unsafe { libc::signal(sig, libc::SIG_DFL) };
 }

@@ -15,7 +15,12 @@
 //! (`js/src/runtime/defs.js`); host errors outside that set become EIO.
 
 use crate::mem::Errno;
-use std::ffi::CString;
+use crate::sys;
+use alloc::ffi::CString;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec;
+use alloc::vec::Vec;
 
 /// Most descriptors a guest may have open at once (as the JS runtime).
 pub const MAX_FDS: usize = 1024;
@@ -40,7 +45,7 @@ pub fn nacl_errno(e: i32) -> Errno {
 
 /// The NaCl errno of the last failed host call.
 pub fn last_errno() -> Errno {
-    nacl_errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO))
+    nacl_errno(sys::errno())
 }
 
 /// One open guest descriptor.
@@ -92,7 +97,7 @@ fn within(path: &str, dir: &str) -> bool {
 }
 
 fn realpath(path: &str) -> Option<String> {
-    std::fs::canonicalize(path).ok().and_then(|p| p.to_str().map(str::to_string))
+    sys::realpath(path)
 }
 
 fn parent(path: &str) -> &str {
@@ -116,7 +121,7 @@ impl FileSystem {
                 let abs = if d.starts_with('/') {
                     d.clone()
                 } else {
-                    format!("{}/{d}", std::env::current_dir().ok()?.to_str()?)
+                    format!("{}/{d}", sys::current_dir()?)
                 };
                 let path = normalize(&abs);
                 let real = realpath(&path)?;
@@ -126,7 +131,7 @@ impl FileSystem {
         let cwd = if dirs.is_empty() {
             "/".to_string()
         } else {
-            std::env::current_dir().ok().and_then(|p| p.to_str().map(str::to_string)).unwrap_or_else(|| "/".into())
+            sys::current_dir().unwrap_or_else(|| "/".into())
         };
         FileSystem { fds, cwd, dirs }
     }
@@ -218,7 +223,7 @@ impl FileSystem {
         if path.len() > MAX_PATH {
             return Err(libc::ENAMETOOLONG);
         }
-        let path = std::str::from_utf8(path).map_err(|_| libc::ENOENT)?;
+        let path = core::str::from_utf8(path).map_err(|_| libc::ENOENT)?;
         let abs = if path.starts_with('/') { normalize(path) } else { normalize(&format!("{}/{path}", self.cwd)) };
         let dir = self.dirs.iter().find(|d| within(&abs, &d.path)).ok_or(libc::ENOENT)?;
         let inside_real = |p: &str| self.dirs.iter().any(|d| within(p, &d.real));
@@ -242,7 +247,7 @@ impl FileSystem {
     pub fn chdir(&mut self, path: &[u8]) -> Result<(), Errno> {
         let host = self.resolve(path, true)?;
         // SAFETY: a NUL-terminated path and a zeroed stat buffer.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        let mut st: libc::stat = unsafe { core::mem::zeroed() };
         if unsafe { libc::stat(host.as_ptr(), &mut st) } != 0 {
             return Err(last_errno());
         }

@@ -31,7 +31,7 @@ extern "C" {
 // `__pexe_rt_native_setjmp`: a tail jump to libc's `_setjmp`, so the
 // frame that called it is the one `_setjmp` saves (it returns twice there).
 #[cfg(target_arch = "x86_64")]
-std::arch::global_asm!(
+core::arch::global_asm!(
     ".globl __pexe_rt_native_setjmp",
     ".type __pexe_rt_native_setjmp, @function",
     "__pexe_rt_native_setjmp:",
@@ -39,7 +39,7 @@ std::arch::global_asm!(
     ".size __pexe_rt_native_setjmp, . - __pexe_rt_native_setjmp",
 );
 #[cfg(target_arch = "aarch64")]
-std::arch::global_asm!(
+core::arch::global_asm!(
     ".globl __pexe_rt_native_setjmp",
     ".type __pexe_rt_native_setjmp, %function",
     "__pexe_rt_native_setjmp:",
@@ -79,7 +79,7 @@ pub extern "C" fn __pexe_rt_memmove(_ctx: *mut Ctx, dst: i32, src: i32, len: i32
     let m = &process().mem;
     // SAFETY: both ranges are mapped guest memory (checked); they may
     // overlap, so this is a memmove.
-    unsafe { std::ptr::copy(m.host(src), m.host(dst), len as usize) };
+    unsafe { core::ptr::copy(m.host(src), m.host(dst), len as usize) };
     0
 }
 
@@ -94,7 +94,7 @@ pub extern "C" fn __pexe_rt_memset(_ctx: *mut Ctx, dst: i32, byte: i32, len: i32
         return 1;
     }
     // SAFETY: checked writable.
-    unsafe { std::ptr::write_bytes(m.host(dst), byte as u8, len as usize) };
+    unsafe { core::ptr::write_bytes(m.host(dst), byte as u8, len as usize) };
     0
 }
 

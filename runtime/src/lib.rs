@@ -23,6 +23,10 @@
 //! the main thread's guest stack). The guest's argv is the executable's;
 //! its environment the rest of the executable's.
 
+#![no_std]
+
+extern crate alloc;
+
 #[path = "../../src/back/native/rtabi.rs"]
 pub mod rtabi;
 
@@ -33,12 +37,17 @@ pub mod helpers;
 mod irt;
 pub mod irt_gen;
 pub mod mem;
+pub mod sys;
 pub mod threads;
 
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec;
+use alloc::vec::Vec;
+use core::ffi::CStr;
+use core::sync::atomic::{AtomicBool, AtomicI32, AtomicU32};
 use mem::{Memory, PageAllocator};
-use std::ffi::CStr;
-use std::sync::atomic::{AtomicI32, AtomicU32, AtomicBool};
-use std::sync::{Mutex, OnceLock};
+use sys::{Mutex, Once};
 
 extern "C" {
     /// The translated pexe's descriptor.
@@ -64,7 +73,7 @@ pub struct Process {
     pub processors: u32,
 }
 
-static PROCESS: OnceLock<Process> = OnceLock::new();
+static PROCESS: Once<Process> = Once::new();
 
 /// The process (set up before any guest code runs).
 pub fn process() -> &'static Process {
@@ -93,7 +102,7 @@ impl Process {
         let offset = pc.checked_sub(info.code as usize)? as u32;
         // SAFETY: the function's trap entries, in the object.
         let traps = unsafe {
-            std::slice::from_raw_parts(
+            core::slice::from_raw_parts(
                 (self.desc.traps as *const rtabi::TrapEntry).add(info.traps_off as usize),
                 info.traps_len as usize,
             )
@@ -107,7 +116,7 @@ impl Process {
         let info = self.info(f)?;
         // SAFETY: the names blob in the object.
         Some(unsafe {
-            std::slice::from_raw_parts((self.desc.names as *const u8).add(info.name_off as usize), info.name_len as usize)
+            core::slice::from_raw_parts((self.desc.names as *const u8).add(info.name_off as usize), info.name_len as usize)
         })
     }
 }
@@ -127,7 +136,7 @@ pub extern "C" fn main(argc: libc::c_int, argv: *const *const libc::c_char, envp
             unsafe { libc::pause() };
         },
         Err(message) => {
-            eprintln!("pexe: {message}");
+            sys::complain(format_args!("{message}"));
             1
         }
     }
@@ -145,7 +154,7 @@ unsafe fn c_strings(mut p: *const *const libc::c_char, limit: usize) -> Vec<Vec<
 
 fn start(argc: libc::c_int, argv: *const *const libc::c_char, envp: *const *const libc::c_char) -> Result<(), String> {
     // SAFETY: the linker resolved the descriptor of the translated object.
-    let desc: &'static rtabi::ModuleDesc = unsafe { &*std::ptr::addr_of!(__pexe_module) };
+    let desc: &'static rtabi::ModuleDesc = unsafe { &*core::ptr::addr_of!(__pexe_module) };
     check_descriptor(desc)?;
     // SAFETY: the C runtime's argument and environment vectors.
     let args = unsafe { c_strings(argv, argc.max(0) as usize) };
@@ -157,7 +166,7 @@ fn start(argc: libc::c_int, argv: *const *const libc::c_char, envp: *const *cons
         if let Some(v) = kv.strip_prefix(b"PEXE_DIRS=") {
             dirs.extend(String::from_utf8_lossy(v).split(':').map(str::to_string));
         } else if let Some(v) = kv.strip_prefix(b"PEXE_STACK_SIZE=") {
-            stack_size = std::str::from_utf8(v)
+            stack_size = core::str::from_utf8(v)
                 .ok()
                 .and_then(|s| s.parse::<u64>().ok())
                 .filter(|&n| (1..=1 << 31).contains(&n))
@@ -184,7 +193,7 @@ fn start(argc: libc::c_int, argv: *const *const libc::c_char, envp: *const *cons
             return Err("a data segment lies outside the globals".into());
         }
         // SAFETY: copies the image into the mapped globals.
-        unsafe { std::ptr::copy_nonoverlapping(s.data as *const u8, mem.host(s.addr as u32), s.len as usize) };
+        unsafe { core::ptr::copy_nonoverlapping(s.data as *const u8, mem.host(s.addr as u32), s.len as usize) };
     }
     let mut pages = PageAllocator::new(heap_base);
     let stack_size = stack_size.div_ceil(rtabi::PAGE_SIZE) * rtabi::PAGE_SIZE;
@@ -200,7 +209,7 @@ fn start(argc: libc::c_int, argv: *const *const libc::c_char, envp: *const *cons
         })
         .collect();
     funcs.sort_unstable();
-    let processors = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+    let processors = sys::processors();
     let process = Process {
         desc,
         funcs,
@@ -214,7 +223,7 @@ fn start(argc: libc::c_int, argv: *const *const libc::c_char, envp: *const *cons
         exiting: AtomicBool::new(false),
         processors,
     };
-    if PROCESS.set(process).is_err() {
+    if !PROCESS.set(process) {
         return Err("started twice".into());
     }
     let p = self::process();

@@ -7,7 +7,12 @@
 //! base); the runtime reaches guest memory only through [`Memory`].
 
 use crate::rtabi;
-use std::sync::atomic::{AtomicU8, Ordering};
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicU8, Ordering};
 
 /// Guest pages of [`rtabi::PAGE_SIZE`] bytes in the 4 GiB window.
 pub const NUM_PAGES: usize = (rtabi::GUEST_SIZE / rtabi::PAGE_SIZE) as usize;
@@ -35,7 +40,7 @@ impl Memory {
         // SAFETY: an anonymous PROT_NONE mapping touches nothing.
         let p = unsafe {
             libc::mmap(
-                std::ptr::null_mut(),
+                core::ptr::null_mut(),
                 rtabi::RESERVATION as usize,
                 libc::PROT_NONE,
                 libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
@@ -45,9 +50,9 @@ impl Memory {
         };
         if p == libc::MAP_FAILED {
             return Err(format!(
-                "cannot reserve the guest's {} GiB address space: {}",
+                "cannot reserve the guest's {} GiB address space (errno {})",
                 rtabi::RESERVATION >> 30,
-                std::io::Error::last_os_error()
+                crate::sys::errno()
             ));
         }
         let pages = (0..NUM_PAGES).map(|_| AtomicU8::new(0)).collect();
@@ -64,7 +69,7 @@ impl Memory {
         a >= b && a - b < rtabi::RESERVATION as usize
     }
 
-    fn page_range(addr: u64, len: u64) -> std::ops::Range<usize> {
+    fn page_range(addr: u64, len: u64) -> core::ops::Range<usize> {
         let first = (addr / rtabi::PAGE_SIZE) as usize;
         let end = (addr + len).div_ceil(rtabi::PAGE_SIZE) as usize;
         first..end.min(NUM_PAGES)
@@ -169,14 +174,14 @@ impl Memory {
         let mut v = vec![0u8; len];
         // SAFETY: checked readable; guest memory may change under us, which
         // a byte copy tolerates.
-        unsafe { std::ptr::copy(self.host(addr), v.as_mut_ptr(), len) };
+        unsafe { core::ptr::copy(self.host(addr), v.as_mut_ptr(), len) };
         Ok(v)
     }
 
     pub fn write_bytes(&self, addr: u32, bytes: &[u8]) -> Result<(), Errno> {
         self.check_write(addr, bytes.len() as u64)?;
         // SAFETY: checked writable.
-        unsafe { std::ptr::copy(bytes.as_ptr(), self.host(addr), bytes.len()) };
+        unsafe { core::ptr::copy(bytes.as_ptr(), self.host(addr), bytes.len()) };
         Ok(())
     }
 
@@ -215,7 +220,7 @@ impl Memory {
             let page_end = (u64::from(a) / rtabi::PAGE_SIZE + 1) * rtabi::PAGE_SIZE;
             let n = (page_end - u64::from(a)) as usize;
             // SAFETY: the page is readable.
-            let chunk = unsafe { std::slice::from_raw_parts(self.host(a), n) };
+            let chunk = unsafe { core::slice::from_raw_parts(self.host(a), n) };
             match chunk.iter().position(|&b| b == 0) {
                 Some(i) => {
                     out.extend_from_slice(&chunk[..i]);

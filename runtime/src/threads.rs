@@ -8,9 +8,11 @@
 //! or — when the last live guest thread calls `thread_exit` — with 0.
 
 use crate::ctx::{self, Ctx};
+use crate::sys::Mutex;
 use crate::{fault, process};
-use std::sync::atomic::Ordering;
-use std::sync::Mutex;
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+use core::sync::atomic::Ordering;
 
 /// Machine stack of a guest thread (guards excluded).
 pub const STACK_SIZE: usize = 8 << 20;
@@ -32,7 +34,7 @@ impl MachineStack {
         // SAFETY: a fresh anonymous mapping; the guard is made inaccessible.
         unsafe {
             let p = libc::mmap(
-                std::ptr::null_mut(),
+                core::ptr::null_mut(),
                 len,
                 libc::PROT_READ | libc::PROT_WRITE,
                 libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_STACK,
@@ -73,10 +75,10 @@ struct Start {
 
 /// Joins finished threads and frees their stacks.
 fn reap() {
-    let done: Vec<_> = std::mem::take(&mut *FINISHED.lock().unwrap_or_else(|e| e.into_inner()));
+    let done: Vec<_> = core::mem::take(&mut *FINISHED.lock());
     for (t, stack, alt) in done {
         // SAFETY: the thread is finished or about to return.
-        unsafe { libc::pthread_join(t, std::ptr::null_mut()) };
+        unsafe { libc::pthread_join(t, core::ptr::null_mut()) };
         stack.free();
         if alt != 0 {
             // SAFETY: its alternate signal stack, no longer in use.
@@ -94,10 +96,10 @@ fn spawn(ctx: Box<Ctx>, entry: Entry) -> i32 {
     // SAFETY: pthread_create with a stack we mapped; on failure the start
     // record is taken back.
     unsafe {
-        let mut attr: libc::pthread_attr_t = std::mem::zeroed();
+        let mut attr: libc::pthread_attr_t = core::mem::zeroed();
         libc::pthread_attr_init(&mut attr);
         libc::pthread_attr_setstack(&mut attr, (base + GUARD_SIZE) as *mut libc::c_void, len - GUARD_SIZE);
-        let mut t: libc::pthread_t = std::mem::zeroed();
+        let mut t: libc::pthread_t = core::mem::zeroed();
         let r = libc::pthread_create(&mut t, &attr, thread_main, start.cast());
         libc::pthread_attr_destroy(&mut attr);
         if r != 0 {
@@ -118,12 +120,12 @@ extern "C" fn thread_main(arg: *mut libc::c_void) -> *mut libc::c_void {
     let alt = fault::alt_stack().map_or(0, |(p, _)| p as usize);
     let p = process();
     let raw: *mut Ctx = &mut *ctx;
-    ctx::CURRENT.with(|c| c.set(raw));
+    let slot = ctx::register(raw, ctx.guard_lo, ctx.stack_hi);
     let desc = p.desc;
     match entry {
         Entry::Main { startinfo } => {
             // SAFETY: the descriptor's entry trampoline, called with its ABI.
-            let start: extern "C" fn(*mut Ctx, i32) -> i32 = unsafe { std::mem::transmute(desc.start as usize) };
+            let start: extern "C" fn(*mut Ctx, i32) -> i32 = unsafe { core::mem::transmute(desc.start as usize) };
             let status = start(raw, startinfo as i32);
             if !ctx.exited {
                 exit(status);
@@ -131,7 +133,7 @@ extern "C" fn thread_main(arg: *mut libc::c_void) -> *mut libc::c_void {
         }
         Entry::Thread { func } => {
             // SAFETY: as above.
-            let run: extern "C" fn(*mut Ctx, i32) = unsafe { std::mem::transmute(desc.thread_start as usize) };
+            let run: extern "C" fn(*mut Ctx, i32) = unsafe { core::mem::transmute(desc.thread_start as usize) };
             run(raw, func as i32);
         }
     }
@@ -139,15 +141,17 @@ extern "C" fn thread_main(arg: *mut libc::c_void) -> *mut libc::c_void {
     if ctx.exit_flag != 0 && !p.exiting.load(Ordering::SeqCst) {
         clear_stack_flag(ctx.exit_flag);
     }
-    ctx::CURRENT.with(|c| c.set(std::ptr::null_mut()));
+    if let Some(s) = slot {
+        ctx::unregister(s);
+    }
     // SAFETY: pthread_self of this thread.
     let me = unsafe { libc::pthread_self() };
-    FINISHED.lock().unwrap_or_else(|e| e.into_inner()).push((me, stack, alt));
+    FINISHED.lock().push((me, stack, alt));
     if p.live.fetch_sub(1, Ordering::SeqCst) <= 1 {
         exit(0);
     }
     drop(ctx);
-    std::ptr::null_mut()
+    core::ptr::null_mut()
 }
 
 /// `thread_exit`'s promise: `*flag = 0`, then wake whoever waits on it.
@@ -158,7 +162,7 @@ fn clear_stack_flag(flag: u32) {
     }
     // SAFETY: an aligned, writable guest word.
     unsafe {
-        let word = &*(m.host(flag) as *const std::sync::atomic::AtomicU32);
+        let word = &*(m.host(flag) as *const core::sync::atomic::AtomicU32);
         word.store(0, Ordering::SeqCst);
         libc::syscall(libc::SYS_futex, m.host(flag), libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG, i32::MAX, 0, 0, 0);
     }
@@ -174,13 +178,13 @@ pub fn exit(status: i32) -> ! {
 }
 
 /// Runs `_start(startinfo)` on a new thread with the given guest stack.
-pub fn start_main(startinfo: u32, stack_top: u32, stack_limit: u32) -> Result<(), String> {
+pub fn start_main(startinfo: u32, stack_top: u32, stack_limit: u32) -> Result<(), alloc::string::String> {
     let p = process();
     let ctx = Ctx::new(0, p.mem.base(), stack_top, stack_limit, 0);
     p.live.store(1, Ordering::SeqCst);
     match spawn(ctx, Entry::Main { startinfo }) {
         0 => Ok(()),
-        e => Err(format!("cannot start the main guest thread (errno {e})")),
+        e => Err(alloc::format!("cannot start the main guest thread (errno {e})")),
     }
 }
 
@@ -188,7 +192,7 @@ pub fn start_main(startinfo: u32, stack_top: u32, stack_limit: u32) -> Result<()
 pub fn thread_create(func: u32, stack: u32, tp: u32) -> i32 {
     let p = process();
     let limit = {
-        let pages = p.pages.lock().unwrap_or_else(|e| e.into_inner());
+        let pages = p.pages.lock();
         pages.region_below(u64::from(stack)).map_or(rtabi_global_base(), |(s, _)| s as u32)
     };
     let tid = p.next_tid.fetch_add(1, Ordering::SeqCst);

@@ -35,7 +35,7 @@ pub fn nanosleep(_ctx: &mut Ctx, req: u32, rem: u32) -> i32 {
         if rem != 0 {
             process().mem.check_write(rem, 16)?;
         }
-        std::thread::sleep(std::time::Duration::from_nanos(ns as u64));
+        crate::sys::sleep_ns(ns as u64);
         if rem != 0 {
             write_time(rem, 0, 1)?;
         }
@@ -44,7 +44,8 @@ pub fn nanosleep(_ctx: &mut Ctx, req: u32, rem: u32) -> i32 {
 }
 
 pub fn sched_yield(_ctx: &mut Ctx) -> i32 {
-    std::thread::yield_now();
+    // SAFETY: sched_yield.
+    unsafe { libc::sched_yield() };
     0
 }
 

@@ -6,6 +6,8 @@ use crate::ctx::Ctx;
 use crate::fs::last_errno;
 use crate::mem::Errno;
 use crate::process;
+use alloc::vec;
+use alloc::vec::Vec;
 
 /// The most bytes one read or write moves (a larger count is a short
 /// transfer), as in the JavaScript runtime.
@@ -36,23 +38,23 @@ pub fn write_stat(addr: u32, st: &libc::stat) -> Result<(), Errno> {
 }
 
 fn host_fd(fd: i32) -> Result<libc::c_int, Errno> {
-    process().fs.lock().unwrap_or_else(|e| e.into_inner()).host(fd)
+    process().fs.lock().host(fd)
 }
 
 pub fn close(_ctx: &mut Ctx, fd: i32) -> i32 {
-    errno(process().fs.lock().unwrap_or_else(|e| e.into_inner()).close(fd))
+    errno(process().fs.lock().close(fd))
 }
 
 pub fn dup(_ctx: &mut Ctx, fd: i32, newfd: u32) -> i32 {
     errno((|| {
         process().mem.check_write(newfd, 4)?;
-        let n = process().fs.lock().unwrap_or_else(|e| e.into_inner()).dup(fd)?;
+        let n = process().fs.lock().dup(fd)?;
         process().mem.write_i32(newfd, n)
     })())
 }
 
 pub fn dup2(_ctx: &mut Ctx, fd: i32, newfd: i32) -> i32 {
-    errno(process().fs.lock().unwrap_or_else(|e| e.into_inner()).dup2(fd, newfd))
+    errno(process().fs.lock().dup2(fd, newfd))
 }
 
 pub fn read(_ctx: &mut Ctx, fd: i32, buf: u32, count: u32, nread: u32) -> i32 {
@@ -111,7 +113,7 @@ pub fn fstat(_ctx: &mut Ctx, fd: i32, st: u32) -> i32 {
         let h = host_fd(fd)?;
         process().mem.check_write(st, 104)?;
         // SAFETY: fstat into a zeroed buffer.
-        let mut s: libc::stat = unsafe { std::mem::zeroed() };
+        let mut s: libc::stat = unsafe { core::mem::zeroed() };
         if unsafe { libc::fstat(h, &mut s) } != 0 {
             return Err(last_errno());
         }
@@ -195,7 +197,7 @@ fn prev_off(out: &[u8]) -> i64 {
 }
 
 pub fn fchdir(_ctx: &mut Ctx, fd: i32) -> i32 {
-    errno(process().fs.lock().unwrap_or_else(|e| e.into_inner()).fchdir(fd))
+    errno(process().fs.lock().fchdir(fd))
 }
 
 pub fn fchmod(_ctx: &mut Ctx, fd: i32, mode: u32) -> i32 {

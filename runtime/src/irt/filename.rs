@@ -7,7 +7,9 @@ use crate::ctx::Ctx;
 use crate::fs::{last_errno, Fd, MAX_PATH};
 use crate::mem::Errno;
 use crate::process;
-use std::ffi::CString;
+use alloc::ffi::CString;
+use alloc::string::ToString;
+use alloc::vec;
 
 /// NaCl open flags (`NACL_ABI_O_*`, Linux x86 numbering) → host flags
 /// (AArch64 Linux numbers O_DIRECTORY and friends differently).
@@ -32,7 +34,7 @@ fn host_oflag(o: i32) -> libc::c_int {
 /// The guest path at `ptr`, resolved to a host path.
 fn path(ptr: u32, follow: bool) -> Result<CString, Errno> {
     let p = process().mem.read_cstr(ptr, MAX_PATH, libc::ENAMETOOLONG)?;
-    process().fs.lock().unwrap_or_else(|e| e.into_inner()).resolve(&p, follow)
+    process().fs.lock().resolve(&p, follow)
 }
 
 fn check(r: libc::c_int) -> Result<(), Errno> {
@@ -53,7 +55,7 @@ pub fn open(_ctx: &mut Ctx, pathname: u32, oflag: i32, cmode: u32, newfd: u32) -
             return Err(last_errno());
         }
         let guest_path = p.to_str().ok().map(str::to_string);
-        let fd = process().fs.lock().unwrap_or_else(|e| e.into_inner()).insert(Fd { host: h, path: guest_path });
+        let fd = process().fs.lock().insert(Fd { host: h, path: guest_path });
         let fd = fd.inspect_err(|_| {
             // SAFETY: the descriptor we just opened.
             unsafe { libc::close(h) };
@@ -66,7 +68,7 @@ fn stat_path(pathname: u32, st: u32, follow: bool) -> Result<(), Errno> {
     let p = path(pathname, follow)?;
     process().mem.check_write(st, 104)?;
     // SAFETY: stat into a zeroed buffer.
-    let mut s: libc::stat = unsafe { std::mem::zeroed() };
+    let mut s: libc::stat = unsafe { core::mem::zeroed() };
     let r = unsafe { if follow { libc::stat(p.as_ptr(), &mut s) } else { libc::lstat(p.as_ptr(), &mut s) } };
     check(r)?;
     write_stat(st, &s)
@@ -92,13 +94,13 @@ pub fn rmdir(_ctx: &mut Ctx, pathname: u32) -> i32 {
 pub fn chdir(_ctx: &mut Ctx, pathname: u32) -> i32 {
     errno((|| {
         let p = process().mem.read_cstr(pathname, MAX_PATH, libc::ENAMETOOLONG)?;
-        process().fs.lock().unwrap_or_else(|e| e.into_inner()).chdir(&p)
+        process().fs.lock().chdir(&p)
     })())
 }
 
 pub fn getcwd(_ctx: &mut Ctx, buf: u32, len: u32) -> i32 {
     errno((|| {
-        let cwd = process().fs.lock().unwrap_or_else(|e| e.into_inner()).cwd().to_string();
+        let cwd = process().fs.lock().cwd().to_string();
         if (len as usize) < cwd.len() + 1 {
             return Err(libc::ERANGE);
         }
@@ -185,7 +187,7 @@ pub fn utimes(_ctx: &mut Ctx, filename: u32, times: u32) -> i32 {
             Some(tv)
         };
         // SAFETY: a NUL-terminated path and two timevals, or null.
-        let r = unsafe { libc::utimes(p.as_ptr(), tv.as_ref().map_or(std::ptr::null(), |t| t.as_ptr())) };
+        let r = unsafe { libc::utimes(p.as_ptr(), tv.as_ref().map_or(core::ptr::null(), |t| t.as_ptr())) };
         check(r)
     })())
 }

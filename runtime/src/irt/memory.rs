@@ -28,7 +28,7 @@ pub fn mmap(_ctx: &mut Ctx, addr: u32, len: u32, _prot: i32, flags: i32, fd: i32
         let host = if anonymous {
             None
         } else {
-            Some(p.fs.lock().unwrap_or_else(|e| e.into_inner()).host(fd)?)
+            Some(p.fs.lock().host(fd)?)
         };
         if !anonymous && (off < 0 || off % rtabi::PAGE_SIZE as i64 != 0) {
             return Err(libc::EINVAL);
@@ -36,7 +36,7 @@ pub fn mmap(_ctx: &mut Ctx, addr: u32, len: u32, _prot: i32, flags: i32, fd: i32
         if flags & (MAP_SHARED | MAP_PRIVATE) == 0 {
             return Err(libc::EINVAL);
         }
-        let mut pages = p.pages.lock().unwrap_or_else(|e| e.into_inner());
+        let mut pages = p.pages.lock();
         let at = if flags & MAP_FIXED != 0 {
             if !pages.map_fixed(&p.mem, u64::from(hint), u64::from(len)) {
                 return Err(if u64::from(hint) % rtabi::PAGE_SIZE != 0 { libc::EINVAL } else { libc::ENOMEM });
@@ -78,7 +78,7 @@ fn copy_from_file(h: libc::c_int, at: u32, len: u32, off: i64) -> Result<(), Err
 
 pub fn munmap(_ctx: &mut Ctx, addr: u32, len: u32) -> i32 {
     let p = process();
-    let ok = p.pages.lock().unwrap_or_else(|e| e.into_inner()).unmap(&p.mem, u64::from(addr), u64::from(len));
+    let ok = p.pages.lock().unmap(&p.mem, u64::from(addr), u64::from(len));
     if ok {
         0
     } else {
@@ -96,7 +96,7 @@ pub fn mprotect(_ctx: &mut Ctx, addr: u32, len: u32, prot: i32) -> i32 {
             return Err(libc::EINVAL);
         }
         let size = u64::from(len).div_ceil(rtabi::PAGE_SIZE) * rtabi::PAGE_SIZE;
-        let pages = p.pages.lock().unwrap_or_else(|e| e.into_inner());
+        let pages = p.pages.lock();
         if !pages.is_mapped(u64::from(addr), size) {
             return Err(libc::ENOMEM);
         }

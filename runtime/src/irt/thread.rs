@@ -13,7 +13,7 @@ use crate::ctx::Ctx;
 use crate::fs::last_errno;
 use crate::mem::Errno;
 use crate::{fault, process, threads};
-use std::sync::atomic::{AtomicU32, Ordering};
+use core::sync::atomic::{AtomicU32, Ordering};
 
 /// Length of one untimed-wait slice between deadlock checks.
 const DEADLOCK_SLICE_MS: i64 = 500;
@@ -53,7 +53,7 @@ fn word(addr: u32) -> Result<*mut u32, Errno> {
 
 fn futex(uaddr: *mut u32, op: i32, val: i32, ts: *const libc::timespec, bitset: u32) -> i64 {
     // SAFETY: a futex call on a mapped guest word.
-    unsafe { libc::syscall(libc::SYS_futex, uaddr, op, val, ts, std::ptr::null::<u32>(), bitset) }
+    unsafe { libc::syscall(libc::SYS_futex, uaddr, op, val, ts, core::ptr::null::<u32>(), bitset) }
 }
 
 pub fn futex_wait_abs(_ctx: &mut Ctx, addr: u32, value: i32, abstime: u32) -> i32 {
@@ -127,7 +127,7 @@ pub fn futex_wake(_ctx: &mut Ctx, addr: u32, nwake: i32, count: u32) -> i32 {
     errno((|| {
         let w = word(addr)?;
         process().mem.check_write(count, 4)?;
-        let n = if nwake > 0 { futex(w, libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG, nwake, std::ptr::null(), 0) } else { 0 };
+        let n = if nwake > 0 { futex(w, libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG, nwake, core::ptr::null(), 0) } else { 0 };
         process().wake_epoch.fetch_add(1, Ordering::SeqCst);
         process().mem.write_i32(count, n.max(0) as i32)
     })())
