@@ -793,3 +793,12 @@ pub fn symbol_name_for(name: Option<&[u8]>, id: u32, taken: &mut HashSet<String>
     taken.insert(name.clone());
     name
 }
+
+/// Whether an object from this back end is a Pepper plugin's: its function
+/// table names Pepper browser functions, which the native runtime does not
+/// provide, so it cannot be linked into an executable.
+pub fn object_is_pepper_plugin(object: &[u8]) -> bool {
+    use cranelift_object::object::{Object as _, ObjectSymbol as _};
+    let Ok(file) = cranelift_object::object::File::parse(object) else { return false };
+    file.symbols().any(|s| s.is_undefined() && s.name().is_ok_and(|n| n.starts_with(rtabi::sym::PPB_PREFIX)))
+}

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod asm;
+mod build;
 mod dis;
 mod native;
 mod run;
@@ -43,6 +44,11 @@ Examples:
     pexe translate app.pexe -o app.wasm
     pexe run app.pexe -- arg1 arg2
 
+    # Native: an ELF object, a static executable, or run one right away
+    pexe translate --target x86_64-linux app.pexe -o app.o
+    pexe build --target aarch64-linux app.pexe -o app
+    pexe run --target native app.pexe -- arg1 arg2
+
 Run `pexe help <command>` for each command's options and examples.";
 
 /// Read, check and take apart PNaCl programs (.pexe files).
@@ -61,6 +67,7 @@ enum Command {
     Asm(asm::Asm),
     Stats(stats::Stats),
     Translate(translate::Translate),
+    Build(build::Build),
     Run(run::Run),
 }
 
@@ -72,6 +79,7 @@ impl Command {
             Command::Asm(c) => c.run(),
             Command::Stats(c) => c.run(),
             Command::Translate(c) => c.run(),
+            Command::Build(c) => c.run(),
             Command::Run(c) => c.run(),
         }
     }
