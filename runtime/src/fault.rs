@@ -43,8 +43,21 @@ pub fn report(what: &[u8], detail: Option<u32>, func: Option<usize>) -> ! {
     }
     line.push(b"\n");
     write_stderr(line.bytes());
+    self_test_report();
     // SAFETY: _exit(2) is async-signal-safe.
     unsafe { libc::_exit(FAULT_STATUS) }
+}
+
+/// In sandbox self-test mode (`PEXE_SANDBOX_SELFTEST=1`): whether the host
+/// memory around the guest's reservation is untouched, on standard error.
+pub fn self_test_report() {
+    match process().mem.sentinels_intact() {
+        Some(true) => write_stderr(b"pexe: sandbox self-test: host memory around the guest's reservation is intact\n"),
+        Some(false) => {
+            write_stderr(b"pexe: sandbox self-test: HOST MEMORY AROUND THE GUEST'S RESERVATION WAS MODIFIED\n")
+        }
+        None => {}
+    }
 }
 
 /// Exit status of a run that ended in a guest fault (as SIGABRT gives).

@@ -19,8 +19,9 @@
 //!
 //! Configuration comes from the environment, and those variables are
 //! removed from the guest's: `PEXE_DIRS` (host directories the guest may
-//! use, colon-separated; none by default) and `PEXE_STACK_SIZE` (bytes of
-//! the main thread's guest stack). The guest's argv is the executable's;
+//! use, colon-separated; none by default), `PEXE_STACK_SIZE` (bytes of
+//! the main thread's guest stack) and `PEXE_SANDBOX_SELFTEST=1` (host
+//! sentinels around the reservation, checked and reported at the end). The guest's argv is the executable's;
 //! its environment the rest of the executable's.
 
 #![no_std]
@@ -161,6 +162,7 @@ fn start(argc: libc::c_int, argv: *const *const libc::c_char, envp: *const *cons
     let host_env = unsafe { c_strings(envp, usize::MAX) };
     let mut dirs = Vec::new();
     let mut stack_size = DEFAULT_STACK_SIZE;
+    let mut self_test = false;
     let mut env = Vec::new();
     for kv in host_env {
         if let Some(v) = kv.strip_prefix(b"PEXE_DIRS=") {
@@ -171,12 +173,14 @@ fn start(argc: libc::c_int, argv: *const *const libc::c_char, envp: *const *cons
                 .and_then(|s| s.parse::<u64>().ok())
                 .filter(|&n| (1..=1 << 31).contains(&n))
                 .ok_or("PEXE_STACK_SIZE must be a number of bytes between 1 and 2^31")?;
+        } else if kv == b"PEXE_SANDBOX_SELFTEST=1" {
+            self_test = true;
         } else if !kv.starts_with(b"PEXE_") {
             env.push(kv);
         }
     }
 
-    let mem = Memory::reserve()?;
+    let mem = Memory::reserve(self_test)?;
     // Globals, and the data image.
     let heap_base = desc.heap_base.max(rtabi::GLOBAL_BASE);
     if heap_base > rtabi::GUEST_SIZE - rtabi::PAGE_SIZE {

@@ -24,6 +24,16 @@ pub const WRITE: u8 = 2;
 pub struct Memory {
     base: *mut u8,
     pages: Box<[AtomicU8]>,
+    /// Self-test mode: host sentinels right around the reservation.
+    sentinels: bool,
+}
+
+/// Bytes of host memory on each side of the reservation that the sandbox
+/// self-test fills and checks.
+pub const SENTINEL: usize = 64 << 10;
+
+fn sentinel_byte(i: usize) -> u8 {
+    (i.wrapping_mul(131) ^ 0xa5) as u8
 }
 
 // The base pointer is shared by every thread; access is through raw
@@ -35,13 +45,18 @@ unsafe impl Sync for Memory {}
 pub type Errno = i32;
 
 impl Memory {
-    /// Reserves the whole window, inaccessible.
-    pub fn reserve() -> Result<Memory, String> {
+    /// Reserves the whole window, inaccessible. With `self_test`, the
+    /// [`SENTINEL`] bytes of host memory just below and just above it are
+    /// made ordinary writable memory holding a pattern, for
+    /// [`Memory::sentinels_intact`] to check: a guest store that escaped
+    /// the reservation would land there first.
+    pub fn reserve(self_test: bool) -> Result<Memory, String> {
+        let total = rtabi::RESERVATION as usize + 2 * SENTINEL;
         // SAFETY: an anonymous PROT_NONE mapping touches nothing.
         let p = unsafe {
             libc::mmap(
                 core::ptr::null_mut(),
-                rtabi::RESERVATION as usize,
+                total,
                 libc::PROT_NONE,
                 libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
                 -1,
@@ -56,7 +71,38 @@ impl Memory {
             ));
         }
         let pages = (0..NUM_PAGES).map(|_| AtomicU8::new(0)).collect();
-        Ok(Memory { base: p.cast(), pages })
+        let base: *mut u8 = p.cast();
+        // SAFETY: both sentinels lie inside the mapping just made.
+        let mem = Memory { base: unsafe { base.add(SENTINEL) }, pages, sentinels: self_test };
+        if self_test {
+            for s in mem.sentinel_ranges() {
+                // SAFETY: our own mapping.
+                unsafe {
+                    libc::mprotect(s.cast(), SENTINEL, libc::PROT_READ | libc::PROT_WRITE);
+                    for i in 0..SENTINEL {
+                        *s.add(i) = sentinel_byte(i);
+                    }
+                }
+            }
+        }
+        Ok(mem)
+    }
+
+    fn sentinel_ranges(&self) -> [*mut u8; 2] {
+        // SAFETY: both are inside the reservation mapping.
+        unsafe { [self.base.sub(SENTINEL), self.base.add(rtabi::RESERVATION as usize)] }
+    }
+
+    /// Self-test mode: whether both sentinels still hold their pattern
+    /// (async-signal-safe); `None` otherwise.
+    pub fn sentinels_intact(&self) -> Option<bool> {
+        if !self.sentinels {
+            return None;
+        }
+        Some(self.sentinel_ranges().iter().all(|&s| {
+            // SAFETY: readable sentinel memory.
+            (0..SENTINEL).all(|i| unsafe { core::ptr::read_volatile(s.add(i)) } == sentinel_byte(i))
+        }))
     }
 
     pub fn base(&self) -> u64 {

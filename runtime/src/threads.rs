@@ -172,6 +172,7 @@ fn clear_stack_flag(flag: u32) {
 /// Ends the process with `status` (every thread).
 pub fn exit(status: i32) -> ! {
     process().exiting.store(true, Ordering::SeqCst);
+    fault::self_test_report();
     // SAFETY: _exit ends the process at once; guest output went straight
     // to file descriptors, nothing is buffered here.
     unsafe { libc::_exit(status) }
