@@ -85,6 +85,8 @@ fn build(triple: &str, out: &Path) -> Result<PathBuf, String> {
         "CARGO_BUILD_TARGET_DIR",
         "CARGO_PROFILE_RELEASE_LTO",
         "CARGO_PROFILE_RELEASE_DEBUG",
+        // `cargo clippy` sets this; the runtime is built, not linted, here.
+        "RUSTC_WORKSPACE_WRAPPER",
     ] {
         cmd.env_remove(var);
     }

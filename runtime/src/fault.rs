@@ -95,7 +95,7 @@ fn guest_on_chain(mut fp: usize, c: *mut ctx::Ctx) -> Option<usize> {
         unsafe { ((*c).stack_lo, (*c).stack_hi) }
     };
     for _ in 0..256 {
-        if fp < lo || fp + 16 > hi || fp % 8 != 0 {
+        if fp < lo || fp + 16 > hi || !fp.is_multiple_of(8) {
             return None;
         }
         // SAFETY: inside this thread's stack (checked above).

@@ -115,8 +115,11 @@ pub extern "C" fn __pexe_rt_fault(_ctx: *mut Ctx, kind: i32, detail: i32, func: 
 
 /// Registers a setjmp (see the module docs); 1 if the guest's buffer is
 /// not writable.
+///
+/// # Safety
+/// `ctx` is the calling thread's live context (generated code passes it).
 #[no_mangle]
-pub extern "C" fn __pexe_rt_setjmp(ctx: *mut Ctx, gbuf: i32, native: i64) -> i32 {
+pub unsafe extern "C" fn __pexe_rt_setjmp(ctx: *mut Ctx, gbuf: i32, native: i64) -> i32 {
     // SAFETY: generated code passes its thread's context.
     let ctx = unsafe { &mut *ctx };
     let m = &process().mem;
@@ -142,8 +145,11 @@ pub extern "C" fn __pexe_rt_setjmp(ctx: *mut Ctx, gbuf: i32, native: i64) -> i32
 }
 
 /// A frame whose native buffers lie in `[lo, hi)` returns.
+///
+/// # Safety
+/// `ctx` is the calling thread's live context.
 #[no_mangle]
-pub extern "C" fn __pexe_rt_setjmp_leave(ctx: *mut Ctx, lo: i64, hi: i64) {
+pub unsafe extern "C" fn __pexe_rt_setjmp_leave(ctx: *mut Ctx, lo: i64, hi: i64) {
     // SAFETY: generated code passes its thread's context.
     let ctx = unsafe { &mut *ctx };
     let (lo, hi) = (lo as u64, hi as u64);
@@ -153,8 +159,11 @@ pub extern "C" fn __pexe_rt_setjmp_leave(ctx: *mut Ctx, lo: i64, hi: i64) {
 }
 
 /// `llvm.nacl.longjmp(buf, value)`, called from function `func`.
+///
+/// # Safety
+/// `ctx` is the calling thread's live context.
 #[no_mangle]
-pub extern "C" fn __pexe_rt_longjmp(ctx: *mut Ctx, gbuf: i32, value: i32, func: i32) {
+pub unsafe extern "C" fn __pexe_rt_longjmp(ctx: *mut Ctx, gbuf: i32, value: i32, func: i32) {
     // SAFETY: generated code passes its thread's context.
     let ctx = unsafe { &mut *ctx };
     let id = match process().mem.read_u32(gbuf as u32) {

@@ -80,6 +80,9 @@ pub const INTERFACES: &[(&str, &[u16])] = &[
 pub const PPAPI_HOOK: &str = "nacl-irt-ppapihook-0.1";
 
 /// `size_t query(const char* interface_ident, void* table, size_t tablesize)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_query(ctx: *mut Ctx, interface_ident: i32, table: i32, tablesize: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -88,6 +91,9 @@ pub unsafe extern "C" fn __pexe_irt_query(ctx: *mut Ctx, interface_ident: i32, t
 }
 
 /// `void exit(int status)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_exit(ctx: *mut Ctx, status: i32) {
     // SAFETY: generated code passes its thread's live context.
@@ -96,6 +102,9 @@ pub unsafe extern "C" fn __pexe_irt_exit(ctx: *mut Ctx, status: i32) {
 }
 
 /// `int gettod(struct nacl_abi_timeval* tv)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_gettod(ctx: *mut Ctx, tv: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -104,6 +113,9 @@ pub unsafe extern "C" fn __pexe_irt_gettod(ctx: *mut Ctx, tv: i32) -> i32 {
 }
 
 /// `int clock(nacl_abi_clock_t* ticks)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_clock(ctx: *mut Ctx, ticks: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -112,6 +124,9 @@ pub unsafe extern "C" fn __pexe_irt_clock(ctx: *mut Ctx, ticks: i32) -> i32 {
 }
 
 /// `int nanosleep(const struct nacl_abi_timespec* req, struct nacl_abi_timespec* rem)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_nanosleep(ctx: *mut Ctx, req: i32, rem: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -120,6 +135,9 @@ pub unsafe extern "C" fn __pexe_irt_nanosleep(ctx: *mut Ctx, req: i32, rem: i32)
 }
 
 /// `int sched_yield(void)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_sched_yield(ctx: *mut Ctx, ) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -128,6 +146,9 @@ pub unsafe extern "C" fn __pexe_irt_sched_yield(ctx: *mut Ctx, ) -> i32 {
 }
 
 /// `int sysconf(int name, int* value)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_sysconf(ctx: *mut Ctx, name: i32, value: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -136,6 +157,9 @@ pub unsafe extern "C" fn __pexe_irt_sysconf(ctx: *mut Ctx, name: i32, value: i32
 }
 
 /// `int close(int fd)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_close(ctx: *mut Ctx, fd: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -144,6 +168,9 @@ pub unsafe extern "C" fn __pexe_irt_close(ctx: *mut Ctx, fd: i32) -> i32 {
 }
 
 /// `int dup(int fd, int* newfd)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_dup(ctx: *mut Ctx, fd: i32, newfd: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -152,6 +179,9 @@ pub unsafe extern "C" fn __pexe_irt_dup(ctx: *mut Ctx, fd: i32, newfd: i32) -> i
 }
 
 /// `int dup2(int fd, int newfd)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_dup2(ctx: *mut Ctx, fd: i32, newfd: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -160,6 +190,9 @@ pub unsafe extern "C" fn __pexe_irt_dup2(ctx: *mut Ctx, fd: i32, newfd: i32) -> 
 }
 
 /// `int read(int fd, void* buf, size_t count, size_t* nread)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_read(ctx: *mut Ctx, fd: i32, buf: i32, count: i32, nread: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -168,6 +201,9 @@ pub unsafe extern "C" fn __pexe_irt_read(ctx: *mut Ctx, fd: i32, buf: i32, count
 }
 
 /// `int write(int fd, const void* buf, size_t count, size_t* nwrote)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_write(ctx: *mut Ctx, fd: i32, buf: i32, count: i32, nwrote: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -176,6 +212,9 @@ pub unsafe extern "C" fn __pexe_irt_write(ctx: *mut Ctx, fd: i32, buf: i32, coun
 }
 
 /// `int seek(int fd, nacl_irt_off_t offset, int whence, nacl_irt_off_t* new_offset)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_seek(ctx: *mut Ctx, fd: i32, offset: i64, whence: i32, new_offset: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -184,6 +223,9 @@ pub unsafe extern "C" fn __pexe_irt_seek(ctx: *mut Ctx, fd: i32, offset: i64, wh
 }
 
 /// `int fstat(int fd, struct nacl_abi_stat* st)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_fstat(ctx: *mut Ctx, fd: i32, st: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -192,6 +234,9 @@ pub unsafe extern "C" fn __pexe_irt_fstat(ctx: *mut Ctx, fd: i32, st: i32) -> i3
 }
 
 /// `int getdents(int fd, struct dirent* dirent, size_t count, size_t* nread)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_getdents(ctx: *mut Ctx, fd: i32, dirent: i32, count: i32, nread: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -200,6 +245,9 @@ pub unsafe extern "C" fn __pexe_irt_getdents(ctx: *mut Ctx, fd: i32, dirent: i32
 }
 
 /// `int fchdir(int fd)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_fchdir(ctx: *mut Ctx, fd: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -208,6 +256,9 @@ pub unsafe extern "C" fn __pexe_irt_fchdir(ctx: *mut Ctx, fd: i32) -> i32 {
 }
 
 /// `int fchmod(int fd, mode_t mode)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_fchmod(ctx: *mut Ctx, fd: i32, mode: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -216,6 +267,9 @@ pub unsafe extern "C" fn __pexe_irt_fchmod(ctx: *mut Ctx, fd: i32, mode: i32) ->
 }
 
 /// `int fsync(int fd)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_fsync(ctx: *mut Ctx, fd: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -224,6 +278,9 @@ pub unsafe extern "C" fn __pexe_irt_fsync(ctx: *mut Ctx, fd: i32) -> i32 {
 }
 
 /// `int fdatasync(int fd)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_fdatasync(ctx: *mut Ctx, fd: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -232,6 +289,9 @@ pub unsafe extern "C" fn __pexe_irt_fdatasync(ctx: *mut Ctx, fd: i32) -> i32 {
 }
 
 /// `int ftruncate(int fd, nacl_irt_off_t length)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_ftruncate(ctx: *mut Ctx, fd: i32, length: i64) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -240,6 +300,9 @@ pub unsafe extern "C" fn __pexe_irt_ftruncate(ctx: *mut Ctx, fd: i32, length: i6
 }
 
 /// `int isatty(int fd, int* result)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_isatty(ctx: *mut Ctx, fd: i32, result: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -248,6 +311,9 @@ pub unsafe extern "C" fn __pexe_irt_isatty(ctx: *mut Ctx, fd: i32, result: i32) 
 }
 
 /// `int open(const char* pathname, int oflag, mode_t cmode, int* newfd)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_open(ctx: *mut Ctx, pathname: i32, oflag: i32, cmode: i32, newfd: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -256,6 +322,9 @@ pub unsafe extern "C" fn __pexe_irt_open(ctx: *mut Ctx, pathname: i32, oflag: i3
 }
 
 /// `int stat(const char* pathname, struct nacl_abi_stat* st)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_stat(ctx: *mut Ctx, pathname: i32, st: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -264,6 +333,9 @@ pub unsafe extern "C" fn __pexe_irt_stat(ctx: *mut Ctx, pathname: i32, st: i32) 
 }
 
 /// `int mkdir(const char* pathname, mode_t mode)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_mkdir(ctx: *mut Ctx, pathname: i32, mode: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -272,6 +344,9 @@ pub unsafe extern "C" fn __pexe_irt_mkdir(ctx: *mut Ctx, pathname: i32, mode: i3
 }
 
 /// `int rmdir(const char* pathname)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_rmdir(ctx: *mut Ctx, pathname: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -280,6 +355,9 @@ pub unsafe extern "C" fn __pexe_irt_rmdir(ctx: *mut Ctx, pathname: i32) -> i32 {
 }
 
 /// `int chdir(const char* pathname)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_chdir(ctx: *mut Ctx, pathname: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -288,6 +366,9 @@ pub unsafe extern "C" fn __pexe_irt_chdir(ctx: *mut Ctx, pathname: i32) -> i32 {
 }
 
 /// `int getcwd(char* pathname, size_t len)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_getcwd(ctx: *mut Ctx, pathname: i32, len: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -296,6 +377,9 @@ pub unsafe extern "C" fn __pexe_irt_getcwd(ctx: *mut Ctx, pathname: i32, len: i3
 }
 
 /// `int unlink(const char* pathname)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_unlink(ctx: *mut Ctx, pathname: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -304,6 +388,9 @@ pub unsafe extern "C" fn __pexe_irt_unlink(ctx: *mut Ctx, pathname: i32) -> i32 
 }
 
 /// `int truncate(const char* pathname, nacl_irt_off_t length)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_truncate(ctx: *mut Ctx, pathname: i32, length: i64) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -312,6 +399,9 @@ pub unsafe extern "C" fn __pexe_irt_truncate(ctx: *mut Ctx, pathname: i32, lengt
 }
 
 /// `int lstat(const char* pathname, struct nacl_abi_stat* st)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_lstat(ctx: *mut Ctx, pathname: i32, st: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -320,6 +410,9 @@ pub unsafe extern "C" fn __pexe_irt_lstat(ctx: *mut Ctx, pathname: i32, st: i32)
 }
 
 /// `int link(const char* oldpath, const char* newpath)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_link(ctx: *mut Ctx, oldpath: i32, newpath: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -328,6 +421,9 @@ pub unsafe extern "C" fn __pexe_irt_link(ctx: *mut Ctx, oldpath: i32, newpath: i
 }
 
 /// `int rename(const char* oldpath, const char* newpath)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_rename(ctx: *mut Ctx, oldpath: i32, newpath: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -336,6 +432,9 @@ pub unsafe extern "C" fn __pexe_irt_rename(ctx: *mut Ctx, oldpath: i32, newpath:
 }
 
 /// `int symlink(const char* oldpath, const char* newpath)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_symlink(ctx: *mut Ctx, oldpath: i32, newpath: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -344,6 +443,9 @@ pub unsafe extern "C" fn __pexe_irt_symlink(ctx: *mut Ctx, oldpath: i32, newpath
 }
 
 /// `int chmod(const char* path, mode_t mode)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_chmod(ctx: *mut Ctx, path: i32, mode: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -352,6 +454,9 @@ pub unsafe extern "C" fn __pexe_irt_chmod(ctx: *mut Ctx, path: i32, mode: i32) -
 }
 
 /// `int access(const char* path, int amode)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_access(ctx: *mut Ctx, path: i32, amode: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -360,6 +465,9 @@ pub unsafe extern "C" fn __pexe_irt_access(ctx: *mut Ctx, path: i32, amode: i32)
 }
 
 /// `int readlink(const char* path, char* buf, size_t count, size_t* nread)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_readlink(ctx: *mut Ctx, path: i32, buf: i32, count: i32, nread: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -368,6 +476,9 @@ pub unsafe extern "C" fn __pexe_irt_readlink(ctx: *mut Ctx, path: i32, buf: i32,
 }
 
 /// `int utimes(const char* filename, const struct nacl_abi_timeval* times)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_utimes(ctx: *mut Ctx, filename: i32, times: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -376,6 +487,9 @@ pub unsafe extern "C" fn __pexe_irt_utimes(ctx: *mut Ctx, filename: i32, times: 
 }
 
 /// `int mmap(void** addr, size_t len, int prot, int flags, int fd, nacl_irt_off_t off)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_mmap(ctx: *mut Ctx, addr: i32, len: i32, prot: i32, flags: i32, fd: i32, off: i64) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -384,6 +498,9 @@ pub unsafe extern "C" fn __pexe_irt_mmap(ctx: *mut Ctx, addr: i32, len: i32, pro
 }
 
 /// `int munmap(void* addr, size_t len)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_munmap(ctx: *mut Ctx, addr: i32, len: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -392,6 +509,9 @@ pub unsafe extern "C" fn __pexe_irt_munmap(ctx: *mut Ctx, addr: i32, len: i32) -
 }
 
 /// `int mprotect(void* addr, size_t len, int prot)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_mprotect(ctx: *mut Ctx, addr: i32, len: i32, prot: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -400,6 +520,9 @@ pub unsafe extern "C" fn __pexe_irt_mprotect(ctx: *mut Ctx, addr: i32, len: i32,
 }
 
 /// `int tls_init(void* thread_ptr)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_tls_init(ctx: *mut Ctx, thread_ptr: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -408,6 +531,9 @@ pub unsafe extern "C" fn __pexe_irt_tls_init(ctx: *mut Ctx, thread_ptr: i32) -> 
 }
 
 /// `void* tls_get(void)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_tls_get(ctx: *mut Ctx, ) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -416,6 +542,9 @@ pub unsafe extern "C" fn __pexe_irt_tls_get(ctx: *mut Ctx, ) -> i32 {
 }
 
 /// `int thread_create(void* start_func, void* stack, void* thread_ptr)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_thread_create(ctx: *mut Ctx, start_func: i32, stack: i32, thread_ptr: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -424,6 +553,9 @@ pub unsafe extern "C" fn __pexe_irt_thread_create(ctx: *mut Ctx, start_func: i32
 }
 
 /// `void thread_exit(int32_t* stack_flag)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_thread_exit(ctx: *mut Ctx, stack_flag: i32) {
     // SAFETY: generated code passes its thread's live context.
@@ -432,6 +564,9 @@ pub unsafe extern "C" fn __pexe_irt_thread_exit(ctx: *mut Ctx, stack_flag: i32) 
 }
 
 /// `int thread_nice(const int nice)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_thread_nice(ctx: *mut Ctx, nice: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -440,6 +575,9 @@ pub unsafe extern "C" fn __pexe_irt_thread_nice(ctx: *mut Ctx, nice: i32) -> i32
 }
 
 /// `int futex_wait_abs(volatile int* addr, int value, const struct nacl_abi_timespec* abstime)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_futex_wait_abs(ctx: *mut Ctx, addr: i32, value: i32, abstime: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -448,6 +586,9 @@ pub unsafe extern "C" fn __pexe_irt_futex_wait_abs(ctx: *mut Ctx, addr: i32, val
 }
 
 /// `int futex_wake(volatile int* addr, int nwake, int* count)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_futex_wake(ctx: *mut Ctx, addr: i32, nwake: i32, count: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -456,6 +597,9 @@ pub unsafe extern "C" fn __pexe_irt_futex_wake(ctx: *mut Ctx, addr: i32, nwake: 
 }
 
 /// `int clock_getres(nacl_irt_clockid_t clk_id, struct nacl_abi_timespec* res)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_clock_getres(ctx: *mut Ctx, clk_id: i32, res: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -464,6 +608,9 @@ pub unsafe extern "C" fn __pexe_irt_clock_getres(ctx: *mut Ctx, clk_id: i32, res
 }
 
 /// `int clock_gettime(nacl_irt_clockid_t clk_id, struct nacl_abi_timespec* tp)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_clock_gettime(ctx: *mut Ctx, clk_id: i32, tp: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -472,6 +619,9 @@ pub unsafe extern "C" fn __pexe_irt_clock_gettime(ctx: *mut Ctx, clk_id: i32, tp
 }
 
 /// `int get_random_bytes(void* buf, size_t count, size_t* nread)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_get_random_bytes(ctx: *mut Ctx, buf: i32, count: i32, nread: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -480,6 +630,9 @@ pub unsafe extern "C" fn __pexe_irt_get_random_bytes(ctx: *mut Ctx, buf: i32, co
 }
 
 /// `int ppapi_start(const struct PP_StartFunctions* funcs)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_ppapi_start(ctx: *mut Ctx, funcs: i32) -> i32 {
     // SAFETY: generated code passes its thread's live context.
@@ -488,6 +641,9 @@ pub unsafe extern "C" fn __pexe_irt_ppapi_start(ctx: *mut Ctx, funcs: i32) -> i3
 }
 
 /// `void ppapi_register_thread_creator(const struct PP_ThreadFunctions* new_funcs)`
+///
+/// # Safety
+/// Called by generated code with its thread's live context.
 #[no_mangle]
 pub unsafe extern "C" fn __pexe_irt_ppapi_register_thread_creator(ctx: *mut Ctx, new_funcs: i32) {
     // SAFETY: generated code passes its thread's live context.

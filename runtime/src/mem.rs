@@ -124,7 +124,7 @@ impl Memory {
     /// Makes `[addr, addr + len)` (whole pages) fresh zeroed memory with
     /// `prot` ([`READ`]/[`WRITE`]).
     pub fn map(&self, addr: u64, len: u64, prot: u8) -> Result<(), Errno> {
-        if addr % rtabi::PAGE_SIZE != 0 || addr + len > rtabi::GUEST_SIZE {
+        if !addr.is_multiple_of(rtabi::PAGE_SIZE) || addr + len > rtabi::GUEST_SIZE {
             return Err(libc::EINVAL);
         }
         // SAFETY: the range is inside our reservation (checked above).
@@ -381,7 +381,7 @@ impl PageAllocator {
     /// Maps exactly `[addr, addr + len)` (MAP_FIXED).
     pub fn map_fixed(&mut self, mem: &Memory, addr: u64, len: u64) -> bool {
         let size = len.div_ceil(rtabi::PAGE_SIZE) * rtabi::PAGE_SIZE;
-        if addr % rtabi::PAGE_SIZE != 0 || addr < self.base || size == 0 {
+        if !addr.is_multiple_of(rtabi::PAGE_SIZE) || addr < self.base || size == 0 {
             return false;
         }
         let end = addr + size;
@@ -408,7 +408,7 @@ impl PageAllocator {
     /// Unmaps the pages of `[addr, addr + len)`; false if `addr` is not
     /// page-aligned or `len` is 0.
     pub fn unmap(&mut self, mem: &Memory, addr: u64, len: u64) -> bool {
-        if addr % rtabi::PAGE_SIZE != 0 || len == 0 {
+        if !addr.is_multiple_of(rtabi::PAGE_SIZE) || len == 0 {
             return false;
         }
         let start = addr.max(self.base);

@@ -50,6 +50,12 @@ pub struct Line {
     pub len: usize,
 }
 
+impl Default for Line {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Line {
     pub const fn new() -> Self {
         Line { buf: [0; 768], len: 0 }
@@ -161,6 +167,12 @@ impl<T> Drop for MutexGuard<'_, T> {
 /// A value set once, before it is read (start-up, one thread).
 pub struct Once<T> {
     p: AtomicPtr<T>,
+}
+
+impl<T> Default for Once<T> {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl<T> Once<T> {

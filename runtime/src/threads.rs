@@ -157,7 +157,7 @@ extern "C" fn thread_main(arg: *mut libc::c_void) -> *mut libc::c_void {
 /// `thread_exit`'s promise: `*flag = 0`, then wake whoever waits on it.
 fn clear_stack_flag(flag: u32) {
     let m = &process().mem;
-    if flag % 4 != 0 || m.check_write(flag, 4).is_err() {
+    if !flag.is_multiple_of(4) || m.check_write(flag, 4).is_err() {
         return;
     }
     // SAFETY: an aligned, writable guest word.

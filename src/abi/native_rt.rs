@@ -101,7 +101,11 @@ pub fn module(abi: &Abi) -> String {
 
     for f in &irt {
         let l = f.lower();
-        let _ = writeln!(out, "/// `{}`", f.decl);
+        let _ = writeln!(
+            out,
+            "/// `{}`\n///\n/// # Safety\n/// Called by generated code with its thread's live context.",
+            f.decl
+        );
         let params: Vec<String> = f
             .params
             .iter()

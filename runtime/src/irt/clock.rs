@@ -12,7 +12,7 @@ pub fn now_ns(clock: libc::clockid_t) -> i64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: writes the timespec.
     unsafe { libc::clock_gettime(clock, &mut ts) };
-    ts.tv_sec as i64 * 1_000_000_000 + ts.tv_nsec as i64
+    ts.tv_sec * 1_000_000_000 + ts.tv_nsec
 }
 
 /// Writes `ns` as seconds and `unit_ns` units.
@@ -54,7 +54,7 @@ pub fn clock_getres(_ctx: &mut Ctx, id: u32, res: u32) -> i32 {
             let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
             // SAFETY: writes the timespec.
             unsafe { libc::clock_getres(c, &mut ts) };
-            write_time(res, ts.tv_sec as i64 * 1_000_000_000 + ts.tv_nsec as i64, 1)?;
+            write_time(res, ts.tv_sec * 1_000_000_000 + ts.tv_nsec, 1)?;
         }
         Ok(())
     })())

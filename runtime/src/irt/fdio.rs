@@ -14,6 +14,8 @@ use alloc::vec::Vec;
 pub const MAX_IO: u32 = 16 << 20;
 
 /// `struct nacl_abi_stat` (104 bytes): the host's stat, re-laid out.
+// The host field types differ between x86-64 and AArch64.
+#[allow(clippy::unnecessary_cast)]
 pub fn write_stat(addr: u32, st: &libc::stat) -> Result<(), Errno> {
     let mut b = [0u8; 104];
     let mut put64 = |at: usize, x: i64| b[at..at + 8].copy_from_slice(&x.to_le_bytes());

@@ -43,7 +43,7 @@ pub fn thread_nice(_ctx: &mut Ctx, _nice: i32) -> i32 {
 
 /// The host address of an aligned, mapped guest word.
 fn word(addr: u32) -> Result<*mut u32, Errno> {
-    if addr % 4 != 0 {
+    if !addr.is_multiple_of(4) {
         return Err(libc::EINVAL);
     }
     let m = &process().mem;

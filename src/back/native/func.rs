@@ -201,7 +201,6 @@ pub(super) fn compile(
             func_refs: HashMap::new(),
             sig_refs: HashMap::new(),
             table_gv: None,
-            ret: decl.ret,
         };
         let r = t.translate();
         s.vals = std::mem::take(&mut t.vals);
@@ -317,7 +316,6 @@ struct Translator<'a, 'b> {
     func_refs: HashMap<u32, FuncRef>,
     sig_refs: HashMap<Vec<u8>, SigRef>,
     table_gv: Option<GlobalValue>,
-    ret: Option<ValType>,
 }
 
 impl<'a, 'b> Translator<'a, 'b> {
@@ -530,18 +528,15 @@ impl<'a, 'b> Translator<'a, 'b> {
             self.frame_size = (offset.div_ceil(u64::from(max_align)) * u64::from(max_align)) as u32;
             self.frame_align = max_align;
         }
-        self.store_sp = dynamic || (has_frame && calls) || (calls && self.mode == Mode::Memory);
-        // A function that only reads the stack pointer (stacksave) but
-        // allocates nothing still restores it: stackrestore may move it.
-        if !has_frame && !dynamic {
-            let moves = f.insts.iter().any(|i| is_intrinsic_call(self.cx, i, Intrinsic::Stackrestore));
-            self.store_sp = moves;
-        }
+        // The context's stack pointer moves below this frame when anything
+        // else may allocate while it is live (a callee, a dynamic alloca;
+        // stacksave/stackrestore/setjmp count as calls), and whenever the
+        // function moves it (a dynamic alloca, stackrestore); it is put
+        // back at every return. Otherwise the frame is carved below it
+        // without telling anyone.
+        let restores = f.insts.iter().any(|i| is_intrinsic_call(self.cx, i, Intrinsic::Stackrestore));
+        self.store_sp = dynamic || (has_frame && calls) || restores;
         self.frame_base = None;
-        if has_frame || self.store_sp {
-            self.frame_base = None;
-        }
-        let _ = has_frame;
     }
 
     /// Reads the stack pointer, allocates the static frame, checks it
@@ -745,8 +740,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         let mut k0 = f.blocks[bi as usize].start as usize;
         // Phis: block parameters (SSA form), slots already written by the
         // predecessors' copies (memory form).
-        let mut p = 0;
-        for inst in insts {
+        for (p, inst) in insts.iter().enumerate() {
             if !matches!(inst.kind, InstKind::Phi { .. }) {
                 break;
             }
@@ -756,7 +750,6 @@ impl<'a, 'b> Translator<'a, 'b> {
                     self.def(v, x);
                 }
             }
-            p += 1;
             k0 += 1;
         }
         let end = f.blocks[bi as usize].end as usize;

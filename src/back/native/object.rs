@@ -94,14 +94,10 @@ pub(super) fn finish(mut t: NativeTranslator) -> Result<Vec<u8>, NativeError> {
     // The function table: IRT, PPB, then the pexe's functions.
     let mut table = Bytes(vec![0; cx.table_len as usize * size_of::<rtabi::TableEntry>()]);
     let mut table_desc = DataDescription::new();
-    let mut k = 1usize;
-    for (prefix, f) in t
-        .imports
-        .irt
-        .iter()
-        .map(|f| (rtabi::sym::IRT_PREFIX, *f))
-        .chain(t.imports.ppb.iter().map(|f| (rtabi::sym::PPB_PREFIX, *f)))
-    {
+    let imports = t.imports.irt.iter().map(|f| (rtabi::sym::IRT_PREFIX, *f));
+    let imports = imports.chain(t.imports.ppb.iter().map(|f| (rtabi::sym::PPB_PREFIX, *f)));
+    // Table index 0 is null; IRT function `k` is at 1 + k, the PPB's after.
+    for (k, (prefix, f)) in imports.enumerate().map(|(i, x)| (i + 1, x)) {
         let l = f.lower();
         let params: Vec<ValType> = l.params.iter().map(|&k| super::kind_type(k)).collect();
         let ret = l.results.first().map(|&k| super::kind_type(k));
@@ -112,7 +108,6 @@ pub(super) fn finish(mut t: NativeTranslator) -> Result<Vec<u8>, NativeError> {
         let at = k * size_of::<rtabi::TableEntry>();
         table_desc.write_function_addr(at as u32, fr);
         table.u32(at + 8, cx.sig_ids.get(&sig_key(&params, ret)).copied().unwrap_or(0));
-        k += 1;
     }
     for (i, e) in cx.funcs.iter().enumerate() {
         if let Callee::Defined { id, sig, .. } = e.callee {
