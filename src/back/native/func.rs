@@ -40,7 +40,7 @@ use super::{Callee, ModuleCx, NativeError};
 use crate::ir::{
     BinOp, BlockId, CastOp, CmpPred, ConstValue, Function, Inst, InstKind, Scalar, ValType, ValueId, ValueRef,
 };
-use crate::verify::{Intrinsic, RmwOp};
+use crate::verify::{Intrinsic, MemoryOrder, RmwOp};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::immediates::{Ieee32, Ieee64};
 use cranelift_codegen::ir::{
@@ -1631,7 +1631,23 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let x = arg(self, 0);
                 let p = arg(self, 1);
                 let a = self.atomic_address(p, s);
-                self.b.ins().atomic_store(guest_mem(), x, a);
+                let order = args.get(2).and_then(|&o| self.const_int(o)).and_then(MemoryOrder::from_value);
+                if self.cx.target == super::Target::X86_64Linux {
+                    // x86 is TSO: an aligned store already has release
+                    // semantics, and Cranelift neither sinks earlier memory
+                    // operations below a store nor hoists later ones above
+                    // it. A sequentially consistent store is an `xchg`
+                    // (cheaper than Cranelift's `mov; mfence`).
+                    if order == Some(MemoryOrder::SequentiallyConsistent) {
+                        self.b.ins().atomic_rmw(scalar_type(s), guest_mem(), AtomicRmwOp::Xchg, a, x);
+                    } else {
+                        self.b.ins().store(guest_mem(), x, a, 0);
+                    }
+                } else {
+                    // AArch64: `stlr`, a release store that is also
+                    // sequentially consistent with `ldar` loads.
+                    self.b.ins().atomic_store(guest_mem(), x, a);
+                }
                 return Ok(None);
             }
             AtomicRmw(s) => {

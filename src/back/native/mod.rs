@@ -220,6 +220,7 @@ pub(crate) struct Helpers {
 /// What function bodies need to know about the module (shared by the
 /// compiling threads).
 pub(crate) struct ModuleCx {
+    pub target: Target,
     pub isa: OwnedTargetIsa,
     /// The same target without optimizations, for setjmp functions.
     pub isa_plain: OwnedTargetIsa,
@@ -476,6 +477,7 @@ impl NativeTranslator {
         }
         let table = obj.declare_data("__pexe_table", Linkage::Local, false, false).map_err(object_error)?;
         let cx = ModuleCx {
+            target,
             isa_plain,
             frontend: isa.frontend_config(),
             isa,
