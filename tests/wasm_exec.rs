@@ -5,6 +5,13 @@
 //! results are compared with the same computations in Rust.
 //!
 //! Skipped (with a note) when `node` is not on PATH.
+//!
+//! Every program also runs natively (`tests/common/native_exec.rs`): built
+//! for x86-64 and AArch64 with the native back end, its functions called
+//! by the native runtime's test driver, the output must be the same lines.
+
+#[path = "common/native_exec.rs"]
+mod native_exec;
 
 use pexe::back::wasm::{translate_bytes, Options};
 use std::fmt::Write as _;
@@ -417,7 +424,7 @@ fn run(name: &str, m: &Module, calls: &[(u32, Vec<String>)]) -> Option<Vec<Strin
     for (f, args) in calls {
         writeln!(calls_text, "{f} {}", args.join(" ")).unwrap();
     }
-    std::fs::write(&calls_path, calls_text).unwrap();
+    std::fs::write(&calls_path, &calls_text).unwrap();
     let out = Command::new("node").arg(&js_path).arg(&wasm_path).arg(&calls_path).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
@@ -427,7 +434,9 @@ fn run(name: &str, m: &Module, calls: &[(u32, Vec<String>)]) -> Option<Vec<Strin
         pexe::back::wasm::to_wat(&wasm).unwrap_or_default()
     );
     let _ = std::fs::remove_dir_all(&dir);
-    Some(stdout.lines().map(str::to_string).collect())
+    let lines: Vec<String> = stdout.lines().map(str::to_string).collect();
+    native_exec::check(name, &pexe, &calls_text, &lines);
+    Some(lines)
 }
 
 fn args(a: &[&dyn ToString]) -> Vec<String> {

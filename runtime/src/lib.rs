@@ -24,7 +24,9 @@
 //! sentinels around the reservation, checked and reported at the end). The guest's argv is the executable's;
 //! its environment the rest of the executable's.
 
-#![no_std]
+#![cfg_attr(not(test), no_std)]
+// Unit tests build without `main`, so start-up code goes unused there.
+#![cfg_attr(test, allow(dead_code))]
 
 extern crate alloc;
 
@@ -39,6 +41,7 @@ mod irt;
 pub mod irt_gen;
 pub mod mem;
 pub mod sys;
+pub mod testing;
 pub mod threads;
 
 use alloc::format;
@@ -72,6 +75,8 @@ pub struct Process {
     pub next_tid: AtomicU32,
     pub exiting: AtomicBool,
     pub processors: u32,
+    /// `PEXE_TEST_CALLS`: the calls for the test driver ([`testing`]).
+    pub test_calls: Option<Vec<u8>>,
 }
 
 static PROCESS: Once<Process> = Once::new();
@@ -128,6 +133,7 @@ const AT_SYSINFO: u32 = 32;
 const DEFAULT_STACK_SIZE: u64 = 8 << 20;
 
 /// The C entry point.
+#[cfg(not(test))]
 #[no_mangle]
 pub extern "C" fn main(argc: libc::c_int, argv: *const *const libc::c_char, envp: *const *const libc::c_char) -> libc::c_int {
     match start(argc, argv, envp) {
@@ -163,6 +169,7 @@ fn start(argc: libc::c_int, argv: *const *const libc::c_char, envp: *const *cons
     let mut dirs = Vec::new();
     let mut stack_size = DEFAULT_STACK_SIZE;
     let mut self_test = false;
+    let mut test_calls = None;
     let mut env = Vec::new();
     for kv in host_env {
         if let Some(v) = kv.strip_prefix(b"PEXE_DIRS=") {
@@ -173,6 +180,9 @@ fn start(argc: libc::c_int, argv: *const *const libc::c_char, envp: *const *cons
                 .and_then(|s| s.parse::<u64>().ok())
                 .filter(|&n| (1..=1 << 31).contains(&n))
                 .ok_or("PEXE_STACK_SIZE must be a number of bytes between 1 and 2^31")?;
+        } else if let Some(path) = kv.strip_prefix(b"PEXE_TEST_CALLS=") {
+            let path = core::str::from_utf8(path).map_err(|_| "PEXE_TEST_CALLS is not UTF-8")?;
+            test_calls = Some(sys::read_file(path).ok_or_else(|| format!("cannot read {path}"))?);
         } else if kv == b"PEXE_SANDBOX_SELFTEST=1" {
             self_test = true;
         } else if !kv.starts_with(b"PEXE_") {
@@ -226,6 +236,7 @@ fn start(argc: libc::c_int, argv: *const *const libc::c_char, envp: *const *cons
         next_tid: AtomicU32::new(1),
         exiting: AtomicBool::new(false),
         processors,
+        test_calls,
     };
     if !PROCESS.set(process) {
         return Err("started twice".into());
@@ -309,4 +320,23 @@ fn relocate(info: &StartInfo, at: u32) -> Vec<u8> {
     let mut out: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     out.extend_from_slice(&info.strings);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn startinfo_has_the_nacl_layout() {
+        let info = startinfo(&[b"prog".to_vec(), b"x".to_vec()], &[b"K=V".to_vec()]);
+        let bytes = relocate(&info, 0x1_0000);
+        let word = |i: usize| u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap());
+        // fini, envc, argc, argv[0..2], 0, envp[0], 0, AT_SYSINFO 1, AT_NULL 0
+        let strings = 0x1_0000 + 4 * 12;
+        let want = [0, 1, 2, strings, strings + 5, 0, strings + 7, 0, 32, 1, 0, 0];
+        for (i, w) in want.iter().enumerate() {
+            assert_eq!(word(i), *w, "word {i}");
+        }
+        assert_eq!(&bytes[48..], b"prog\0x\0K=V\0");
+    }
 }

@@ -41,6 +41,7 @@ unsafe impl core::alloc::GlobalAlloc for Malloc {
     }
 }
 
+#[cfg(not(test))]
 #[global_allocator]
 static ALLOCATOR: Malloc = Malloc;
 
@@ -99,6 +100,7 @@ pub fn complain(args: fmt::Arguments) {
     write_stderr(line.bytes());
 }
 
+#[cfg(not(test))]
 #[panic_handler]
 fn panic(info: &core::panic::PanicInfo) -> ! {
     complain(format_args!("runtime bug: {info}"));
@@ -108,6 +110,7 @@ fn panic(info: &core::panic::PanicInfo) -> ! {
 
 /// Never called (the runtime is built with `panic = "abort"`), but the
 /// precompiled `core` and `alloc` name it.
+#[cfg(not(test))]
 #[no_mangle]
 pub extern "C" fn rust_eh_personality() {}
 
@@ -221,6 +224,31 @@ pub fn realpath(path: &str) -> Option<alloc::string::String> {
         let s = core::ffi::CStr::from_ptr(r).to_str().ok().map(alloc::string::String::from);
         libc::free(r.cast());
         s
+    }
+}
+
+/// A whole file's bytes.
+pub fn read_file(path: &str) -> Option<alloc::vec::Vec<u8>> {
+    let c = alloc::ffi::CString::new(path).ok()?;
+    // SAFETY: open/read/close on our own descriptor and buffer.
+    unsafe {
+        let fd = libc::open(c.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            return None;
+        }
+        let mut out = alloc::vec::Vec::new();
+        let mut buf = [0u8; 4096];
+        loop {
+            let n = libc::read(fd, buf.as_mut_ptr().cast(), buf.len());
+            if n < 0 && errno() == libc::EINTR {
+                continue;
+            }
+            if n <= 0 {
+                libc::close(fd);
+                return (n == 0).then_some(out);
+            }
+            out.extend_from_slice(&buf[..n as usize]);
+        }
     }
 }
 

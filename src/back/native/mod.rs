@@ -137,11 +137,19 @@ pub struct Options {
     /// (about 40% more compile time; on in debug builds and in the tests,
     /// which translate the whole corpus with it).
     pub verify: bool,
+    /// Add the entry point the runtime's test driver calls functions
+    /// through (`rtabi::ModuleDesc::test_invoke`); for tests only.
+    pub test_entry: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { target: Target::host().unwrap_or(Target::X86_64Linux), threads: 0, verify: cfg!(debug_assertions) }
+        Options {
+            target: Target::host().unwrap_or(Target::X86_64Linux),
+            threads: 0,
+            verify: cfg!(debug_assertions),
+            test_entry: false,
+        }
     }
 }
 
@@ -384,6 +392,7 @@ pub struct NativeTranslator {
     layout: Layout,
     imports: ImportLayout,
     start: Option<u32>,
+    test_entry: bool,
 }
 
 impl NativeTranslator {
@@ -511,6 +520,7 @@ impl NativeTranslator {
             layout,
             imports,
             start,
+            test_entry: opts.test_entry,
         })
     }
 

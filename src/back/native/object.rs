@@ -91,6 +91,37 @@ pub(super) fn finish(mut t: NativeTranslator) -> Result<Vec<u8>, NativeError> {
         });
     }
 
+    // Test objects: the entry the runtime's test driver calls through.
+    let mut test_sigs = String::new();
+    let test_id = if t.test_entry {
+        let mut sig = cl::Signature::new(call_conv);
+        sig.params = [types::I64, types::I32, types::I64, types::I64].into_iter().map(AbiParam::new).collect();
+        sig.returns = vec![AbiParam::new(types::I32)];
+        let id = t.obj.declare_function("__pexe_test_invoke", Linkage::Local, &sig).map_err(object_error)?;
+        ctx.clear();
+        ctx.func.signature = sig;
+        ctx.func.name = UserFuncName::user(0, id.as_u32());
+        {
+            let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+            test_sigs = test_trampoline(&mut b, &cx);
+            b.seal_all_blocks();
+            b.finalize(cx.frontend);
+        }
+        let pseudo = crate::ir::Function { id: crate::ir::FuncId(u32::MAX), ..Default::default() };
+        let c = func::emit(&cx, &pseudo, id, &*cx.isa_plain, &mut ctx)?;
+        t.obj.define_function_bytes(id, c.alignment, &c.bytes, &c.relocs).map_err(object_error)?;
+        t.infos.push(InfoRecord {
+            pexe_id: u32::MAX - 1,
+            name: "__pexe_test_invoke".into(),
+            len: c.bytes.len() as u32,
+            traps: c.traps,
+            defined: true,
+        });
+        Some(id)
+    } else {
+        None
+    };
+
     // The function table: IRT, PPB, then the pexe's functions.
     let mut table = Bytes(vec![0; cx.table_len as usize * size_of::<rtabi::TableEntry>()]);
     let mut table_desc = DataDescription::new();
@@ -131,6 +162,7 @@ pub(super) fn finish(mut t: NativeTranslator) -> Result<Vec<u8>, NativeError> {
         let id = match info.pexe_id {
             u32::MAX if info.name == "__pexe_start" => start_id,
             u32::MAX => thread_id,
+            p if p == u32::MAX - 1 => test_id.ok_or_else(|| object_error("no test entry"))?,
             p => match cx.funcs[p as usize].callee {
                 Callee::Defined { id, .. } => id,
                 _ => return Err(object_error("a function-info entry for a function without a body")),
@@ -170,6 +202,8 @@ pub(super) fn finish(mut t: NativeTranslator) -> Result<Vec<u8>, NativeError> {
         image.extend_from_slice(&s.bytes);
     }
     let image_id = blob(&mut t.obj, "__pexe_image", image, 16)?;
+    let test_sigs_len = test_sigs.len();
+    let test_sigs_id = blob(&mut t.obj, "__pexe_test_sigs", test_sigs.into_bytes(), 1)?;
     let segs_id = t.obj.declare_data("__pexe_segments", Linkage::Local, false, false).map_err(object_error)?;
     let mut segs_desc = DataDescription::new();
     let image_gv = t.obj.declare_data_in_data(image_id, &mut segs_desc);
@@ -196,6 +230,13 @@ pub(super) fn finish(mut t: NativeTranslator) -> Result<Vec<u8>, NativeError> {
     desc.u64(offset_of!(rtabi::ModuleDesc, num_irt), t.imports.irt.len() as u64);
     desc.u32(offset_of!(rtabi::ModuleDesc, arch), t.target.arch());
     desc.u32(offset_of!(rtabi::ModuleDesc, flags), if t.imports.pepper() { rtabi::FLAG_PEPPER } else { 0 });
+    if let Some(id) = test_id {
+        let fr = t.obj.declare_func_in_data(id, &mut d);
+        d.write_function_addr(offset_of!(rtabi::ModuleDesc, test_invoke) as u32, fr);
+        let gv = t.obj.declare_data_in_data(test_sigs_id, &mut d);
+        d.write_data_addr(offset_of!(rtabi::ModuleDesc, test_sigs) as u32, gv, 0);
+        desc.u64(offset_of!(rtabi::ModuleDesc, test_sigs_len), test_sigs_len as u64);
+    }
     let data_fields: [(usize, DataId); 5] = [
         (offset_of!(rtabi::ModuleDesc, funcs), funcs_id),
         (offset_of!(rtabi::ModuleDesc, names), names_id),
@@ -330,6 +371,75 @@ fn thread_trampoline(b: &mut FunctionBuilder, cx: &super::ModuleCx) {
 
     b.switch_to_block(done);
     b.ins().return_(&[]);
+}
+
+/// `i32 __pexe_test_invoke(ctx, id, args, ret)` (see
+/// [`rtabi::ModuleDesc::test_invoke`]) for every defined function with
+/// scalar parameters and result; answers the signature list.
+fn test_trampoline(b: &mut FunctionBuilder, cx: &super::ModuleCx) -> String {
+    let letter = |t: ValType| match func::cl_type(t) {
+        types::I32 => Some('i'),
+        types::I64 => Some('l'),
+        types::F32 => Some('f'),
+        types::F64 => Some('d'),
+        _ => None,
+    };
+    let block = b.create_block();
+    b.append_block_params_for_function_params(block);
+    b.switch_to_block(block);
+    let [ctx, id, args, ret] = [0, 1, 2, 3].map(|i| b.block_params(block)[i]);
+    let faulted = b.create_block();
+    let dispatch = b.create_block();
+    let unknown = b.create_block();
+    let buf = b.ins().iadd_imm_s(ctx, i64::from(cx_off::EXIT_JMPBUF));
+    let setjmp = import(b, &cx.rt.native_setjmp);
+    let call = b.ins().call(setjmp, &[buf]);
+    let r = b.inst_results(call)[0];
+    b.ins().brif(r, faulted, &[], dispatch, &[]);
+    b.switch_to_block(faulted);
+    let two = b.ins().iconst(types::I32, 2);
+    b.ins().return_(&[two]);
+    b.switch_to_block(unknown);
+    let one = b.ins().iconst(types::I32, 1);
+    b.ins().return_(&[one]);
+
+    let mut sigs = String::new();
+    let mut cases = Vec::new();
+    for (i, e) in cx.funcs.iter().enumerate() {
+        let Callee::Defined { id: fid, .. } = e.callee else { continue };
+        let params: Option<String> = e.params.iter().map(|&p| letter(p)).collect();
+        let result = match e.ret {
+            None => Some('v'),
+            Some(t) => letter(t),
+        };
+        let (Some(params), Some(result)) = (params, result) else { continue };
+        sigs.push_str(&format!("{i}:{result}:{params}\n"));
+        cases.push((i, fid, e.clone()));
+    }
+    b.switch_to_block(dispatch);
+    let mut sw = cranelift_frontend::Switch::new();
+    let mut blocks = Vec::new();
+    for &(i, _, _) in &cases {
+        let blk = b.create_block();
+        sw.set_entry(i as u128, blk);
+        blocks.push(blk);
+    }
+    sw.emit(b, id, unknown);
+    for ((_, fid, e), blk) in cases.into_iter().zip(blocks) {
+        b.switch_to_block(blk);
+        let mut a = vec![ctx];
+        for (j, &p) in e.params.iter().enumerate() {
+            a.push(b.ins().load(func::cl_type(p), cl::MemFlagsData::trusted(), args, 8 * j as i32));
+        }
+        let fr = import_func(b, fid, cx.signature(&e.params, e.ret), true);
+        let call = b.ins().call(fr, &a);
+        if let Some(&v) = b.inst_results(call).first() {
+            b.ins().store(cl::MemFlagsData::trusted(), v, ret, 0);
+        }
+        let zero = b.ins().iconst(types::I32, 0);
+        b.ins().return_(&[zero]);
+    }
+    sigs
 }
 
 fn import(b: &mut FunctionBuilder, h: &super::Helper) -> cl::FuncRef {

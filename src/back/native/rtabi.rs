@@ -184,6 +184,16 @@ pub struct ModuleDesc {
     /// [`arch`] of the code.
     pub arch: u32,
     pub flags: u32,
+    /// Test objects only (0 otherwise): `i32 (ctx, id, args, ret)` calls
+    /// pexe function `id` with arguments read from `args` (8 bytes each)
+    /// and stores its result at `ret`; 0 when called, 1 when `id` cannot
+    /// be called this way, 2 when the call faulted (the runtime's test
+    /// driver jumps back to it).
+    pub test_invoke: u64,
+    /// Test objects only: `id:R:PPP\n` per callable function (value kinds
+    /// `i`, `l`, `f`, `d`; `v` for no result).
+    pub test_sigs: u64,
+    pub test_sigs_len: u64,
 }
 
 /// `ModuleDesc::arch`.

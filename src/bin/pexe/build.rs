@@ -54,6 +54,11 @@ pub struct Build {
     /// Also write the object here.
     #[arg(long, value_name = "OBJ")]
     keep_object: Option<PathBuf>,
+
+    /// Add the entry the runtime's test driver calls functions through
+    /// (PEXE_TEST_CALLS; used by the project's tests).
+    #[arg(long, hide = true)]
+    test_entry: bool,
 }
 
 impl Build {
@@ -67,7 +72,7 @@ impl Build {
             Ok(bytes) => bytes,
             Err(e) => return fail(format_args!("{name}: {e}")),
         };
-        let obj = match crate::native::translate(&name, &bytes, target, self.threads.unwrap_or(0)) {
+        let obj = match crate::native::translate_with(&name, &bytes, target, self.threads.unwrap_or(0), self.test_entry) {
             Ok(obj) => obj,
             Err(code) => return code,
         };

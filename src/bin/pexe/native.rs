@@ -18,7 +18,18 @@ pub fn bad_target(s: &str) -> ExitCode {
 /// Translates `bytes` (named `name` in messages) to an object; prints
 /// what went wrong and answers the exit code otherwise.
 pub fn translate(name: &str, bytes: &[u8], target: Target, threads: usize) -> Result<Vec<u8>, ExitCode> {
-    match translate_bytes(bytes, &Options { target, threads, ..Options::default() }) {
+    translate_with(name, bytes, target, threads, false)
+}
+
+/// [`translate`], optionally with the test driver's entry.
+pub fn translate_with(
+    name: &str,
+    bytes: &[u8],
+    target: Target,
+    threads: usize,
+    test_entry: bool,
+) -> Result<Vec<u8>, ExitCode> {
+    match translate_bytes(bytes, &Options { target, threads, test_entry, ..Options::default() }) {
         Ok(obj) => Ok(obj),
         Err(NativeError::Invalid(diagnostics)) => {
             for d in &diagnostics {
