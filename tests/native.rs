@@ -227,7 +227,7 @@ fn objects_readelf_accepts(target: Target) {
     };
     let mut pepper = 0;
     for (i, p) in pexes.iter().enumerate() {
-        let obj = translate_bytes(&std::fs::read(p).unwrap(), &Options { target, threads: 0, verify: true })
+        let obj = translate_bytes(&std::fs::read(p).unwrap(), &Options { target, threads: 0, verify: true, ..Options::default() })
             .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
         pepper += usize::from(pexe::back::native::object_is_pepper_plugin(&obj));
         let file = dir.join(format!("{i}.o"));
@@ -261,9 +261,9 @@ fn objects_are_the_same_for_any_number_of_threads() {
     for (rel, dir) in [(biggest[0], "../ppapi"), (biggest[1], ".")] {
         let bytes = std::fs::read(Path::new(CORPUS).join(dir).join(rel)).unwrap();
         for target in Target::ALL {
-            let one = translate_bytes(&bytes, &Options { target, threads: 1, verify: false }).unwrap();
-            let two = translate_bytes(&bytes, &Options { target, threads: 2, verify: false }).unwrap();
-            let four = translate_bytes(&bytes, &Options { target, threads: 4, verify: false }).unwrap();
+            let one = translate_bytes(&bytes, &Options { target, threads: 1, verify: false, ..Options::default() }).unwrap();
+            let two = translate_bytes(&bytes, &Options { target, threads: 2, verify: false, ..Options::default() }).unwrap();
+            let four = translate_bytes(&bytes, &Options { target, threads: 4, verify: false, ..Options::default() }).unwrap();
             assert!(one == two && two == four, "{rel} for {target}: output depends on the thread count");
         }
     }
@@ -515,4 +515,71 @@ fn sandbox_irt_write_from_past_the_window_is_efault() {
         rot(4096)
     );
     expect("write_far", &text, 14, INTACT, SELFTEST);
+}
+
+// ---------------------------------------------------------------------------
+// Files: guest paths are host paths inside PEXE_DIRS, nothing else.
+
+/// `i32 _start(i32)`: open("data.txt", O_RDONLY) through the IRT's table
+/// address 22, and if that worked read up to 56 bytes (address 11) and
+/// write them to stdout (address 12); answers open's errno, else read's.
+const CAT_DATA_TXT: &str = "
+    65535,8,2; 1,1;
+    65535,17,2; 1,3; 7,32; 2; 21,0,0,0; 65534;
+    8,2,0,0,0;
+    65535,19,2; 5,2;
+      0,0,1; 3,100,97,116,97,46,116,120,116,0;
+      0,3,0; 2,64;
+    65534;
+    65535,14,2; 1,0,95,115,116,97,114,116; 65534;
+    65535,12,2; 1,3;
+      65535,11,2; 1,0; 4,0; 4,44; 4,22; 4,24; 4,2; 4,8; 4,16; 4,112; 65534;
+      2,10,3,0;
+      2,11,3,0;
+      44,0,9,0,13,10,10,12;
+      28,1,11,33;
+      11,1,2,1;
+      10,2;
+      20,14,1,0;
+      44,0,11,0,1,4,6,5;
+      20,6,1,0;
+      44,0,12,0,11,6,1,7;
+      10,3;
+    65534;
+    65534;";
+
+#[test]
+fn files_are_host_files_inside_pexe_dirs_only() {
+    let bytes = pexe::asm::assemble(CAT_DATA_TXT).unwrap();
+    assert!(pexe::verify::verify_bytes(&bytes).is_empty(), "{:?}", pexe::verify::verify_bytes(&bytes));
+    for target in Target::ALL {
+        if !ready(target) {
+            continue;
+        }
+        let dir = scratch(&format!("files-{}", target.name()));
+        let exe = dir.join("cat");
+        std::fs::write(dir.join("cat.pexe"), &bytes).unwrap();
+        build(target, &dir.join("cat.pexe"), &exe);
+        let inside = dir.join("inside");
+        std::fs::create_dir_all(&inside).unwrap();
+        std::fs::write(inside.join("data.txt"), "hello from the host\n").unwrap();
+        let dirs = inside.to_str().unwrap();
+
+        // Exposed: the guest reads the file (relative to its working
+        // directory, the host's).
+        let o = run(target, &exe, &inside, "cat", &[], &[("PEXE_DIRS", dirs)]);
+        assert_eq!(String::from_utf8_lossy(&o.stdout), "hello from the host\n", "{target}");
+        assert_eq!(o.status.code(), Some(0), "{target}: {}", String::from_utf8_lossy(&o.stderr));
+        // Not exposed: ENOENT (2).
+        let o = run(target, &exe, &inside, "cat", &[], &[]);
+        assert_eq!((o.status.code(), o.stdout.len()), (Some(2), 0), "{target}");
+        // A symlink out of the exposed directory: EACCES (13).
+        let outside = dir.join("outside.txt");
+        std::fs::write(&outside, "secret\n").unwrap();
+        let escape = dir.join("escape");
+        std::fs::create_dir_all(&escape).unwrap();
+        std::os::unix::fs::symlink(&outside, escape.join("data.txt")).unwrap();
+        let o = run(target, &exe, &escape, "cat", &[], &[("PEXE_DIRS", escape.to_str().unwrap())]);
+        assert_eq!((o.status.code(), o.stdout.len()), (Some(13), 0), "{target}");
+    }
 }
