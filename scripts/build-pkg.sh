@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Builds the npm package into pkg/ (gitignored):
+# Builds the npm package into pkg/ (gitignored). js/src/ is the package's
+# source, copied as it is; the build adds the translator and the manifest:
 #
-#   pkg/pexe.js, pkg/pexe_bg.wasm   the library (src/web.rs) for wasm32, through wasm-bindgen
-#   pkg/index.js, index.d.ts        the package entry and its types (npm/)
-#   pkg/bin/pexe.mjs                `npx pexe run|translate|dis|verify|inspect`
-#   pkg/runtime/, pkg/node/         the JavaScript IRT runtime (js/src/)
-#   pkg/package.json, README.md     from npm/, with the crate's version
+#   pkg/index.js, node.js, index.d.ts    the entries (browsers/bundlers, Node) and types   (js/src/)
+#   pkg/public/, pkg/internal/           the API, and what it is built on                  (js/src/)
+#   pkg/bin/pexe.mjs                     `npx pexe run|translate|dis|verify|inspect`        (js/src/)
+#   pkg/internal/translator/wasm/        the library (src/web.rs) for wasm32, through wasm-bindgen:
+#                                        pexe.js (glue), pexe_bg.wasm
+#   pkg/package.json, README.md          from js/package.json (with the crate's version, without
+#                                        the dev fields) and js/README.md
 #
 # Why cargo + wasm-bindgen and not wasm-pack: wasm-pack only runs these two
 # steps, but costs a 2.5-minute install on a fresh machine, quietly
@@ -15,9 +18,10 @@
 #
 # Why `--target web`: it is plain ESM with no bundler and no Node-only
 # code. Browsers load it as is (the glue fetches pexe_bg.wasm next to it);
-# in Node >= 20, npm/index.js reads the bytes itself (fetch() cannot read
-# file: URLs) and passes them to the same init function. One build for
-# both, and top-level await makes the API ready once the import resolves.
+# in Node >= 20, the package's Node entry (internal/translator/node.js)
+# reads the bytes itself (fetch() cannot read file: URLs) and passes them
+# to the same init function. One build for both, and top-level await makes
+# the API ready once the import resolves.
 #
 # The build profile is `wasm-release` (Cargo.toml): release with LTO and
 # without debug info; the CLI's release build is untouched.
@@ -49,34 +53,32 @@ cargo build --lib --target wasm32-unknown-unknown --profile "$profile" --no-defa
 
 rm -rf "$pkg"
 mkdir -p "$pkg"
-log "wasm-bindgen --target web --out-dir pkg"
-wasm-bindgen --target web --out-dir "$pkg" --out-name pexe \
+# The package's JavaScript, as it is in the repository.
+cp -R "$repo/js/src/." "$pkg/"
+cp "$repo/js/README.md" "$pkg/README.md"
+chmod +x "$pkg/bin/pexe.mjs"
+wasm="$pkg/internal/translator/wasm"
+log "wasm-bindgen --target web --out-dir ${wasm#"$repo/"}"
+wasm-bindgen --target web --out-dir "$wasm" --out-name pexe \
     "$repo/target/wasm32-unknown-unknown/$profile/pexe.wasm"
 
-# wasm-bindgen's own package.json/README are not written with --target web
-# (no wasm-pack); ours come from npm/.
-cp "$repo/npm/index.js" "$repo/npm/index.d.ts" "$repo/npm/README.md" "$pkg/"
-mkdir -p "$pkg/bin"
-cp "$repo/npm/bin/pexe.mjs" "$pkg/bin/"
-chmod +x "$pkg/bin/pexe.mjs"
-# The runtime keeps its layout (its Worker script is found relative to
-# itself); js/src/index.js is replaced by the package entry.
-cp -R "$repo/js/src/runtime" "$pkg/runtime"
-cp -R "$repo/js/src/node" "$pkg/node"
-
+# wasm-bindgen writes no package.json with --target web (no wasm-pack);
+# ours is js/package.json: the version is the crate's, and the fields that
+# only serve the repository (private, scripts, devDependencies) go.
 version="$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)"
-node - "$repo/npm/package.json" "$pkg" "$version" <<'JS'
+node - "$repo/js/package.json" "$pkg" "$version" <<'JS'
 const fs = require('node:fs');
 const path = require('node:path');
 const [template, pkg, version] = process.argv.slice(2);
 const manifest = JSON.parse(fs.readFileSync(template, 'utf8'));
 manifest.version = version;
+for (const field of ['private', 'scripts', 'devDependencies']) delete manifest[field];
 // Everything the build put there (npm pack includes only these).
 manifest.files = fs.readdirSync(pkg).filter((f) => f !== 'package.json').sort();
 fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
 JS
 
-wasm_size=$(wc -c <"$pkg/pexe_bg.wasm")
-gz_size=$(gzip -9 -c "$pkg/pexe_bg.wasm" | wc -c)
+wasm_size=$(wc -c <"$wasm/pexe_bg.wasm")
+gz_size=$(gzip -9 -c "$wasm/pexe_bg.wasm" | wc -c)
 total=$(du -sk "$pkg" | awk '{print $1}')
 log "pkg/ ready: pexe $version; pexe_bg.wasm $wasm_size bytes ($gz_size gzipped); package ${total} KiB"

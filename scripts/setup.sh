@@ -55,25 +55,55 @@ fetch_crates() {
     (cd "$repo/runtime" && cargo fetch --quiet --locked)
 }
 
-# ---- browser tests: Chromium + playwright-core (tests/browser/) --------------
-# The page's end-to-end tests drive Debian's Chromium through playwright-core
-# (pinned in tests/browser/package-lock.json; never `npx playwright install`).
-# Best effort: without them tests/browser/run.sh skips, saying why.
+# ---- browser tests: Chromium + playwright-core (js/test/, tests/browser/) ----
+# The runtime's browser tests (js/test/browser.test.mjs), the page's
+# end-to-end tests and the bundler test (tests/browser/) drive Debian's
+# Chromium through playwright-core (pinned in js/package-lock.json and
+# tests/browser/package-lock.json; never `npx playwright install`). Every
+# test needs them: in CI (CI=true) a failed install stops here, since the
+# tests would fail anyway; elsewhere it is a warning and those tests skip.
+
+# Stops in CI, warns elsewhere.
+need() {
+    if [ "${CI:-}" = true ]; then
+        log "error: $* (CI=true: every test must run)"
+        exit 1
+    fi
+    log "warning: $*; the tests that need it will be skipped"
+}
+
+ensure_chromium() {
+    if [ -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
+        return
+    fi
+    if ! command -v apt-get >/dev/null 2>&1; then
+        need "no Chromium at ${CHROMIUM:-/usr/bin/chromium} and no apt-get to install it"
+        return
+    fi
+    log "apt-get install chromium"
+    (as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+        || need "could not install chromium"
+}
+
+# `npm ci` in a folder with a package-lock.json, unless its node_modules is
+# already what the lock says.
+npm_ci() {
+    local dir="$1"
+    if [ -f "$dir/node_modules/.package-lock.json" ] && [ ! "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+        return
+    fi
+    log "npm ci in ${dir#"$repo/"}"
+    (cd "$dir" && npm ci --no-audit --no-fund --silent) || need "npm ci in ${dir#"$repo/"} failed"
+}
+
 ensure_browser_test_deps() {
-    if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
-        if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-            log "installing chromium (apt-get)"
-            (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
-                || log "warning: could not install chromium; browser tests will be skipped"
-        else
-            log "warning: no Chromium at ${CHROMIUM:-/usr/bin/chromium}; browser tests will be skipped"
-        fi
+    ensure_chromium
+    if ! command -v npm >/dev/null 2>&1; then
+        need "npm is not installed (it comes with Node.js 20+)"
+        return
     fi
-    if command -v npm >/dev/null 2>&1 && [ ! -d "$repo/tests/browser/node_modules/playwright-core" ]; then
-        log "installing playwright-core for tests/browser (npm ci)"
-        (cd "$repo/tests/browser" && npm ci --no-audit --no-fund --silent) \
-            || log "warning: npm ci in tests/browser failed; browser tests will be skipped"
-    fi
+    npm_ci "$repo/js"
+    npm_ci "$repo/tests/browser"
 }
 # ---- end browser tests --------------------------------------------------------
 

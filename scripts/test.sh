@@ -52,10 +52,26 @@ run npm node --test --test-reporter=spec js/test-npm/
 
 # ---- browser tests: the page (www/) in headless Chromium -------------------
 # tests/browser/run.sh builds what it needs (pkg/, samples, playwright-core)
-# and skips, saying why, without Node 20 or Chromium. Screenshots go to
-# target/screenshots/; the speed numbers are its "# SPEED" lines.
+# and skips, saying why, without Node 20 or Chromium (in CI, CI=true, it
+# fails instead). Screenshots go to target/screenshots/; the speed numbers
+# are its "# SPEED" lines. bundlers.test.mjs there installs the package's
+# tarball into apps built with Vite 5 and webpack 5 ("# RESULT" lines).
 run browser "$repo/tests/browser/run.sh"
 # ---- end browser tests ------------------------------------------------------
+
+# In CI (CI=true) a skipped test is a failure: every test must run. The
+# tests fail themselves when a tool is missing in CI; this catches any skip
+# that slips through (node:test "skipped N", cargo "N ignored").
+if [ "${CI:-}" = true ]; then
+    for name in all-targets doc runtime wasm-browser npm browser; do
+        log="$logs/$name.log"
+        [ -f "$log" ] || continue
+        if grep -aqE '^ℹ skipped [1-9]|^# skipped [1-9]|; [1-9][0-9]* ignored;|^browser tests: SKIPPED' "$log"; then
+            echo "==== $name: tests were skipped (CI=true: a skipped test is a failure) ====" >&2
+            status=1
+        fi
+    done
+fi
 
 printf '\n==== summary ====\n'
 for name in all-targets doc runtime-unit; do
@@ -79,7 +95,7 @@ fi
 # ---- end npm package summary ------------------------------------------------
 # ---- browser tests summary --------------------------------------------------
 if [ -f "$logs/browser.log" ]; then
-    grep -aE '^browser tests: |^# (SPEED|listing)|^ℹ (tests|pass|fail|skipped) |^✖ ' "$logs/browser.log" | sed 's/^/browser: /' || true
+    grep -aE '^browser tests: |^# (SPEED|listing|RESULT)|^ℹ (tests|pass|fail|skipped) |^✖ ' "$logs/browser.log" | sed 's/^/browser: /' || true
 fi
 # ---- end browser tests summary ----------------------------------------------
 # tests/mutation.rs leaves its counts here (test output is captured).

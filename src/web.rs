@@ -12,9 +12,9 @@
 //! | `takePanicMessage()` | [`take_panic_message`] | the message of the last Rust panic |
 //!
 //! Rust names are snake_case, JS names camelCase (`js_name`). The npm entry
-//! (`npm/index.js`) wraps these: it accepts any `BufferSource`, turns the
+//! (`js/src/public/`) wraps these: it accepts any `BufferSource`, turns the
 //! errors thrown here into `PexeError`s, and adds `run`. Its declarations,
-//! `npm/index.d.ts`, are the contract; this module follows them.
+//! `js/src/index.d.ts`, are the contract; this module follows them.
 //!
 //! Errors are JS `Error`s named `PexeError` with two extra properties:
 //! `kind` (`'decode'`, `'verify'`, `'translate'`, `'options'`) and

@@ -10,7 +10,7 @@ use std::path::Path;
 fn generated() -> [(&'static str, String); 3] {
     let list = abi::abi();
     [
-        ("js/src/runtime/abi.gen.js", abi::js::module(list)),
+        ("js/src/internal/runtime/abi.gen.js", abi::js::module(list)),
         ("docs/abi.md", abi::doc::markdown(list)),
         ("runtime/src/irt_gen.rs", abi::native_rt::module(list)),
     ]

@@ -10,20 +10,17 @@
 //   open-url {url}         fetch + Inspector.feed per chunk → {summary, bytes}
 //   open-bytes {bytes}     inspect → {summary}
 //   listing                full listing → {text, lineStarts, linePos, blocks}
-//   function {id}          {asm, wat}  (wat: null if the package cannot give it)
-//   stats                  record/abbreviation statistics (pkg.stats, else from the listing)
+//   function {id}          {asm, wat, watError}  (pkg.disassemble, pkg.functionWat)
+//   stats                  record/abbreviation statistics (pkg.stats)
 //   records                the records-only listing (what `pexe as` reads)
 //   translate              {wasm, ms}
 
 import * as pkg from '../pkg/index.js';
-import { PEXE_FUNCTION_SLOT_BASE, WasmModule } from './wat.js';
-import { statsFromListing } from './stats.js';
 
 let bytes = null;
 let summary = null;
 let listing = null; // cached { text, ... } of the open file
 const functionCache = new Map();
-let translated = null; // { module: WasmModule } | { error } for the per-function WAT fallback
 
 const post = (msg, transfer) => self.postMessage(msg, transfer ?? []);
 
@@ -41,7 +38,6 @@ function reset(newBytes) {
   bytes = newBytes;
   summary = null;
   listing = null;
-  translated = null;
   functionCache.clear();
 }
 
@@ -230,44 +226,18 @@ function functionText(id) {
   }
   let wat = null;
   let watError = null;
-  let watFrom = 'pkg';
-  if (typeof pkg.functionWat === 'function') {
-    try {
-      wat = pkg.functionWat(bytes, { function: id });
-    } catch (e) {
-      watError = errorObject(e).message;
-    }
-  } else {
-    // Translate the whole pexe once, then print the one function (wat.js).
-    watFrom = 'wat.js';
-    if (!translated) {
-      try {
-        translated = { module: new WasmModule(pkg.translate(bytes, { target: 'wasm32' })) };
-      } catch (e) {
-        translated = { error: errorObject(e).message };
-      }
-    }
-    if (translated.error) watError = `not translated: ${translated.error}`;
-    else {
-      const index = translated.module.functionIndexOfSlot(PEXE_FUNCTION_SLOT_BASE + id);
-      if (index == null) watError = `@f${id} has no function in the module's table`;
-      else {
-        try {
-          wat = translated.module.functionText(index);
-        } catch (e) {
-          watError = e.message;
-        }
-      }
-    }
+  try {
+    wat = pkg.functionWat(bytes, { function: id });
+  } catch (e) {
+    watError = errorObject(e).message;
   }
-  const r = { asm, wat, watError, watFrom };
+  const r = { asm, wat, watError };
   functionCache.set(id, r);
   return r;
 }
 
 function stats() {
-  if (typeof pkg.stats === 'function') return pkg.stats(bytes);
-  return statsFromListing(getListing(), summary);
+  return pkg.stats(bytes);
 }
 
 function translate() {

@@ -523,15 +523,15 @@ function renderStats(stats, inspector) {
   const maxBits = Math.max(1, ...blocks.map((b) => b.bits));
   let html = `<h3>Blocks</h3>
     <div class="muted" style="margin-bottom:8px">${fmt(file / 8)} bytes = ${fmt(file)} bits${stats.headerBits ? `, header ${fmt(stats.headerBits)} bits` : ''}.
-    Bits include nested blocks${stats.fromListing ? '; computed from the listing (the package has no stats() yet)' : '; own bits leave them out'}.</div>
-    <table class="grid"><tr><th class="l">block</th><th>id</th><th>count</th><th class="l">bits</th><th>% file</th>${stats.fromListing ? '' : '<th>own bits</th>'}<th>records</th><th>% abbrev</th>${stats.fromListing ? '' : '<th>abbrev defs</th>'}</tr>`;
+    Bits include nested blocks; own bits leave them out.</div>
+    <table class="grid"><tr><th class="l">block</th><th>id</th><th>count</th><th class="l">bits</th><th>% file</th><th>own bits</th><th>records</th><th>% abbrev</th><th>abbrev defs</th></tr>`;
   for (const b of blocks) {
     const recs = b.records.reduce((a, r) => a + r.count, 0);
     const abbr = b.records.reduce((a, r) => a + r.abbreviated, 0);
     html += `<tr><td class="l">${escapeHtml(b.name)}</td><td>${b.blockId}</td><td>${fmt(b.count)}</td>
       <td class="l"><span class="meter" style="width:${Math.max(1, Math.round((b.bits / maxBits) * 120))}px"></span>${fmt(b.bits)}</td><td>${pct(b.bits, file)}</td>
-      ${stats.fromListing ? '' : `<td>${fmt(b.ownBits)}</td>`}<td>${fmt(recs)}</td><td>${recs ? ((100 * abbr) / recs).toFixed(1) + '%' : '—'}</td>
-      ${stats.fromListing ? '' : `<td>${fmt(b.abbrevDefs)}</td>`}</tr>`;
+      <td>${fmt(b.ownBits)}</td><td>${fmt(recs)}</td><td>${recs ? ((100 * abbr) / recs).toFixed(1) + '%' : '—'}</td>
+      <td>${fmt(b.abbrevDefs)}</td></tr>`;
   }
   html += '</table><h3>Records by block</h3><table class="grid"><tr><th class="l">record</th><th>code</th><th>count</th><th class="l">bits</th><th>% file</th><th>% abbrev</th><th>bits/record</th></tr>';
   for (const b of blocks) {

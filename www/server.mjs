@@ -6,7 +6,6 @@
 // Serves, from the repository, read-only:
 //   /            www/        (the page; www/samples/ holds the bundled samples)
 //   /pkg/        pkg/        (the npm package the page imports as ../pkg/index.js)
-//   /js/         js/         (the JavaScript runtime, in case pkg/ refers to it)
 //   /corpus/     DIR         (only with --corpus: tests load real pexes from ../shared/corpus)
 //
 // Every response carries Cross-Origin-Opener-Policy: same-origin,
@@ -55,7 +54,6 @@ const MIME = {
 export function startServer({ port = 8000, isolation = true, corpus = null, log = null } = {}) {
   const mounts = [
     ['/pkg/', path.join(REPO, 'pkg')],
-    ['/js/', path.join(REPO, 'js')],
     ...(corpus ? [['/corpus/', path.resolve(corpus)]] : []),
     ['/', WWW],
   ];

@@ -15,12 +15,12 @@ export const cliTests = path.join(corpus, 'cli', 'binji_pnacl_c', 'test');
 export const nativePexe = path.join(repo, 'target', 'release', 'pexe');
 export const pkgBin = path.join(pkgDir, 'bin', 'pexe.mjs');
 
-if (!existsSync(path.join(pkgDir, 'index.js'))) {
-  throw new Error(`${pkgDir}/index.js is missing: build the package with scripts/build-pkg.sh`);
+if (!existsSync(path.join(pkgDir, 'node.js'))) {
+  throw new Error(`${pkgDir}/node.js is missing: build the package with scripts/build-pkg.sh`);
 }
 
-/** The package, as users import it. */
-export const pexe = await import(path.join(pkgDir, 'index.js'));
+/** The package, as Node users import it (its `node` export; cli.test.mjs checks `import 'pexe'` resolves there). */
+export const pexe = await import(path.join(pkgDir, 'node.js'));
 
 /** A corpus file's bytes (path relative to the corpus folder). */
 export function corpusFile(rel) {

@@ -3,8 +3,9 @@
 // (guest threads in module Workers) and once from a page that is not
 // (the one-thread fallback on the page's main thread).
 //
-// Needs `playwright-core` (npm install --no-save playwright-core, in js/)
-// and Chromium (`CHROMIUM` or /usr/bin/chromium); skipped without them.
+// Needs `playwright-core` (js/package.json's devDependencies: `npm ci` in
+// js/, which scripts/setup.sh runs) and Chromium (`CHROMIUM` or
+// /usr/bin/chromium); skipped without them, and failed without them in CI.
 
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +14,7 @@ import * as nodeFs from 'node:fs';
 import * as nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { portableCases } from './helpers/cases.mjs';
+import { testNeeding } from './helpers/needs.mjs';
 
 const JS_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -23,14 +25,16 @@ try {
 } catch {
   // skipped below
 }
-const skip = !playwright
-  ? 'playwright-core is not installed (npm install --no-save playwright-core in js/)'
+const missing = !playwright
+  ? 'playwright-core is not installed (npm ci in js/)'
   : !nodeFs.existsSync(CHROMIUM)
     ? `no Chromium at ${CHROMIUM} (set CHROMIUM)`
     : false;
 
 const PAGE = `<!doctype html><meta charset="utf-8"><script type="module">
-import { run } from '/src/index.js';
+import { run as runOn } from '/src/internal/runtime/index.js';
+import { browserHost } from '/src/internal/runtime/threads/platform.js';
+const run = (wasm, options) => runOn(wasm, options, browserHost);
 window.runCase = async (url, options) => {
   const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
   const out = [];
@@ -73,7 +77,7 @@ function serve(cases, isolated) {
 
 for (const isolated of [true, false]) {
   const where = isolated ? 'isolated page (Workers)' : 'page without isolation (one thread)';
-  test(`Chromium, ${where}: the shared cases`, { skip, timeout: 300000 }, async () => {
+  testNeeding(missing, `Chromium, ${where}: the shared cases`, { timeout: 300000 }, async () => {
     const cases = portableCases().filter((c) => isolated || !c.needsWorkers);
     const server = await serve(cases, isolated);
     const browser = await playwright.chromium.launch({
@@ -101,7 +105,7 @@ for (const isolated of [true, false]) {
 }
 
 test('Node: the shared cases', { timeout: 120000 }, async () => {
-  const { run } = await import('../src/index.js');
+  const { run } = await import('./helpers/runtime.mjs');
   for (const c of portableCases()) {
     const out = [];
     const r = await run(c.wasm, { ...c.options, stdout: (chunk) => out.push(chunk) });

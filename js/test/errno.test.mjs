@@ -4,16 +4,16 @@
 
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { IRT_FUNCTIONS } from '../src/runtime/abi.js';
-import { buildImports, createThread } from '../src/runtime/thread.js';
-import { createControl } from '../src/runtime/control.js';
-import { FileSystem } from '../src/runtime/fs.js';
-import { PageAllocator, memory } from '../src/runtime/irt/memory.js';
-import { fdio } from '../src/runtime/irt/fdio.js';
-import { filename } from '../src/runtime/irt/filename.js';
-import { threadCreate } from '../src/runtime/irt/thread.js';
-import { ExitError, ThreadExit, GuestFault } from '../src/runtime/faults.js';
-import { CLOCK, TIME, errno } from '../src/runtime/defs.js';
+import { IRT_FUNCTIONS } from '../src/internal/runtime/abi.js';
+import { buildImports, createThread } from '../src/internal/runtime/thread.js';
+import { createControl } from '../src/internal/runtime/control.js';
+import { FileSystem } from '../src/internal/runtime/fs/index.js';
+import { PageAllocator, memory } from '../src/internal/runtime/irt/memory.js';
+import { fdio } from '../src/internal/runtime/irt/fdio.js';
+import { filename } from '../src/internal/runtime/irt/filename.js';
+import { threadCreate } from '../src/internal/runtime/irt/thread.js';
+import { ExitError, ThreadExit, GuestFault } from '../src/internal/runtime/faults.js';
+import { CLOCK, TIME, errno } from '../src/internal/runtime/defs.js';
 
 function world() {
   const wasmMemory = new WebAssembly.Memory({ initial: 4, maximum: 64, shared: true });

@@ -5,7 +5,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import {
   GuestFault, ExitError, describeFault, envFaultMessage, faultMessage, innermostWasmFunction,
-} from '../src/runtime/faults.js';
+} from '../src/internal/runtime/faults.js';
 
 test('the innermost wasm frame names the function', () => {
   const v8 = [

@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import * as nodeFs from 'node:fs';
 import * as nodePath from 'node:path';
 import * as os from 'node:os';
-import { FileSystem, FsError } from '../src/runtime/fs.js';
-import { GuestMemory } from '../src/runtime/memory.js';
-import { fdio } from '../src/runtime/irt/fdio.js';
-import { filename } from '../src/runtime/irt/filename.js';
-import { O, S, STAT, DIRENT, errno } from '../src/runtime/defs.js';
+import { FileSystem, FsError } from '../src/internal/runtime/fs/index.js';
+import { GuestMemory } from '../src/internal/runtime/memory.js';
+import { fdio } from '../src/internal/runtime/irt/fdio.js';
+import { filename } from '../src/internal/runtime/irt/filename.js';
+import { O, S, STAT, DIRENT, errno } from '../src/internal/runtime/defs.js';
 
 const enc = (s) => new TextEncoder().encode(s);
 const dec = (b) => new TextDecoder().decode(b);

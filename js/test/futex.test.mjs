@@ -4,7 +4,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
-import { createControl, LIVE } from '../src/runtime/control.js';
+import { createControl, LIVE } from '../src/internal/runtime/control.js';
 
 const WORKER = new URL('./helpers/futex-worker.mjs', import.meta.url);
 

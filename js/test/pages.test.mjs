@@ -2,10 +2,10 @@
 
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { PageAllocator, memory } from '../src/runtime/irt/memory.js';
-import { GuestMemory } from '../src/runtime/memory.js';
-import { FileSystem } from '../src/runtime/fs.js';
-import { MAP, PAGE_SIZE, errno } from '../src/runtime/defs.js';
+import { PageAllocator, memory } from '../src/internal/runtime/irt/memory.js';
+import { GuestMemory } from '../src/internal/runtime/memory.js';
+import { FileSystem } from '../src/internal/runtime/fs/index.js';
+import { MAP, PAGE_SIZE, errno } from '../src/internal/runtime/defs.js';
 
 const P = PAGE_SIZE;
 

@@ -2,9 +2,9 @@
 
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { IRT_FUNCTIONS, IRT_INTERFACES, HOST_CALLS, EXPECTED_IMPORTS } from '../src/runtime/abi.js';
-import { query, interfaceSlots } from '../src/runtime/irt/query.js';
-import { GuestMemory } from '../src/runtime/memory.js';
+import { IRT_FUNCTIONS, IRT_INTERFACES, HOST_CALLS, EXPECTED_IMPORTS } from '../src/internal/runtime/abi.js';
+import { query, interfaceSlots } from '../src/internal/runtime/irt/query.js';
+import { GuestMemory } from '../src/internal/runtime/memory.js';
 
 function q() {
   const mem = new GuestMemory(new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true }));

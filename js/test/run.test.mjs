@@ -10,11 +10,11 @@ import * as nodeFs from 'node:fs';
 import * as nodePath from 'node:path';
 import * as os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { run, AbiMismatch } from '../src/index.js';
+import { run, AbiMismatch } from './helpers/runtime.mjs';
 import { abiModule, op, callIrt, text, I32, F32 } from './helpers/wasm.mjs';
 import { HELLO, THREADS, EXIT_FROM_THREAD, TRY_THREAD, DEADLOCK, FAULTS, faulting, write, exit, createThread } from './helpers/cases.mjs';
 
-const RUN_MJS = fileURLToPath(new URL('../src/node/run.mjs', import.meta.url));
+const RUN_MJS = fileURLToPath(new URL('../src/internal/node/run.mjs', import.meta.url));
 const dec = (chunks) => Buffer.concat(chunks).toString();
 
 async function capture(wasm, options = {}) {

@@ -2,8 +2,8 @@
 
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { envStrings, startInfoSize, writeStartInfo } from '../src/runtime/startinfo.js';
-import { GuestMemory } from '../src/runtime/memory.js';
+import { envStrings, startInfoSize, writeStartInfo } from '../src/internal/runtime/startinfo.js';
+import { GuestMemory } from '../src/internal/runtime/memory.js';
 
 test('layout: fini, envc, argc, argv, envp, auxv, then the strings', () => {
   const mem = new GuestMemory(new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true }));

@@ -3,9 +3,9 @@
 
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { strace } from '../src/runtime/strace.js';
-import { GuestMemory } from '../src/runtime/memory.js';
-import { ExitError } from '../src/runtime/faults.js';
+import { strace } from '../src/internal/runtime/strace.js';
+import { GuestMemory } from '../src/internal/runtime/memory.js';
+import { ExitError } from '../src/internal/runtime/faults.js';
 
 test('calls are logged with formatted arguments and results', () => {
   const mem = new GuestMemory(new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true }));

@@ -12,7 +12,7 @@
 //! in-memory tree instead). Descriptors 0, 1 and 2 are the host's.
 //!
 //! Errors are NaCl errno values, numbered as Linux numbers them
-//! (`js/src/runtime/defs.js`); host errors outside that set become EIO.
+//! (`js/src/internal/runtime/defs.js`); host errors outside that set become EIO.
 
 use crate::mem::Errno;
 use crate::sys;

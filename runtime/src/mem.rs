@@ -302,7 +302,7 @@ fn host_prot(prot: u8) -> libc::c_int {
 }
 
 /// The page allocator behind IRT `mmap`: the same policy as the
-/// JavaScript runtime's (`js/src/runtime/irt/memory.js`), so guest
+/// JavaScript runtime's (`js/src/internal/runtime/irt/memory.js`), so guest
 /// addresses come out the same on both: first fit in the free list of
 /// unmapped pages below the break, else the break moves up.
 pub struct PageAllocator {

@@ -32,7 +32,11 @@ pub fn markdown(abi: &Abi) -> String {
     ] {
         let _ = writeln!(out, "## {title}\n");
         for iface in abi.interfaces.iter().filter(|i| i.family == family) {
-            let _ = writeln!(out, "### `{}`\n\n| # | C prototype | pexe form | import |\n|---|---|---|---|", iface.name);
+            let offered = match (family, iface.availability) {
+                (Family::Ppb, a) if !iface.name.starts_with('@') => format!(" — offered: {}", a.as_str()),
+                _ => String::new(),
+            };
+            let _ = writeln!(out, "### `{}`{offered}\n\n| # | C prototype | pexe form | import |\n|---|---|---|---|", iface.name);
             for (slot, &fi) in iface.functions.iter().enumerate() {
                 let f = &abi.functions[fi];
                 let l = f.lower();

@@ -110,6 +110,12 @@ pub fn module(abi: &Abi) -> String {
         }
         out.push_str("});\n\n");
     }
+    out.push_str("/** Where the runtime offers each browser interface: 'everywhere', 'page' (needs a page) or 'nowhere'. */\n");
+    out.push_str("export const PPB_AVAILABILITY = Object.freeze({\n");
+    for iface in abi.interfaces.iter().filter(|i| i.family == Family::Ppb && !i.name.starts_with('@')) {
+        let _ = writeln!(out, "  {}: '{}',", js_string(&iface.name), iface.availability.as_str());
+    }
+    out.push_str("});\n\n");
     let _ = writeln!(out, "/** The interface string that makes a pexe a Pepper plugin. */");
     let _ = writeln!(out, "export const PPAPI_HOOK = {};", js_string(super::PPAPI_HOOK));
     out

@@ -31,9 +31,11 @@ pub mod doc;
 pub mod js;
 pub mod native_rt;
 mod parse;
+mod requested;
 
 pub use ctype::{CType, ValKind};
 pub use parse::ParseError;
+pub use requested::{requested_interfaces, Requested};
 
 use std::sync::OnceLock;
 
@@ -129,6 +131,28 @@ impl Function {
     }
 }
 
+/// Where the runtime offers a browser interface (`ppapi.h` annotations).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Availability {
+    /// In Node and in pages.
+    Everywhere,
+    /// Only in a page: it needs a surface, an audio player, the page's APIs.
+    Page,
+    /// Not implemented: get_interface answers NULL.
+    Nowhere,
+}
+
+impl Availability {
+    /// `everywhere`, `page` or `nowhere`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Availability::Everywhere => "everywhere",
+            Availability::Page => "page",
+            Availability::Nowhere => "nowhere",
+        }
+    }
+}
+
 /// One interface: a name and its functions in table order.
 #[derive(Clone, Debug)]
 pub struct Interface {
@@ -137,6 +161,8 @@ pub struct Interface {
     pub family: Family,
     /// Indices into [`Abi::functions`], in vtable order.
     pub functions: Vec<usize>,
+    /// Where the runtime offers it (IRT and plugin interfaces: everywhere).
+    pub availability: Availability,
 }
 
 /// The whole list.

@@ -2,7 +2,7 @@
 //! lines, each followed by one C prototype per line.
 
 use super::ctype::{named, CType, Named};
-use super::{Abi, Family, Function, Interface, Param};
+use super::{Abi, Availability, Family, Function, Interface, Param};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
@@ -49,8 +49,8 @@ pub(crate) fn parse(files: &[(&'static str, &str)]) -> Result<Abi, ParseError> {
     let mut callbacks = HashSet::new();
     let mut in_callbacks = false;
     for line in &lines {
-        if let Some(name) = line.text.strip_prefix("interface ") {
-            in_callbacks = name.trim() == CALLBACKS;
+        if let Some(rest) = line.text.strip_prefix("interface ") {
+            in_callbacks = rest.split_whitespace().next() == Some(CALLBACKS);
         } else if in_callbacks {
             let (_, name, _) = split_decl(line)?;
             callbacks.insert(name.to_string());
@@ -76,18 +76,28 @@ pub(crate) fn parse(files: &[(&'static str, &str)]) -> Result<Abi, ParseError> {
 
     for line in &lines {
         let err = |message: String| ParseError { file: line.file, line: line.number, message };
-        if let Some(name) = line.text.strip_prefix("interface ") {
-            let name = name.trim();
-            if name.is_empty() || name.contains(char::is_whitespace) {
-                return Err(err(format!("bad interface name {name:?}")));
+        if let Some(rest) = line.text.strip_prefix("interface ") {
+            let mut words = rest.split_whitespace();
+            let name = words.next().unwrap_or("");
+            let availability = match words.next() {
+                None => Availability::Everywhere,
+                Some("page") => Availability::Page,
+                Some("nowhere") => Availability::Nowhere,
+                Some(w) => return Err(err(format!("unknown availability {w:?} (page or nowhere)"))),
+            };
+            if name.is_empty() || words.next().is_some() {
+                return Err(err(format!("bad interface line {rest:?}")));
             }
             if !seen_interfaces.insert(name.to_string()) {
                 return Err(err(format!("interface {name} declared twice")));
             }
             let family = family_of(line.file, name).ok_or_else(|| err(format!("interface {name} in the wrong file")))?;
+            if family != Family::Ppb && availability != Availability::Everywhere {
+                return Err(err(format!("only browser interfaces have an availability ({name})")));
+            }
             finish(current.take(), &mut abi)?;
             current = Some((
-                Interface { name: name.to_string(), family, functions: Vec::new() },
+                Interface { name: name.to_string(), family, functions: Vec::new(), availability },
                 HashSet::new(),
                 line.number,
                 line.file,

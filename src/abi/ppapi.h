@@ -5,10 +5,15 @@
 // ppapi/c headers (ILP32).
 //
 // Format (src/abi/mod.rs reads it; the same as irt.h):
-// - `interface NAME` starts an interface: the exact string a pexe passes to
-//   get_interface ("PPB_Var;1.1", "PPP_Graphics_3D;1.0"); names starting
-//   with `@` are not interface strings but groups of plugin entry points and
-//   callback types the runtime calls (`@PP_StartFunctions`, `@callbacks`).
+// - `interface NAME [WHERE]` starts an interface: the exact string a pexe
+//   passes to get_interface ("PPB_Var;1.1", "PPP_Graphics_3D;1.0"); names
+//   starting with `@` are not interface strings but groups of plugin entry
+//   points and callback types the runtime calls (`@PP_StartFunctions`,
+//   `@callbacks`). WHERE, for browser interfaces, says where the runtime
+//   offers it: nothing = everywhere (Node and pages), `page` = only in a
+//   page (it needs a surface, a player, the page's APIs), `nowhere` = not
+//   implemented yet (get_interface answers NULL). A JavaScript test checks
+//   that the runtime offers exactly this.
 // - then one member per line: `RET NAME(TYPE NAME, ...)`, in the order of
 //   the C struct. Aggregates are written `struct X` (passed and returned by
 //   value exactly where the header does); typedef names are resolved by
@@ -44,6 +49,10 @@ void PPB_Audio_Callback(void* sample_buffer, uint32_t buffer_size_in_bytes, PP_T
 // function the plugin calls through the pointer PPP_InitializeModule gets.
 interface @browser
 const void* PPB_GetInterface(const char* interface_name)
+// The start routine of the audio thread PPB_Audio starts through the
+// plugin's registered thread creator (PP_ThreadFunctions.thread_create casts
+// it to a pthread start routine, so it has that type).
+void* PPB_AudioThreadMain(void* thread_argument)
 
 // ---- core ---------------------------------------------------------------------
 
@@ -180,7 +189,7 @@ PP_Resource GetBodyAsFileRef(PP_Resource response)
 
 // ---- 2D and 3D graphics -----------------------------------------------------
 
-interface PPB_Graphics2D;1.0
+interface PPB_Graphics2D;1.0 page
 PP_Resource Create(PP_Instance instance, const struct PP_Size* size, PP_Bool is_always_opaque)
 PP_Bool IsGraphics2D(PP_Resource resource)
 PP_Bool Describe(PP_Resource graphics_2d, struct PP_Size* size, PP_Bool* is_always_opaque)
@@ -189,7 +198,7 @@ void Scroll(PP_Resource graphics_2d, const struct PP_Rect* clip_rect, const stru
 void ReplaceContents(PP_Resource graphics_2d, PP_Resource image_data)
 int32_t Flush(PP_Resource graphics_2d, struct PP_CompletionCallback callback)
 
-interface PPB_Graphics2D;1.1
+interface PPB_Graphics2D;1.1 page
 PP_Resource Create(PP_Instance instance, const struct PP_Size* size, PP_Bool is_always_opaque)
 PP_Bool IsGraphics2D(PP_Resource resource)
 PP_Bool Describe(PP_Resource graphics_2d, struct PP_Size* size, PP_Bool* is_always_opaque)
@@ -200,7 +209,7 @@ int32_t Flush(PP_Resource graphics_2d, struct PP_CompletionCallback callback)
 PP_Bool SetScale(PP_Resource resource, float scale)
 float GetScale(PP_Resource resource)
 
-interface PPB_Graphics2D;1.2
+interface PPB_Graphics2D;1.2 page
 PP_Resource Create(PP_Instance instance, const struct PP_Size* size, PP_Bool is_always_opaque)
 PP_Bool IsGraphics2D(PP_Resource resource)
 PP_Bool Describe(PP_Resource graphics_2d, struct PP_Size* size, PP_Bool* is_always_opaque)
@@ -221,7 +230,7 @@ PP_Bool Describe(PP_Resource image_data, struct PP_ImageDataDesc* desc)
 void* Map(PP_Resource image_data)
 void Unmap(PP_Resource image_data)
 
-interface PPB_Graphics3D;1.0
+interface PPB_Graphics3D;1.0 nowhere
 int32_t GetAttribMaxValue(PP_Resource instance, int32_t attribute, int32_t* value)
 PP_Resource Create(PP_Instance instance, PP_Resource share_context, const int32_t attrib_list[])
 PP_Bool IsGraphics3D(PP_Resource resource)
@@ -233,7 +242,7 @@ int32_t SwapBuffers(PP_Resource context, struct PP_CompletionCallback callback)
 
 // ---- OpenGL ES 2.0 (ppb_opengles2.h, dev/ppb_opengles2ext_dev.h) ------------
 
-interface PPB_OpenGLES2;1.0
+interface PPB_OpenGLES2;1.0 nowhere
 void ActiveTexture(PP_Resource context, GLenum texture)
 void AttachShader(PP_Resource context, GLuint program, GLuint shader)
 void BindAttribLocation(PP_Resource context, GLuint program, GLuint index, const char* name)
@@ -377,27 +386,27 @@ void VertexAttrib4fv(PP_Resource context, GLuint indx, const GLfloat* values)
 void VertexAttribPointer(PP_Resource context, GLuint indx, GLint size, GLenum type, GLboolean normalized, GLsizei stride, const void* ptr)
 void Viewport(PP_Resource context, GLint x, GLint y, GLsizei width, GLsizei height)
 
-interface PPB_OpenGLES2InstancedArrays;1.0
+interface PPB_OpenGLES2InstancedArrays;1.0 nowhere
 void DrawArraysInstancedANGLE(PP_Resource context, GLenum mode, GLint first, GLsizei count, GLsizei primcount)
 void DrawElementsInstancedANGLE(PP_Resource context, GLenum mode, GLsizei count, GLenum type, const void* indices, GLsizei primcount)
 void VertexAttribDivisorANGLE(PP_Resource context, GLuint index, GLuint divisor)
 
-interface PPB_OpenGLES2FramebufferBlit;1.0
+interface PPB_OpenGLES2FramebufferBlit;1.0 nowhere
 void BlitFramebufferEXT(PP_Resource context, GLint srcX0, GLint srcY0, GLint srcX1, GLint srcY1, GLint dstX0, GLint dstY0, GLint dstX1, GLint dstY1, GLbitfield mask, GLenum filter)
 
-interface PPB_OpenGLES2FramebufferMultisample;1.0
+interface PPB_OpenGLES2FramebufferMultisample;1.0 nowhere
 void RenderbufferStorageMultisampleEXT(PP_Resource context, GLenum target, GLsizei samples, GLenum internalformat, GLsizei width, GLsizei height)
 
-interface PPB_OpenGLES2ChromiumEnableFeature;1.0
+interface PPB_OpenGLES2ChromiumEnableFeature;1.0 nowhere
 GLboolean EnableFeatureCHROMIUM(PP_Resource context, const char* feature)
 
-interface PPB_OpenGLES2ChromiumMapSub;1.0
+interface PPB_OpenGLES2ChromiumMapSub;1.0 nowhere
 void* MapBufferSubDataCHROMIUM(PP_Resource context, GLuint target, GLintptr offset, GLsizeiptr size, GLenum access)
 void UnmapBufferSubDataCHROMIUM(PP_Resource context, const void* mem)
 void* MapTexSubImage2DCHROMIUM(PP_Resource context, GLenum target, GLint level, GLint xoffset, GLint yoffset, GLsizei width, GLsizei height, GLenum format, GLenum type, GLenum access)
 void UnmapTexSubImage2DCHROMIUM(PP_Resource context, const void* mem)
 
-interface PPB_OpenGLES2Query;1.0
+interface PPB_OpenGLES2Query;1.0 nowhere
 void GenQueriesEXT(PP_Resource context, GLsizei n, GLuint* queries)
 void DeleteQueriesEXT(PP_Resource context, GLsizei n, const GLuint* queries)
 GLboolean IsQueryEXT(PP_Resource context, GLuint id)
@@ -406,13 +415,13 @@ void EndQueryEXT(PP_Resource context, GLenum target)
 void GetQueryivEXT(PP_Resource context, GLenum target, GLenum pname, GLint* params)
 void GetQueryObjectuivEXT(PP_Resource context, GLuint id, GLenum pname, GLuint* params)
 
-interface PPB_OpenGLES2VertexArrayObject;1.0
+interface PPB_OpenGLES2VertexArrayObject;1.0 nowhere
 void GenVertexArraysOES(PP_Resource context, GLsizei n, GLuint* arrays)
 void DeleteVertexArraysOES(PP_Resource context, GLsizei n, const GLuint* arrays)
 GLboolean IsVertexArrayOES(PP_Resource context, GLuint array)
 void BindVertexArrayOES(PP_Resource context, GLuint array)
 
-interface PPB_OpenGLES2DrawBuffers(Dev);1.0
+interface PPB_OpenGLES2DrawBuffers(Dev);1.0 nowhere
 void DrawBuffersEXT(PP_Resource context, GLsizei count, const GLenum* bufs)
 
 // ---- input ------------------------------------------------------------------
@@ -496,45 +505,45 @@ void UpdateCaretPosition(PP_Instance instance, const struct PP_Rect* caret)
 void CancelCompositionText(PP_Instance instance)
 void UpdateSurroundingText(PP_Instance instance, struct PP_Var text, uint32_t caret, uint32_t anchor)
 
-interface PPB_MouseCursor;1.0
+interface PPB_MouseCursor;1.0 page
 PP_Bool SetCursor(PP_Instance instance, enum PP_MouseCursor_Type type, PP_Resource image, const struct PP_Point* hot_spot)
 
-interface PPB_MouseLock;1.0
+interface PPB_MouseLock;1.0 page
 int32_t LockMouse(PP_Instance instance, struct PP_CompletionCallback callback)
 void UnlockMouse(PP_Instance instance)
 
-interface PPB_Fullscreen;1.0
+interface PPB_Fullscreen;1.0 page
 PP_Bool IsFullscreen(PP_Instance instance)
 PP_Bool SetFullscreen(PP_Instance instance, PP_Bool fullscreen)
 PP_Bool GetScreenSize(PP_Instance instance, struct PP_Size* size)
 
-interface PPB_Gamepad;1.0
+interface PPB_Gamepad;1.0 page
 void Sample(PP_Instance instance, struct PP_GamepadsSampleData* data)
 
 // ---- audio ------------------------------------------------------------------
 
-interface PPB_Audio;1.0
+interface PPB_Audio;1.0 page
 PP_Resource Create(PP_Instance instance, PP_Resource config, PPB_Audio_Callback_1_0 audio_callback, void* user_data)
 PP_Bool IsAudio(PP_Resource resource)
 PP_Resource GetCurrentConfig(PP_Resource audio)
 PP_Bool StartPlayback(PP_Resource audio)
 PP_Bool StopPlayback(PP_Resource audio)
 
-interface PPB_Audio;1.1
+interface PPB_Audio;1.1 page
 PP_Resource Create(PP_Instance instance, PP_Resource config, PPB_Audio_Callback audio_callback, void* user_data)
 PP_Bool IsAudio(PP_Resource resource)
 PP_Resource GetCurrentConfig(PP_Resource audio)
 PP_Bool StartPlayback(PP_Resource audio)
 PP_Bool StopPlayback(PP_Resource audio)
 
-interface PPB_AudioConfig;1.0
+interface PPB_AudioConfig;1.0 page
 PP_Resource CreateStereo16Bit(PP_Instance instance, PP_AudioSampleRate sample_rate, uint32_t sample_frame_count)
 uint32_t RecommendSampleFrameCount(PP_AudioSampleRate sample_rate, uint32_t requested_sample_frame_count)
 PP_Bool IsAudioConfig(PP_Resource resource)
 PP_AudioSampleRate GetSampleRate(PP_Resource config)
 uint32_t GetSampleFrameCount(PP_Resource config)
 
-interface PPB_AudioConfig;1.1
+interface PPB_AudioConfig;1.1 page
 PP_Resource CreateStereo16Bit(PP_Instance instance, PP_AudioSampleRate sample_rate, uint32_t sample_frame_count)
 uint32_t RecommendSampleFrameCount(PP_Instance instance, PP_AudioSampleRate sample_rate, uint32_t requested_sample_frame_count)
 PP_Bool IsAudioConfig(PP_Resource resource)
@@ -544,13 +553,13 @@ PP_AudioSampleRate RecommendSampleRate(PP_Instance instance)
 
 // ---- files ------------------------------------------------------------------
 
-interface PPB_FileSystem;1.0
+interface PPB_FileSystem;1.0 nowhere
 PP_Resource Create(PP_Instance instance, PP_FileSystemType type)
 PP_Bool IsFileSystem(PP_Resource resource)
 int32_t Open(PP_Resource file_system, int64_t expected_size, struct PP_CompletionCallback callback)
 PP_FileSystemType GetType(PP_Resource file_system)
 
-interface PPB_FileRef;1.0
+interface PPB_FileRef;1.0 nowhere
 PP_Resource Create(PP_Resource file_system, const char* path)
 PP_Bool IsFileRef(PP_Resource resource)
 PP_FileSystemType GetFileSystemType(PP_Resource file_ref)
@@ -562,7 +571,7 @@ int32_t Touch(PP_Resource file_ref, PP_Time last_access_time, PP_Time last_modif
 int32_t Delete(PP_Resource file_ref, struct PP_CompletionCallback callback)
 int32_t Rename(PP_Resource file_ref, PP_Resource new_file_ref, struct PP_CompletionCallback callback)
 
-interface PPB_FileRef;1.1
+interface PPB_FileRef;1.1 nowhere
 PP_Resource Create(PP_Resource file_system, const char* path)
 PP_Bool IsFileRef(PP_Resource resource)
 PP_FileSystemType GetFileSystemType(PP_Resource file_ref)
@@ -576,7 +585,7 @@ int32_t Rename(PP_Resource file_ref, PP_Resource new_file_ref, struct PP_Complet
 int32_t Query(PP_Resource file_ref, struct PP_FileInfo* info, struct PP_CompletionCallback callback)
 int32_t ReadDirectoryEntries(PP_Resource file_ref, struct PP_ArrayOutput output, struct PP_CompletionCallback callback)
 
-interface PPB_FileRef;1.2
+interface PPB_FileRef;1.2 nowhere
 PP_Resource Create(PP_Resource file_system, const char* path)
 PP_Bool IsFileRef(PP_Resource resource)
 PP_FileSystemType GetFileSystemType(PP_Resource file_ref)
@@ -590,7 +599,7 @@ int32_t Rename(PP_Resource file_ref, PP_Resource new_file_ref, struct PP_Complet
 int32_t Query(PP_Resource file_ref, struct PP_FileInfo* info, struct PP_CompletionCallback callback)
 int32_t ReadDirectoryEntries(PP_Resource file_ref, struct PP_ArrayOutput output, struct PP_CompletionCallback callback)
 
-interface PPB_FileIO;1.0
+interface PPB_FileIO;1.0 nowhere
 PP_Resource Create(PP_Instance instance)
 PP_Bool IsFileIO(PP_Resource resource)
 int32_t Open(PP_Resource file_io, PP_Resource file_ref, int32_t open_flags, struct PP_CompletionCallback callback)
@@ -602,7 +611,7 @@ int32_t SetLength(PP_Resource file_io, int64_t length, struct PP_CompletionCallb
 int32_t Flush(PP_Resource file_io, struct PP_CompletionCallback callback)
 void Close(PP_Resource file_io)
 
-interface PPB_FileIO;1.1
+interface PPB_FileIO;1.1 nowhere
 PP_Resource Create(PP_Instance instance)
 PP_Bool IsFileIO(PP_Resource resource)
 int32_t Open(PP_Resource file_io, PP_Resource file_ref, int32_t open_flags, struct PP_CompletionCallback callback)
@@ -617,7 +626,7 @@ int32_t ReadToArray(PP_Resource file_io, int64_t offset, int32_t max_read_length
 
 // ---- network ----------------------------------------------------------------
 
-interface PPB_WebSocket;1.0
+interface PPB_WebSocket;1.0 page
 PP_Resource Create(PP_Instance instance)
 PP_Bool IsWebSocket(PP_Resource resource)
 int32_t Connect(PP_Resource web_socket, struct PP_Var url, const struct PP_Var protocols[], uint32_t protocol_count, struct PP_CompletionCallback callback)
@@ -723,7 +732,7 @@ PP_Bool DescribeAsIPv6Address(PP_Resource addr, struct PP_NetAddress_IPv6* ipv6_
 
 // ---- video ------------------------------------------------------------------
 
-interface PPB_VideoDecoder;0.1
+interface PPB_VideoDecoder;0.1 nowhere
 PP_Resource Create(PP_Instance instance)
 PP_Bool IsVideoDecoder(PP_Resource resource)
 int32_t Initialize(PP_Resource video_decoder, PP_Resource graphics3d_context, PP_VideoProfile profile, PP_Bool allow_software_fallback, struct PP_CompletionCallback callback)
@@ -733,7 +742,7 @@ void RecyclePicture(PP_Resource video_decoder, const struct PP_VideoPicture* pic
 int32_t Flush(PP_Resource video_decoder, struct PP_CompletionCallback callback)
 int32_t Reset(PP_Resource video_decoder, struct PP_CompletionCallback callback)
 
-interface PPB_VideoDecoder;0.2
+interface PPB_VideoDecoder;0.2 nowhere
 PP_Resource Create(PP_Instance instance)
 PP_Bool IsVideoDecoder(PP_Resource resource)
 int32_t Initialize(PP_Resource video_decoder, PP_Resource graphics3d_context, PP_VideoProfile profile, PP_HardwareAcceleration acceleration, struct PP_CompletionCallback callback)
@@ -743,7 +752,7 @@ void RecyclePicture(PP_Resource video_decoder, const struct PP_VideoPicture* pic
 int32_t Flush(PP_Resource video_decoder, struct PP_CompletionCallback callback)
 int32_t Reset(PP_Resource video_decoder, struct PP_CompletionCallback callback)
 
-interface PPB_VideoDecoder;1.0
+interface PPB_VideoDecoder;1.0 nowhere
 PP_Resource Create(PP_Instance instance)
 PP_Bool IsVideoDecoder(PP_Resource resource)
 int32_t Initialize(PP_Resource video_decoder, PP_Resource graphics3d_context, PP_VideoProfile profile, PP_HardwareAcceleration acceleration, struct PP_CompletionCallback callback)
@@ -753,7 +762,7 @@ void RecyclePicture(PP_Resource video_decoder, const struct PP_VideoPicture* pic
 int32_t Flush(PP_Resource video_decoder, struct PP_CompletionCallback callback)
 int32_t Reset(PP_Resource video_decoder, struct PP_CompletionCallback callback)
 
-interface PPB_VideoDecoder;1.1
+interface PPB_VideoDecoder;1.1 nowhere
 PP_Resource Create(PP_Instance instance)
 PP_Bool IsVideoDecoder(PP_Resource resource)
 int32_t Initialize(PP_Resource video_decoder, PP_Resource graphics3d_context, PP_VideoProfile profile, PP_HardwareAcceleration acceleration, uint32_t min_picture_count, struct PP_CompletionCallback callback)

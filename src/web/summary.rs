@@ -1,5 +1,5 @@
 //! `inspect`'s answer: a plain serde struct that becomes a JS object with
-//! camelCase keys (see `npm/index.d.ts`, `ModuleSummary`, which this
+//! camelCase keys (see `js/src/index.d.ts`, `ModuleSummary`, which this
 //! mirrors field for field; the npm entry adds `irt.unsupported`).
 
 use super::stream::{BodyStats, Finished};

@@ -1,8 +1,11 @@
 // Shared set-up of the browser tests: the dev server (www/server.mjs, with
 // the corpus mounted read-only under /corpus/), headless Chromium through
 // playwright-core, screenshots into target/screenshots/, and the reasons a
-// test must be skipped (no Chromium, no pkg/, no samples).
+// test cannot run (no Chromium, no pkg/, no samples): skipped on a
+// developer's machine, failed in CI (CI=true), where a skipped test would be
+// a test that does not exist.
 
+import test from 'node:test';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,12 +44,30 @@ export function skipReason({ corpus = false } = {}) {
   return false;
 }
 
+/** `test(name, options, fn)` unless `missing` (a reason, or false): skipped, or failed in CI. */
+export function testNeeding(missing, name, options, fn) {
+  if (missing && process.env.CI === 'true') {
+    return test(name, options, () => {
+      throw new Error(`cannot run: ${missing} (CI=true: a missing tool is a failure, not a skip; scripts/setup.sh installs it)`);
+    });
+  }
+  return test(name, { ...options, skip: missing || false }, fn);
+}
+
+/** Whether playwright-core could be imported. */
+export const hasPlaywright = () => playwright !== null;
+
+/** Headless Chromium (Debian's, or $CHROMIUM) through playwright-core. */
+export function launchChromium() {
+  return playwright.chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}
+
 /** Starts the dev server and Chromium; returns { server, browser, close() }. */
 export async function launch({ isolation = true } = {}) {
   const server = await startServer({ port: 0, isolation, corpus: fs.existsSync(CORPUS) ? CORPUS : null });
   let browser;
   try {
-    browser = await playwright.chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   } catch (e) {
     await server.close();
     throw e;

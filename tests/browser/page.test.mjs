@@ -5,11 +5,10 @@
 // Run: (cd tests/browser && npm ci && node --test) — screenshots land in
 // target/screenshots/.
 
-import test from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { CORPUS, REPO, launch, openPage, screenshot, skipReason, waitRun } from './helpers.mjs';
+import { CORPUS, REPO, launch, openPage, screenshot, skipReason, testNeeding, waitRun } from './helpers.mjs';
 
 const skip = skipReason({ corpus: true });
 const PRINTF = '/corpus/cli/binji_pnacl_c/test/res/printf.pexe';
@@ -22,7 +21,7 @@ async function streamBytes(stream) {
   return Buffer.concat(chunks);
 }
 
-test('page', { skip, timeout: 300_000 }, async (t) => {
+testNeeding(skip, 'page', { timeout: 300_000 }, async (t) => {
   const env = await launch({ isolation: true });
   t.after(() => env.close());
 

@@ -6,8 +6,9 @@
 # package-lock.json). Chromium itself comes from Debian (`apt-get install
 # chromium`, done by scripts/setup.sh) or $CHROMIUM.
 #
-# Skips (exit 0, saying why) when Node or Chromium is missing; exits 1 if a
-# test fails. Screenshots: target/screenshots/. The speed numbers are the
+# Skips (exit 0, saying why) when Node or Chromium is missing, except in CI
+# (CI=true), where a missing tool fails (exit 1): a skipped test would be a
+# test that does not exist. Exits 1 if a test fails. Screenshots: target/screenshots/. The speed numbers are the
 # `# SPEED` lines of the output.
 set -euo pipefail
 
@@ -16,6 +17,10 @@ repo="$(cd "$here/../.." && pwd)"
 chromium="${CHROMIUM:-/usr/bin/chromium}"
 
 skip() {
+    if [ "${CI:-}" = true ]; then
+        echo "browser tests: FAILED: cannot run: $* (CI=true: a missing tool is a failure, not a skip)" >&2
+        exit 1
+    fi
     echo "browser tests: SKIPPED ($*)"
     exit 0
 }

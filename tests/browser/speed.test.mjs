@@ -11,11 +11,10 @@
 // The goal is asserted only with PEXE_SPEED_STRICT=1 (machines differ); the
 // numbers are always printed, and obviously broken speeds always fail.
 
-import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { CORPUS, launch, openPage, screenshot, skipReason, waitRun } from './helpers.mjs';
+import { CORPUS, launch, openPage, screenshot, skipReason, testNeeding, waitRun } from './helpers.mjs';
 
 const skip = skipReason({ corpus: true });
 const GLB = 'ppapi/nicolaslangley_glbench27-nacl/glb_nacl.pexe';
@@ -38,7 +37,7 @@ function largestCliPexe() {
   return best;
 }
 
-test('speed', { skip, timeout: 600_000 }, async (t) => {
+testNeeding(skip, 'speed', { timeout: 600_000 }, async (t) => {
   const env = await launch({ isolation: true });
   t.after(() => env.close());
 

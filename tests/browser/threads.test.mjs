@@ -4,16 +4,15 @@
 // (server --no-isolation) the page says so and still runs one-thread
 // programs, in a Worker, without blocking the page.
 
-import test from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, screenshot, skipReason, waitRun } from './helpers.mjs';
+import { launch, openPage, screenshot, skipReason, testNeeding, waitRun } from './helpers.mjs';
 
 const skip = skipReason({ corpus: true });
 const THREAD = '/corpus/cli/binji_pnacl_c/test/res/thread.pexe';
 const SEM = '/corpus/cli/binji_pnacl_c/test/res/sem.pexe';
 const BINARYTREES = '/corpus/cli/binji_pnacl_c/test/benchmark/res/binarytrees.pexe';
 
-test('isolated page: a threaded corpus program runs', { skip, timeout: 300_000 }, async (t) => {
+testNeeding(skip, 'isolated page: a threaded corpus program runs', { timeout: 300_000 }, async (t) => {
   const env = await launch({ isolation: true });
   t.after(() => env.close());
   const page = await openPage(env, `?url=${encodeURIComponent(THREAD)}`);
@@ -60,7 +59,7 @@ test('isolated page: a threaded corpus program runs', { skip, timeout: 300_000 }
   await page.close();
 });
 
-test('page without isolation: one guest thread, still off the main thread', { skip, timeout: 300_000 }, async (t) => {
+testNeeding(skip, 'page without isolation: one guest thread, still off the main thread', { timeout: 300_000 }, async (t) => {
   const env = await launch({ isolation: false });
   t.after(() => env.close());
   const page = await openPage(env, '?sample=hello');

@@ -6,8 +6,8 @@
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 
 if (!isMainThread) {
-  const { createThread } = await import('../../src/runtime/thread.js');
-  const { futex } = await import('../../src/runtime/irt/futex.js');
+  const { createThread } = await import('../../src/internal/runtime/thread.js');
+  const { futex } = await import('../../src/internal/runtime/irt/futex.js');
   const thread = createThread({ memory: workerData.memory, control: workerData.control, tid: workerData.tid });
   const irt = futex(thread);
   const { mem } = thread;

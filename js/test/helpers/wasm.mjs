@@ -2,7 +2,7 @@
 // the runtime ABI (abi.md) the way the back end's output does, with bodies
 // written as opcode bytes. Only what the tests need.
 
-import { IRT_FUNCTIONS } from '../../src/runtime/abi.js';
+import { IRT_FUNCTIONS } from '../../src/internal/runtime/abi.js';
 
 export const I32 = 0x7f;
 export const I64 = 0x7e;

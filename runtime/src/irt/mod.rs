@@ -1,7 +1,7 @@
 //! The IRT interfaces over Linux, one file per group, with the semantics
-//! of the JavaScript runtime (`js/src/runtime/irt/`): every function
+//! of the JavaScript runtime (`js/src/internal/runtime/irt/`): every function
 //! answers 0 or a positive NaCl errno, checks each guest pointer it is
-//! handed (EFAULT), and writes the NaCl layouts (`js/src/runtime/defs.js`).
+//! handed (EFAULT), and writes the NaCl layouts (`js/src/internal/runtime/defs.js`).
 //!
 //! `irt_gen.rs` (generated from the ABI's one list) exports them as the
 //! `__pexe_irt_<name>` symbols the objects' function tables point at, with

@@ -1296,19 +1296,38 @@ impl<'a> Fx<'a> {
         }
     }
 
-    /// An indirect call of a constant function address whose signature
-    /// matches becomes a direct call: the wasm function index.
-    fn direct_target(&self, callee: ValueId, args: &[ValueId], inst: &Inst) -> Option<u32> {
+    /// An indirect call of a constant function address becomes a direct
+    /// call. When the call's signature differs from the function's (C code
+    /// calling `int main(void)` as `main(argc, argv, envp)`, which native
+    /// code tolerates), the call is adapted as a native caller's would be:
+    /// extra trailing arguments are dropped, missing ones are zero, an
+    /// unused result is dropped and a missing one is zero. Arguments whose
+    /// types differ cannot be adapted: the call stays indirect (and traps).
+    fn direct_target(&self, callee: ValueId, args: &[ValueId], inst: &Inst) -> Option<DirectCall> {
         let Some(Callee::Defined { index, .. }) = self.cx.callee(callee) else { return None };
         let decl = self.cx.funcs.get(callee.0 as usize)?;
         let ret = match inst.kind {
             InstKind::CallIndirect { ret, .. } => ret,
             _ => return None,
         };
-        let same = decl.params.len() == args.len()
-            && decl.params.iter().zip(args).all(|(&p, &a)| wasm_type(p) == wasm_type(self.ty(a)))
-            && decl.ret.map(wasm_type) == ret.map(wasm_type);
-        same.then_some(index)
+        let common = decl.params.len().min(args.len());
+        let prefix_matches =
+            decl.params.iter().zip(args).take(common).all(|(&p, &a)| wasm_type(p) == wasm_type(self.ty(a)));
+        if !prefix_matches {
+            return None;
+        }
+        let result = match (decl.ret.map(wasm_type), ret.map(wasm_type)) {
+            (a, b) if a == b => ResultFix::Same,
+            (Some(_), None) => ResultFix::Drop,
+            (None, Some(t)) => ResultFix::Zero(t),
+            _ => return None,
+        };
+        Some(DirectCall {
+            index,
+            drop: (args.len() - common) as u32,
+            pad: decl.params[common..].iter().map(|&p| wasm_type(p)).collect(),
+            result,
+        })
     }
 
     // ----------------------------------------------------------------
@@ -1387,7 +1406,11 @@ impl<'a> Fx<'a> {
     }
 
     pub(super) fn zero(&mut self, t: IrType) {
-        match wasm_type(t) {
+        self.zero_w(wasm_type(t));
+    }
+
+    fn zero_w(&mut self, t: W) {
+        match t {
             W::I32 => self.w().i32_const(0),
             W::I64 => self.w().i64_const(0),
             W::F32 => self.w().f32_const(Ieee32::new(0)),
@@ -1547,8 +1570,21 @@ impl<'a> Fx<'a> {
                 };
             }
             CallIndirect { callee, args, ret, .. } => {
-                if let Some(index) = self.direct_target(*callee, args, inst) {
-                    self.w().call(index);
+                if let Some(d) = self.direct_target(*callee, args, inst) {
+                    for _ in 0..d.drop {
+                        self.w().drop();
+                    }
+                    for &t in &d.pad {
+                        self.zero_w(t);
+                    }
+                    self.w().call(d.index);
+                    match d.result {
+                        ResultFix::Same => {}
+                        ResultFix::Drop => {
+                            self.w().drop();
+                        }
+                        ResultFix::Zero(t) => self.zero_w(t),
+                    }
                 } else {
                     let ty = {
                         let vals = &self.b.vals;
@@ -2339,4 +2375,23 @@ fn cmp_is_simple(pred: CmpPred, t: IrType) -> bool {
         return true;
     }
     !matches!(pred, FOne | FUeq | FOrd | FUno | FFalse | FTrue)
+}
+
+/** How a constant-address indirect call becomes a direct one. */
+struct DirectCall {
+    /// The wasm function index.
+    index: u32,
+    /// Trailing arguments the function does not take.
+    drop: u32,
+    /// Zero values for the parameters the call does not pass.
+    pad: Vec<W>,
+    result: ResultFix,
+}
+
+enum ResultFix {
+    Same,
+    /// The function returns a value the call does not expect.
+    Drop,
+    /// The call expects a value the function does not return.
+    Zero(W),
 }

@@ -1,6 +1,6 @@
 //! The WebAssembly back end: a verified pexe becomes one wasm module that
 //! follows the runtime ABI (`docs/ARCHITECTURE.md`, "Runtime ABI"; the
-//! JavaScript side is `js/src/runtime/`).
+//! JavaScript side is `js/src/internal/runtime/`).
 //!
 //! ```text
 //! Module ─ verify ─▶ Verified ──┐

@@ -18,6 +18,7 @@ use std::process::ExitCode;
 mod asm;
 mod build;
 mod dis;
+mod inspect;
 mod native;
 mod run;
 mod stats;
@@ -39,6 +40,9 @@ Examples:
 
     # Where do the bits go?
     pexe stats app.pexe
+
+    # What will it ask of its runtime (IRT and Pepper interfaces)?
+    pexe inspect app.pexe
 
     # Translate to WebAssembly, or translate and run under Node
     pexe translate app.pexe -o app.wasm
@@ -66,6 +70,7 @@ enum Command {
     #[command(name = "as")]
     Asm(asm::Asm),
     Stats(stats::Stats),
+    Inspect(inspect::Inspect),
     Translate(translate::Translate),
     Build(build::Build),
     Run(run::Run),
@@ -78,6 +83,7 @@ impl Command {
             Command::Dis(c) => c.run(),
             Command::Asm(c) => c.run(),
             Command::Stats(c) => c.run(),
+            Command::Inspect(c) => c.run(),
             Command::Translate(c) => c.run(),
             Command::Build(c) => c.run(),
             Command::Run(c) => c.run(),

@@ -1,7 +1,7 @@
 //! `pexe run`: translate a pexe to WebAssembly and run it under Node.js with
-//! the JavaScript runtime (`js/src/runtime/`, the NaCl IRT shim) — or, with
-//! `--target native`, build a native executable in a temporary directory
-//! (`pexe build`) and run that.
+//! the JavaScript runtime (`js/src/internal/runtime/`, the NaCl IRT shim) — or,
+//! with `--target native`, build a native executable in a temporary
+//! directory (`pexe build`) and run that.
 //!
 //! The runtime's files are compiled into this binary and written once to a
 //! cache directory named after their hash
@@ -9,7 +9,7 @@
 //! temp directory), so an installed `pexe` works outside the repository.
 //! The translated module goes to a temporary file that is removed after
 //! the run. Node (`node` on PATH, or `$PEXE_NODE`) then runs
-//! `node/run.mjs` with the guest's stdin, stdout and stderr inherited, so
+//! `internal/node/run.mjs` with the guest's stdin, stdout and stderr inherited, so
 //! the guest's output passes through byte for byte, and its exit status
 //! becomes this command's.
 
@@ -30,6 +30,14 @@ A guest fault (a trap: out-of-bounds access, unreachable, division by zero,
 a bad function pointer, stack overflow) prints
 `pexe: guest fault: <message> in function <name>` and exits with 134.
 
+A Pepper plugin (a pexe made for a web page's <embed>) runs headless: each
+message it posts to its page is printed as one line on stdout (strings as
+they are, other values as JSON), each line of stdin is posted to it as a
+string message, and its own stdout and stderr go to stderr. It ends when
+the plugin exits, or once stdin has ended and the plugin has posted nothing
+for --idle-timeout milliseconds, or on SIGINT/SIGTERM. With stdin left open
+it is a server, e.g. a UCI chess engine a chess GUI can drive.
+
 Needs Node.js 20 or newer: `node` on PATH, or the path in PEXE_NODE.
 
 With `--target native` (or x86_64-linux, aarch64-linux) the pexe is
@@ -49,6 +57,12 @@ Examples:
 
     # Watch every IRT call it makes
     pexe run --trace hello.pexe
+
+    # Talk to a Pepper plugin: a UCI chess engine
+    printf 'uci\nisready\ngo depth 10\n' | pexe run stockfish.pexe
+
+    # Give a plugin the attributes its <embed> had
+    pexe run --attr width=640 --attr height=480 --attr ARG1=-v app.pexe
 
     # As machine code
     pexe run --target native fannkuchredux.pexe -- 9";
@@ -85,6 +99,22 @@ pub struct Run {
     /// `x86_64-linux` / `aarch64-linux`.
     #[arg(long, value_name = "TARGET", default_value = "wasm")]
     target: String,
+
+    /// Pepper plugins: end this many milliseconds after stdin's end once the plugin is quiet.
+    #[arg(long, value_name = "MS", default_value_t = 2000)]
+    idle_timeout: u64,
+
+    /// Pepper plugins: an attribute of its <embed>, passed to DidCreate (repeatable, in order).
+    #[arg(long = "attr", value_name = "NAME=VALUE", value_parser = parse_env)]
+    attrs: Vec<String>,
+
+    /// Pepper plugins: the URL the plugin's URLs resolve against (default: FILE's directory).
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+
+    /// Pepper plugins: report the plugin's life cycle (loaded, load failures) on stderr.
+    #[arg(long, short)]
+    verbose: bool,
 }
 
 fn parse_env(s: &str) -> Result<String, String> {
@@ -175,7 +205,7 @@ impl Run {
         // code for the whole run (2.3x slower on mandelbrot). Workers inherit
         // the flag.
         cmd.arg("--no-liftoff");
-        cmd.arg(runtime.join("node").join("run.mjs"));
+        cmd.arg(runtime.join(RUNNER));
         cmd.arg("--argv0").arg(&self.file);
         for kv in &self.env {
             cmd.arg("--env").arg(kv);
@@ -188,6 +218,16 @@ impl Run {
         }
         if let Some(size) = self.stack_size {
             cmd.arg("--stack-size").arg(size.to_string());
+        }
+        cmd.arg("--idle-timeout").arg(self.idle_timeout.to_string());
+        for kv in &self.attrs {
+            cmd.arg("--attr").arg(kv);
+        }
+        if let Some(url) = self.base_url.clone().or_else(|| directory_url(&self.file)) {
+            cmd.arg("--base-url").arg(url);
+        }
+        if self.verbose {
+            cmd.arg("--verbose");
         }
         cmd.arg(&module.path).arg("--").args(&self.args);
 
@@ -265,6 +305,27 @@ impl Run {
     }
 }
 
+/// `file:` URL of the directory holding `file` (None for stdin or an
+/// unrepresentable path).
+fn directory_url(file: &Path) -> Option<String> {
+    if file.as_os_str() == "-" {
+        return None;
+    }
+    let abs = std::path::absolute(file).ok()?;
+    let dir = abs.parent()?.to_str()?;
+    let mut url = String::from("file://");
+    for b in dir.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' => url.push(b as char),
+            _ => url.push_str(&format!("%{b:02X}")),
+        }
+    }
+    if !url.ends_with('/') {
+        url.push('/');
+    }
+    Some(url)
+}
+
 /// The command's exit code for Node's exit status (128 + N for signal N).
 fn exit_code(status: std::process::ExitStatus) -> ExitCode {
     if let Some(code) = status.code() {
@@ -316,131 +377,12 @@ fn unique_path(dir: &Path, prefix: &str, ext: &str) -> PathBuf {
     })
 }
 
-/// The runtime's files (paths relative to `js/src/`), compiled in.
-const RUNTIME_FILES: &[(&str, &str)] = &[
-    ("index.js", include_str!("../../../js/src/index.js")),
-    ("node/run.mjs", include_str!("../../../js/src/node/run.mjs")),
-    (
-        "runtime/abi.js",
-        include_str!("../../../js/src/runtime/abi.js"),
-    ),
-    (
-        "runtime/abi.gen.js",
-        include_str!("../../../js/src/runtime/abi.gen.js"),
-    ),
-    (
-        "runtime/control.js",
-        include_str!("../../../js/src/runtime/control.js"),
-    ),
-    (
-        "runtime/defs.js",
-        include_str!("../../../js/src/runtime/defs.js"),
-    ),
-    (
-        "runtime/faults.js",
-        include_str!("../../../js/src/runtime/faults.js"),
-    ),
-    (
-        "runtime/fs.js",
-        include_str!("../../../js/src/runtime/fs.js"),
-    ),
-    (
-        "runtime/index.js",
-        include_str!("../../../js/src/runtime/index.js"),
-    ),
-    (
-        "runtime/memory.js",
-        include_str!("../../../js/src/runtime/memory.js"),
-    ),
-    (
-        "runtime/module-info.js",
-        include_str!("../../../js/src/runtime/module-info.js"),
-    ),
-    (
-        "runtime/process.js",
-        include_str!("../../../js/src/runtime/process.js"),
-    ),
-    (
-        "runtime/startinfo.js",
-        include_str!("../../../js/src/runtime/startinfo.js"),
-    ),
-    (
-        "runtime/strace.js",
-        include_str!("../../../js/src/runtime/strace.js"),
-    ),
-    (
-        "runtime/thread.js",
-        include_str!("../../../js/src/runtime/thread.js"),
-    ),
-    (
-        "runtime/irt/basic.js",
-        include_str!("../../../js/src/runtime/irt/basic.js"),
-    ),
-    (
-        "runtime/irt/clock.js",
-        include_str!("../../../js/src/runtime/irt/clock.js"),
-    ),
-    (
-        "runtime/irt/fdio.js",
-        include_str!("../../../js/src/runtime/irt/fdio.js"),
-    ),
-    (
-        "runtime/irt/filename.js",
-        include_str!("../../../js/src/runtime/irt/filename.js"),
-    ),
-    (
-        "runtime/irt/futex.js",
-        include_str!("../../../js/src/runtime/irt/futex.js"),
-    ),
-    (
-        "runtime/irt/guard.js",
-        include_str!("../../../js/src/runtime/irt/guard.js"),
-    ),
-    (
-        "runtime/irt/memory.js",
-        include_str!("../../../js/src/runtime/irt/memory.js"),
-    ),
-    (
-        "runtime/irt/ppapihook.js",
-        include_str!("../../../js/src/runtime/irt/ppapihook.js"),
-    ),
-    (
-        "runtime/irt/query.js",
-        include_str!("../../../js/src/runtime/irt/query.js"),
-    ),
-    (
-        "runtime/irt/random.js",
-        include_str!("../../../js/src/runtime/irt/random.js"),
-    ),
-    (
-        "runtime/irt/thread.js",
-        include_str!("../../../js/src/runtime/irt/thread.js"),
-    ),
-    (
-        "runtime/irt/tls.js",
-        include_str!("../../../js/src/runtime/irt/tls.js"),
-    ),
-    (
-        "runtime/threads/passthrough.js",
-        include_str!("../../../js/src/runtime/threads/passthrough.js"),
-    ),
-    (
-        "runtime/threads/platform.js",
-        include_str!("../../../js/src/runtime/threads/platform.js"),
-    ),
-    (
-        "runtime/threads/rpc.js",
-        include_str!("../../../js/src/runtime/threads/rpc.js"),
-    ),
-    (
-        "runtime/threads/spawn.js",
-        include_str!("../../../js/src/runtime/threads/spawn.js"),
-    ),
-    (
-        "runtime/threads/worker.js",
-        include_str!("../../../js/src/runtime/threads/worker.js"),
-    ),
-];
+// RUNTIME_DIRS and RUNTIME_FILES: every file of the runtime's folders of
+// `js/src/`, as (path relative to js/src, contents); generated by build.rs.
+include!(concat!(env!("OUT_DIR"), "/runtime_files.rs"));
+
+/// The Node runner, relative to the runtime's folder.
+const RUNNER: &str = "internal/node/run.mjs";
 
 /// Makes the `.js` files ES modules (as `js/package.json` does in the repo).
 const PACKAGE_JSON: &str = "{ \"type\": \"module\", \"private\": true }\n";
@@ -529,7 +471,7 @@ fn write_runtime(dir: &Path) -> io::Result<()> {
 mod tests {
     use super::*;
 
-    /// Every `.js`/`.mjs` file under `js/src/` is compiled in, and nothing else.
+    /// Every file of the runtime's folders is compiled in (READMEs aside).
     #[test]
     fn every_runtime_file_is_embedded() {
         fn walk(dir: &Path, base: &Path, out: &mut Vec<String>) {
@@ -537,26 +479,83 @@ mod tests {
                 let path = entry.unwrap().path();
                 if path.is_dir() {
                     walk(&path, base, out);
-                } else if matches!(
-                    path.extension().and_then(|e| e.to_str()),
-                    Some("js" | "mjs")
-                ) {
-                    out.push(
-                        path.strip_prefix(base)
-                            .unwrap()
-                            .to_string_lossy()
-                            .replace('\\', "/"),
-                    );
+                } else if path.extension().and_then(|e| e.to_str()) != Some("md") {
+                    out.push(path.strip_prefix(base).unwrap().to_string_lossy().replace('\\', "/"));
                 }
             }
         }
         let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("js/src");
         let mut on_disk = Vec::new();
-        walk(&base, &base, &mut on_disk);
+        for dir in RUNTIME_DIRS {
+            walk(&base.join(dir), &base, &mut on_disk);
+        }
         on_disk.sort();
         let mut embedded: Vec<String> = RUNTIME_FILES.iter().map(|(p, _)| p.to_string()).collect();
         embedded.sort();
         assert_eq!(embedded, on_disk);
+        assert!(embedded.iter().any(|p| p == RUNNER));
+    }
+
+    /// The relative module specifiers in `text`: `from '…'`, `import('…')`
+    /// and `new URL('…', import.meta.url)` (Worker scripts), outside `//`
+    /// and `*` comment lines.
+    fn relative_imports(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for line in text.lines() {
+            let code = line.trim_start();
+            if code.starts_with("//") || code.starts_with('*') || code.starts_with("/*") {
+                continue;
+            }
+            for opener in ["from '", "from \"", "import('", "import(\"", "new URL('", "new URL(\""] {
+                let mut rest = code;
+                while let Some(at) = rest.find(opener) {
+                    let after = &rest[at + opener.len()..];
+                    let quote = opener.chars().last().unwrap();
+                    let Some(end) = after.find(quote) else { break };
+                    let spec = &after[..end];
+                    if spec.starts_with("./") || spec.starts_with("../") {
+                        out.push(spec.to_string());
+                    }
+                    rest = &after[end..];
+                }
+            }
+        }
+        out
+    }
+
+    /// The embedded runtime is whole: every module or Worker script an
+    /// embedded file refers to is embedded too. (A folder the runtime
+    /// starts to use must be added to build.rs's RUNTIME_DIRS.)
+    #[test]
+    fn the_embedded_runtime_imports_only_embedded_files() {
+        let embedded: std::collections::HashSet<&str> = RUNTIME_FILES.iter().map(|(p, _)| *p).collect();
+        let mut checked = 0;
+        for (path, text) in RUNTIME_FILES {
+            for spec in relative_imports(text) {
+                let mut parts: Vec<&str> = path.split('/').collect();
+                parts.pop();
+                for part in spec.split('/') {
+                    match part {
+                        "." => {}
+                        ".." => {
+                            parts.pop();
+                        }
+                        p => parts.push(p),
+                    }
+                }
+                let target = parts.join("/");
+                assert!(
+                    embedded.contains(target.as_str()),
+                    "{path} refers to {spec} ({target}), which `pexe run` does not embed: add its folder to RUNTIME_DIRS in build.rs"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 50, "only {checked} imports found: is the scanner broken?");
+        assert_eq!(
+            relative_imports("import { a } from './a.js';\n// from './comment.js'\nnew URL('../w.js', import.meta.url); import('node:fs');"),
+            ["./a.js", "../w.js"]
+        );
     }
 
     #[test]
@@ -564,8 +563,9 @@ mod tests {
         let root = unique_path(&std::env::temp_dir(), "pexe-run-test", "");
         let name = format!("runtime-{:016x}", runtime_hash());
         let dir = install_runtime(&root, &name).unwrap();
-        assert!(dir.join("node/run.mjs").is_file());
-        assert!(dir.join("runtime/threads/worker.js").is_file());
+        assert!(dir.join(RUNNER).is_file());
+        assert!(dir.join("internal/node/worker.js").is_file());
+        assert!(dir.join("internal/runtime/threads/worker.js").is_file());
         assert_eq!(
             std::fs::read_to_string(dir.join("package.json")).unwrap(),
             PACKAGE_JSON

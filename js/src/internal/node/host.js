@@ -1,0 +1,41 @@
+// The runtime's Node host (see internal/runtime/threads/platform.js for the
+// interface): Node's modules for the guest's file system, terminals and
+// stdio passthrough, and guest threads in worker_threads running
+// ./worker.js. Only the Node entry (src/node.js) and the Node runner
+// (run.mjs) import this file: it is where the runtime's `node:` imports
+// live, out of reach of browser bundles.
+
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as tty from 'node:tty';
+import * as workerThreads from 'node:worker_threads';
+
+/** Stack of a guest thread's Worker in Node (MiB): the wasm call depth limit. */
+export const WORKER_STACK_MB = 8;
+
+/** The Node host. */
+export const nodeHost = {
+  name: 'node',
+  node: { fs, path, os, tty, worker_threads: workerThreads, process },
+
+  /** worker_threads can always share memory. */
+  workersAvailable() {
+    return typeof SharedArrayBuffer === 'function';
+  },
+
+  createWorker() {
+    // The entry runs as an ES module: the package is `"type": "module"`.
+    const w = new workerThreads.Worker(new URL('./worker.js', import.meta.url), {
+      resourceLimits: { stackSizeMb: WORKER_STACK_MB },
+    });
+    return {
+      post: (msg, transfer) => w.postMessage(msg, transfer ?? []),
+      onMessage: (fn) => w.on('message', fn),
+      onError: (fn) => w.on('error', fn),
+      onExit: (fn) => w.on('exit', fn),
+      terminate: () => w.terminate().then(() => undefined, () => undefined),
+      unref: () => w.unref(),
+    };
+  },
+};

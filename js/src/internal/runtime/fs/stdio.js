@@ -1,0 +1,167 @@
+// Standard input, output and error: hooks given by the embedder (bytes or
+// a function for input, a function receiving `Uint8Array` copies for
+// output), or, in Node, the host's own fds 0/1/2 passed through byte for
+// byte (`'inherit'`). hostReadSync/hostWriteSync are also the fast path
+// of guest threads in Workers (threads/passthrough.js).
+
+import { O, S } from '../defs.js';
+import { Description } from './descriptors.js';
+import { fromHostError } from './errors.js';
+import { hostStat } from './host-node.js';
+import { BLKSIZE, now } from './memory.js';
+
+/** A stream's stat: a character device for a terminal, a FIFO otherwise. */
+function streamStat(tty, ino) {
+  const t = now();
+  return {
+    dev: 2,
+    ino,
+    mode: (tty ? S.IFCHR : S.IFIFO) | 0o600,
+    nlink: 1,
+    uid: 0,
+    gid: 0,
+    rdev: 0,
+    size: 0,
+    blksize: BLKSIZE,
+    blocks: 0,
+    atimeMs: t,
+    mtimeMs: t,
+    ctimeMs: t,
+  };
+}
+
+/**
+ * How long to back off when a non-blocking host fd says EAGAIN. Sleeping
+ * needs Atomics.wait, which a page's main thread cannot do: it spins.
+ */
+function backoff(ms) {
+  try {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+  } catch {
+    const end = performance.now() + ms;
+    while (performance.now() < end);
+  }
+}
+
+/** Reads from a host fd (stdin passthrough), retrying on EAGAIN. */
+export function hostReadSync(nodeFs, fd, len) {
+  const buf = new Uint8Array(len);
+  for (;;) {
+    try {
+      const n = nodeFs.readSync(fd, buf, 0, len, null);
+      return buf.subarray(0, n);
+    } catch (e) {
+      if (e?.code === 'EAGAIN') backoff(1);
+      else if (e?.code === 'EOF') return buf.subarray(0, 0);
+      else throw fromHostError(e);
+    }
+  }
+}
+
+/** Writes all of `bytes` to a host fd (stdout passthrough), retrying on EAGAIN. */
+export function hostWriteSync(nodeFs, fd, bytes) {
+  let done = 0;
+  while (done < bytes.length) {
+    try {
+      done += nodeFs.writeSync(fd, bytes, done, bytes.length - done);
+    } catch (e) {
+      if (e?.code === 'EAGAIN') backoff(1);
+      else throw fromHostError(e);
+    }
+  }
+  return bytes.length;
+}
+
+/**
+ * Standard input: `source` is a Uint8Array (read to its end, then EOF), a
+ * function returning the next chunk (a Uint8Array; null or empty = EOF),
+ * `'inherit'` (the host's fd 0, Node only), or undefined (empty).
+ */
+export class StdinDescription extends Description {
+  constructor(source, { nodeFs, tty, ino }) {
+    super(O.RDONLY);
+    this.source = typeof source === 'string' ? new TextEncoder().encode(source) : source;
+    this.position = 0;
+    this.pending = null;
+    this.nodeFs = nodeFs;
+    this.tty = tty;
+    this.ino = ino;
+  }
+
+  get hostFd() {
+    return this.source === 'inherit' ? 0 : -1;
+  }
+
+  read(len) {
+    const src = this.source;
+    if (src === 'inherit') return hostReadSync(this.nodeFs, 0, len);
+    if (src instanceof Uint8Array) {
+      const bytes = src.slice(this.position, this.position + len);
+      this.position += bytes.length;
+      return bytes;
+    }
+    if (typeof src === 'function') {
+      if (!this.pending || this.pending.length === 0) this.pending = src() ?? null;
+      if (!this.pending) return new Uint8Array(0);
+      const bytes = this.pending.slice(0, len);
+      this.pending = this.pending.subarray(bytes.length);
+      return bytes;
+    }
+    return new Uint8Array(0);
+  }
+
+  stat() {
+    if (this.source === 'inherit') {
+      try {
+        return hostStat(this.nodeFs.fstatSync(0));
+      } catch (e) {
+        throw fromHostError(e);
+      }
+    }
+    return streamStat(this.tty, this.ino);
+  }
+
+  isatty() {
+    return this.tty;
+  }
+}
+
+/**
+ * stdout/stderr: `sink` is a function receiving Uint8Array copies,
+ * `'inherit'` (the host fd `hostFd`, Node only), or undefined (discarded).
+ */
+export class OutputDescription extends Description {
+  constructor(sink, hostFd, { nodeFs, tty, ino }) {
+    super(O.WRONLY);
+    this.sink = sink;
+    this.inheritFd = hostFd;
+    this.nodeFs = nodeFs;
+    this.tty = tty;
+    this.ino = ino;
+  }
+
+  get hostFd() {
+    return this.sink === 'inherit' ? this.inheritFd : -1;
+  }
+
+  write(bytes) {
+    if (this.sink === 'inherit') return hostWriteSync(this.nodeFs, this.inheritFd, bytes);
+    if (typeof this.sink === 'function') this.sink(bytes.slice());
+    return bytes.length;
+  }
+
+  stat() {
+    if (this.sink === 'inherit') {
+      try {
+        return hostStat(this.nodeFs.fstatSync(this.inheritFd));
+      } catch (e) {
+        throw fromHostError(e);
+      }
+    }
+    return streamStat(this.tty, this.ino);
+  }
+
+  isatty() {
+    return this.tty;
+  }
+}

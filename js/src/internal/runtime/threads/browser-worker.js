@@ -1,0 +1,9 @@
+// The entry script of a guest thread's Worker in browsers (browserHost in
+// platform.js starts it): the port is the Worker's global scope.
+
+import { serveThread } from './worker.js';
+
+serveThread({
+  post: (msg) => self.postMessage(msg),
+  onMessage: (fn) => self.addEventListener('message', (e) => fn(e.data)),
+});

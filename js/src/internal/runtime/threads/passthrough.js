@@ -1,0 +1,41 @@
+// In Node, a guest thread in a Worker writes stdout/stderr (and reads
+// stdin) straight to the host's fds 1/2 (0) with fs.writeSync / readSync
+// when the guest fd still refers to the inherited stream: byte for byte,
+// in the order the guest threads make the calls, without a round trip to
+// the host thread. The control block's STDIO slots say which guest fds
+// pass through (the host updates them on close/dup2); every other call
+// goes to the host as usual.
+
+import { STDIO } from '../control.js';
+import { hostReadSync, hostWriteSync } from '../fs/index.js';
+import { MAX_IO } from '../irt/fdio.js';
+import { guardAll } from '../irt/guard.js';
+
+/** Wraps the host calls `read` and `write` with the passthrough fast path. */
+export function withPassthrough(hostCalls, { mem, control, nodeFs }) {
+  const slow = { read: hostCalls.read, write: hostCalls.write };
+  const hostFd = (fd) => (fd >= 0 && fd <= 2 ? Atomics.load(control, STDIO + fd) : -1);
+  const fast = guardAll({
+    read(fd, buf, count, nreadPtr) {
+      const h = hostFd(fd);
+      if (h < 0) return slow.read(fd, buf, count, nreadPtr);
+      const len = Math.min(count >>> 0, MAX_IO);
+      mem.check(buf, len);
+      mem.check(nreadPtr, 4);
+      const bytes = hostReadSync(nodeFs, h, len);
+      mem.write(buf, bytes);
+      mem.setU32(nreadPtr, bytes.length);
+      return 0;
+    },
+    write(fd, buf, count, nwrotePtr) {
+      const h = hostFd(fd);
+      if (h < 0) return slow.write(fd, buf, count, nwrotePtr);
+      const len = Math.min(count >>> 0, MAX_IO);
+      mem.check(nwrotePtr, 4);
+      hostWriteSync(nodeFs, h, mem.read(buf, len));
+      mem.setU32(nwrotePtr, len);
+      return 0;
+    },
+  });
+  return { ...hostCalls, ...fast };
+}

@@ -1,0 +1,51 @@
+// Where the runtime runs, behind one small interface (a "host"):
+//
+//   host.name                 'browser' | 'node'
+//   host.node                 Node's modules { fs, path, os, tty, worker_threads, process }, or null
+//   host.workersAvailable()   whether guest threads can run in Workers here
+//   host.createWorker()       a Worker running a guest thread:
+//                             { post(msg, transfer?), onMessage(fn), onError(fn), onExit(fn), terminate() → Promise, unref() }
+//
+// This file is the browser's host. Node's is internal/node/host.js, which
+// starts internal/node/worker.js in worker_threads; keeping it out of this
+// folder keeps every `node:` import out of what a browser bundle reaches.
+// The other end of the Worker is browser-worker.js (→ worker.js).
+
+/** The browser host: module Workers on a cross-origin isolated page. */
+export const browserHost = {
+  name: 'browser',
+  node: null,
+
+  /**
+   * Whether guest threads can run in Workers here: Workers exist and the
+   * shared memory may be sent to them (a page must be cross-origin isolated).
+   */
+  workersAvailable() {
+    if (typeof SharedArrayBuffer !== 'function') return false;
+    return typeof Worker === 'function' && globalThis.crossOriginIsolated === true;
+  },
+
+  createWorker() {
+    // Written out in full, in this form, so that bundlers (Vite, webpack,
+    // Parcel, esbuild with plugins) see the Worker's script, build it and
+    // rewrite the URL: a URL computed elsewhere would be left pointing at a
+    // file the bundle does not have.
+    const w = new Worker(new URL('./browser-worker.js', import.meta.url), { type: 'module' });
+    const exitFns = [];
+    return {
+      post: (msg, transfer) => w.postMessage(msg, transfer ?? []),
+      onMessage: (fn) => w.addEventListener('message', (e) => fn(e.data)),
+      onError: (fn) => w.addEventListener('error', (e) => {
+        e.preventDefault?.();
+        fn(e.error ?? new Error(e.message || 'worker error'));
+      }),
+      onExit: (fn) => exitFns.push(fn),
+      terminate: () => {
+        w.terminate();
+        for (const fn of exitFns) fn(0);
+        return Promise.resolve();
+      },
+      unref: () => {},
+    };
+  },
+};

@@ -1,0 +1,66 @@
+// Reading, checking and translating pexes: the package's synchronous API
+// over the Rust library (src/web.rs) compiled to WebAssembly. The entry
+// (index.js / node.js) has loaded the WebAssembly before any of this runs.
+//
+// The wrappers accept any BufferSource, turn errors from Rust into
+// PexeError, and turn a Rust panic (a trap) into a PexeError carrying the
+// panic message (internal/translator/index.js).
+
+import { IRT_INTERFACES } from '../internal/runtime/abi.js';
+import { bytesOf, glue, guarded } from '../internal/translator/index.js';
+
+/** The PNaCl bitcode version the package reads. */
+export const pnaclVersion = 2;
+
+/** The package version (the crate's); call once the WebAssembly is loaded. */
+export function packageVersion() {
+  return glue.version();
+}
+
+// Interfaces the runtime answers no version of (Pepper's, which only an
+// embedder providing Pepper answers). libc asks for several versions of
+// some (nacl-irt-memory-0.1, -0.2, -0.3) and takes the first answered, so
+// one answered version is enough.
+const family = (name) => name.replace(/-[0-9][0-9.]*$/, '');
+const ANSWERED_FAMILIES = new Set(Object.keys(IRT_INTERFACES).map(family));
+
+/** Adds `irt.unsupported` to a module summary. */
+export function withUnsupported(summary) {
+  summary.irt.unsupported = summary.irt.interfaces.filter((name) => !ANSWERED_FAMILIES.has(family(name)));
+  return summary;
+}
+
+/** Summarizes a pexe; never throws for bad input. */
+export function inspect(bytes) {
+  const input = bytesOf(bytes);
+  return withUnsupported(guarded(() => glue.inspect(input)));
+}
+
+/** The pnacl-bcdis listing, as `pexe dis` prints it. */
+export function disassemble(bytes, options) {
+  const input = bytesOf(bytes);
+  return guarded(() => glue.disassemble(input, options));
+}
+
+/** Test hook, not API: a Rust panic, to check that it surfaces as a PexeError. */
+export function __panicForTests(message) {
+  return guarded(() => glue.__panicForTests(String(message)));
+}
+
+/** Decodes, verifies and translates a pexe to a WebAssembly module. */
+export function translate(bytes, options) {
+  const input = bytesOf(bytes);
+  return guarded(() => glue.translate(input, options));
+}
+
+/** `pexe stats` as data; never throws for bad input. */
+export function stats(bytes) {
+  const input = bytesOf(bytes);
+  return guarded(() => glue.stats(input));
+}
+
+/** The WebAssembly text of the function translated from `@fN`. */
+export function functionWat(bytes, options) {
+  const input = bytesOf(bytes);
+  return guarded(() => glue.functionWat(input, options));
+}
