@@ -583,3 +583,29 @@ fn files_are_host_files_inside_pexe_dirs_only() {
         assert_eq!((o.status.code(), o.stdout.len()), (Some(13), 0), "{target}");
     }
 }
+
+#[test]
+fn fault_deadlock_on_a_futex() {
+    // i32 _start(i32) waits on a zero word of its globals for it to stay 0
+    // (futex_wait_abs, table address 46) with no timeout and no other
+    // thread: the runtime sees every thread waiting and ends the guest.
+    let text = "
+        65535,8,2; 1,1;
+        65535,17,2; 1,3; 7,32; 2; 21,0,0,0; 65534;
+        8,2,0,0,0;
+        65535,19,2; 5,1; 0,3,0; 2,4; 65534;
+        65535,14,2; 1,0,95,115,116,97,114,116; 65534;
+        65535,12,2; 1,1;
+          65535,11,2; 1,0; 4,92; 4,0; 65534;
+          44,0,2,0,4,1,1;
+          10,1;
+        65534;
+        65534;";
+    expect(
+        "deadlock",
+        text,
+        134,
+        "pexe: guest fault: deadlock: every thread is waiting on a futex in function _start\n",
+        &[],
+    );
+}
