@@ -371,8 +371,11 @@ impl PageAllocator {
                 if start + size > rtabi::GUEST_SIZE {
                     return None;
                 }
+                if !self.claim(mem, start, start + size) {
+                    return None;
+                }
                 self.top = self.top.max(start + size);
-                start
+                return Some(start);
             }
         };
         self.claim(mem, start, start + size).then_some(start)
@@ -388,12 +391,14 @@ impl PageAllocator {
         if end > rtabi::GUEST_SIZE {
             return false;
         }
+        if !self.claim(mem, addr, end) {
+            return false;
+        }
         if addr > self.top {
             self.free = paste(&self.free, self.top, addr, true);
         }
         self.top = self.top.max(end);
-        self.regions = cut(&self.regions, addr, end);
-        self.claim(mem, addr, end)
+        true
     }
 
     fn claim(&mut self, mem: &Memory, start: u64, end: u64) -> bool {
@@ -401,7 +406,7 @@ impl PageAllocator {
             return false;
         }
         self.free = cut(&self.free, start, end);
-        self.regions = paste(&self.regions, start, end, false);
+        self.regions = paste(&cut(&self.regions, start, end), start, end, false);
         true
     }
 

@@ -151,7 +151,10 @@ fn format_result(k: u8, bits: u64) -> String {
 
 /// Runs the calls of `file`'s text on this (the main guest) thread and
 /// ends the process.
-pub fn drive(ctx: *mut Ctx, calls: &[u8]) -> ! {
+///
+/// # Safety
+/// `ctx` is this thread's live context.
+pub unsafe fn drive(ctx: *mut Ctx, calls: &[u8]) -> ! {
     let p = process();
     let desc = p.desc;
     if desc.test_invoke == 0 {

@@ -125,7 +125,8 @@ extern "C" fn thread_main(arg: *mut libc::c_void) -> *mut libc::c_void {
     match entry {
         Entry::Main { startinfo } => {
             if let Some(calls) = &p.test_calls {
-                crate::testing::drive(raw, calls);
+                // SAFETY: this thread's context.
+                unsafe { crate::testing::drive(raw, calls) };
             }
             // SAFETY: the descriptor's entry trampoline, called with its ABI.
             let start: extern "C" fn(*mut Ctx, i32) -> i32 = unsafe { core::mem::transmute(desc.start as usize) };
