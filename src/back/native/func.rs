@@ -216,13 +216,12 @@ pub(super) fn compile(
         t.b.finalize(cx.frontend);
     }
     let isa = if has_setjmp { &*cx.isa_plain } else { &*cx.isa };
-    emit(cx, f, func_id, isa, &mut s.ctx)
+    emit(f, func_id, isa, &mut s.ctx)
 }
 
 /// Runs Cranelift on the function in `ctx` and collects what the object
 /// needs. A panic inside Cranelift becomes an error naming the function.
 pub(super) fn emit(
-    _cx: &ModuleCx,
     f: &Function,
     func_id: cranelift_module::FuncId,
     isa: &dyn cranelift_codegen::isa::TargetIsa,

@@ -507,7 +507,7 @@ impl NativeTranslator {
                     Some(n) if !n.is_empty() => String::from_utf8_lossy(n).into_owned(),
                     _ => format!("f{i}"),
                 };
-                object::InfoRecord { pexe_id: i, name, len: 0, traps: Vec::new(), defined: false }
+                object::InfoRecord { pexe_id: i, name, len: 0, traps: Vec::new() }
             })
             .collect();
         Ok(NativeTranslator {
@@ -558,7 +558,6 @@ impl NativeTranslator {
         let info = &mut self.infos[self.next];
         info.len = code.bytes.len() as u32;
         info.traps = c.compiled.traps;
-        info.defined = true;
         self.next += 1;
         Ok(())
     }
@@ -785,8 +784,7 @@ fn translate_parallel(pexe: &[u8], opts: &Options, threads: usize) -> Result<Vec
 }
 
 /// Names of symbols: the pexe's own where it has one, made unique.
-#[doc(hidden)]
-pub fn symbol_name_for(name: Option<&[u8]>, id: u32, taken: &mut HashSet<String>) -> String {
+pub(crate) fn symbol_name_for(name: Option<&[u8]>, id: u32, taken: &mut HashSet<String>) -> String {
     let base = match name {
         Some(n) if !n.is_empty() => String::from_utf8_lossy(n).replace('\0', "?"),
         _ => format!("f{id}"),

@@ -21,7 +21,6 @@ pub(super) struct InfoRecord {
     pub name: String,
     pub len: u32,
     pub traps: Vec<(u32, u32)>,
-    pub defined: bool,
 }
 
 /// Symbol names given out so far.
@@ -80,14 +79,13 @@ pub(super) fn finish(mut t: NativeTranslator) -> Result<Vec<u8>, NativeError> {
             b.finalize(cx.frontend);
         }
         let pseudo = crate::ir::Function { id: crate::ir::FuncId(u32::MAX), ..Default::default() };
-        let c = func::emit(&cx, &pseudo, id, &*cx.isa_plain, &mut ctx)?;
+        let c = func::emit(&pseudo, id, &*cx.isa_plain, &mut ctx)?;
         t.obj.define_function_bytes(id, c.alignment, &c.bytes, &c.relocs).map_err(object_error)?;
         t.infos.push(InfoRecord {
             pexe_id: u32::MAX,
             name: if which == 0 { "__pexe_start" } else { "__pexe_thread_start" }.into(),
             len: c.bytes.len() as u32,
             traps: c.traps,
-            defined: true,
         });
     }
 
@@ -108,14 +106,13 @@ pub(super) fn finish(mut t: NativeTranslator) -> Result<Vec<u8>, NativeError> {
             b.finalize(cx.frontend);
         }
         let pseudo = crate::ir::Function { id: crate::ir::FuncId(u32::MAX), ..Default::default() };
-        let c = func::emit(&cx, &pseudo, id, &*cx.isa_plain, &mut ctx)?;
+        let c = func::emit(&pseudo, id, &*cx.isa_plain, &mut ctx)?;
         t.obj.define_function_bytes(id, c.alignment, &c.bytes, &c.relocs).map_err(object_error)?;
         t.infos.push(InfoRecord {
             pexe_id: u32::MAX - 1,
             name: "__pexe_test_invoke".into(),
             len: c.bytes.len() as u32,
             traps: c.traps,
-            defined: true,
         });
         Some(id)
     } else {
@@ -181,7 +178,6 @@ pub(super) fn finish(mut t: NativeTranslator) -> Result<Vec<u8>, NativeError> {
             traps.0.extend_from_slice(&offset.to_le_bytes());
             traps.0.extend_from_slice(&code.to_le_bytes());
         }
-        let _ = info.defined;
     }
     let names_id = blob(&mut t.obj, "__pexe_names", names, 1)?;
     let traps_id = blob(&mut t.obj, "__pexe_traps", traps.0, 8)?;
