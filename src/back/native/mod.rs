@@ -672,12 +672,60 @@ fn conclude(
     }
 }
 
+/// Bodies waiting for a compiling thread.
+struct WorkQueue {
+    items: std::sync::Mutex<(std::collections::VecDeque<(usize, Function)>, bool)>,
+    ready: std::sync::Condvar,
+}
+
+impl WorkQueue {
+    /// Queued bodies beyond which the decoding thread compiles one itself
+    /// (keeps decoded bodies in memory bounded, and every thread busy).
+    const MAX: usize = 64;
+
+    fn new() -> Self {
+        WorkQueue { items: std::sync::Mutex::new((Default::default(), false)), ready: std::sync::Condvar::new() }
+    }
+
+    /// Queues `item`, or hands it back when the queue is full.
+    fn push(&self, item: (usize, Function)) -> Option<(usize, Function)> {
+        let mut q = self.items.lock().unwrap_or_else(|e| e.into_inner());
+        if q.0.len() >= Self::MAX {
+            return Some(item);
+        }
+        q.0.push_back(item);
+        self.ready.notify_one();
+        None
+    }
+
+    /// No more bodies will come.
+    fn close(&self) {
+        self.items.lock().unwrap_or_else(|e| e.into_inner()).1 = true;
+        self.ready.notify_all();
+    }
+
+    /// The next body; waits unless `wait` is false; None once closed and
+    /// empty (or empty, without waiting).
+    fn pop(&self, wait: bool) -> Option<(usize, Function)> {
+        let mut q = self.items.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(item) = q.0.pop_front() {
+                return Some(item);
+            }
+            if q.1 || !wait {
+                return None;
+            }
+            q = self.ready.wait(q).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+/// `translate_bytes` on `threads` threads: `threads - 1` compiling ones,
+/// and this one, which decodes and verifies, compiles a body itself
+/// whenever the queue is full, and helps drain the queue once decoding is
+/// done — never more threads busy than asked for.
 fn translate_parallel(pexe: &[u8], opts: &Options, threads: usize) -> Result<Vec<u8>, NativeError> {
     use std::sync::mpsc;
-    use std::sync::Mutex;
-    /// Bodies decoded ahead of the compilers (bounds memory).
-    const QUEUE: usize = 64;
-    type Work = (usize, Function);
     type Done = (usize, Result<CompiledFunction, NativeError>);
 
     let mut verifier = FunctionVerifier::new();
@@ -688,63 +736,55 @@ fn translate_parallel(pexe: &[u8], opts: &Options, threads: usize) -> Result<Vec
     let (done_tx, done_rx) = mpsc::channel::<Done>();
     let mut results: Vec<Option<Result<CompiledFunction, NativeError>>> = Vec::new();
     let mut sent = 0usize;
+    let queue = WorkQueue::new();
+    let mut compiler: Option<FunctionCompiler> = None;
+    let mut scratch = CompileScratch::default();
 
     let decoded = std::thread::scope(|scope| {
-        let mut work_tx: Option<mpsc::SyncSender<Work>> = None;
+        let queue = &queue;
         let decoded = crate::decode::decode_with(pexe, |m, f| {
             if !module_checked {
                 module_checked = true;
                 start_module(m, opts, &mut diagnostics, &mut translator, &mut failed);
                 if let Some(t) = translator.as_ref() {
-                    let (tx, rx) = mpsc::sync_channel::<Work>(QUEUE);
-                    let rx = Arc::new(Mutex::new(rx));
-                    let mut started = 0;
-                    for n in 0..threads {
-                        let rx = Arc::clone(&rx);
+                    compiler = Some(t.compiler());
+                    for n in 1..threads {
                         let done = done_tx.clone();
                         let compiler = t.compiler();
-                        let spawned = std::thread::Builder::new().name(format!("pexe-native-{n}")).spawn_scoped(
+                        // A thread that cannot start leaves its share to the others.
+                        let _ = std::thread::Builder::new().name(format!("pexe-native-{n}")).spawn_scoped(
                             scope,
                             move || {
                                 let mut scratch = CompileScratch::default();
-                                loop {
-                                    let next = rx.lock().map(|r| r.recv());
-                                    let Ok(Ok((seq, f))) = next else { break };
-                                    let r = compiler.compile(&f, &mut scratch);
-                                    if done.send((seq, r)).is_err() {
+                                while let Some((seq, f)) = queue.pop(true) {
+                                    if done.send((seq, compiler.compile(&f, &mut scratch))).is_err() {
                                         break;
                                     }
                                 }
                             },
                         );
-                        started += usize::from(spawned.is_ok());
-                    }
-                    // Without any thread, compile on this one.
-                    if started > 0 {
-                        work_tx = Some(tx);
                     }
                 }
             }
             verifier.verify(m, &f, &mut diagnostics);
             if diagnostics.is_empty() && failed.is_none() {
-                match &work_tx {
-                    Some(tx) => {
-                        if tx.send((sent, f)).is_ok() {
-                            sent += 1;
-                        }
-                    }
-                    None => {
-                        if let Some(t) = translator.as_mut() {
-                            if let Err(e) = t.define_function(&f) {
-                                failed = Some(e);
-                            }
-                        }
+                if let Some(c) = &compiler {
+                    let seq = sent;
+                    sent += 1;
+                    if let Some((seq, f)) = queue.push((seq, f)) {
+                        let _ = done_tx.send((seq, c.compile(&f, &mut scratch)));
                     }
                 }
             }
             Ok(())
         });
-        drop(work_tx);
+        queue.close();
+        // Help the compiling threads finish the queue.
+        if let Some(c) = &compiler {
+            while let Some((seq, f)) = queue.pop(false) {
+                let _ = done_tx.send((seq, c.compile(&f, &mut scratch)));
+            }
+        }
         decoded
     });
     drop(done_tx);
