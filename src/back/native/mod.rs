@@ -32,8 +32,8 @@
 //!   failed and in which function, in the wasm path's words.
 //!
 //! Functions are compiled independently ([`FunctionCompiler`] is `Sync`),
-//! so [`translate_bytes`] compiles on every core while the main thread
-//! decodes; functions are placed in declaration order, so the object is
+//! so [`translate_bytes`] compiles on every core, the decoding thread
+//! included; functions are placed in declaration order, so the object is
 //! the same byte for byte whatever the number of threads.
 //!
 //! ```no_run
@@ -592,10 +592,11 @@ pub fn translate(
     t.finish()
 }
 
-/// Decodes, verifies and translates a pexe: the calling thread decodes and
-/// verifies, [`Options::threads`] threads compile. Verifier diagnostics (all
-/// of them) become [`NativeError::Invalid`]. The object is the same for any
-/// number of threads.
+/// Decodes, verifies and translates a pexe on [`Options::threads`]
+/// threads: the calling thread decodes and verifies and compiles too, the
+/// others compile. Verifier diagnostics (all of them) become
+/// [`NativeError::Invalid`]. The object is the same for any number of
+/// threads.
 pub fn translate_bytes(pexe: &[u8], opts: &Options) -> Result<Vec<u8>, NativeError> {
     let threads = match opts.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
