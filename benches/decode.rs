@@ -9,8 +9,8 @@
 //!
 //! The goal is at least 150 MB/s for `decode_verify`. Sample counts are kept
 //! low so `cargo bench --bench decode` finishes in well under a minute on a
-//! noisy two-core machine; `scripts/bench.sh` runs it and the peak-memory
-//! probe (`examples/peak_memory.rs`).
+//! noisy two-core machine. The goal table's rows come from
+//! `examples/bench.rs` (`scripts/bench.sh`).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use pexe::bitstream::{Event, Parser};

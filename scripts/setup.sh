@@ -171,7 +171,7 @@ ensure_chromedriver() {
 # build.rs builds the native runtime for every installed Linux target and
 # embeds it in pexe; `pexe build` links with the system cc (x86-64) and
 # Debian's aarch64-linux-gnu-gcc (its arm64 libc makes static executables);
-# tests/native.rs runs the AArch64 ones under qemu-aarch64-static and reads
+# tests/all/native.rs runs the AArch64 ones under qemu-aarch64-static and reads
 # objects with readelf.
 ensure_native_rust_targets() {
     if ! command -v rustup >/dev/null 2>&1; then
@@ -208,7 +208,7 @@ check_rust_version
 check_corpus
 fetch_crates
 ensure_native_rust_targets  # native runtime archives (build.rs)
-ensure_native_tools         # pexe build, tests/native.rs
+ensure_native_tools         # pexe build, tests/all/native.rs
 ensure_wasm_target        # npm package (scripts/build-pkg.sh, tests/web.rs)
 ensure_wasm_bindgen_cli   # npm package
 ensure_chromedriver       # npm package (tests/web.rs)

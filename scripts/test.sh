@@ -63,7 +63,7 @@ run browser "$repo/tests/browser/run.sh"
 # tests fail themselves when a tool is missing in CI; this catches any skip
 # that slips through (node:test "skipped N", cargo "N ignored").
 if [ "${CI:-}" = true ]; then
-    for name in all-targets doc runtime wasm-browser npm browser; do
+    for name in all-targets doc runtime-unit runtime wasm-browser npm browser; do
         log="$logs/$name.log"
         [ -f "$log" ] || continue
         if grep -aqE '^ℹ skipped [1-9]|^# skipped [1-9]|; [1-9][0-9]* ignored;|^browser tests: SKIPPED' "$log"; then

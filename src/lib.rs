@@ -4,15 +4,21 @@
 //!
 //! ```text
 //! bytes ─ bitstream ─▶ events ─ decode ─▶ ir::Module + ir::Function ─ verify ─▶ diagnostics
-//!                         │                       │
-//!                         └─ stats                └─ dis (pnacl-bcdis listing)
+//!                         │                       │                     │
+//!                         └─ stats                └─ dis (listing)      └─ back (Backend: wasm) ─▶ module
 //! text ─ asm ─▶ bytes (the inverse of the records column of a listing)
 //! ```
+//!
+//! [`back::Pipeline`] is the one loop from bytes to a back end, whole or
+//! streamed; [`back::parallel`] runs it per function body on every core.
+//! [`mod@cfg`] is the control-flow graph and dominator code the verifier and the
+//! back ends share.
 
 pub mod abi;
 pub mod asm;
 pub mod back;
 pub mod bitstream;
+pub mod cfg;
 pub mod decode;
 pub mod dis;
 pub mod ir;

@@ -10,6 +10,22 @@
 //! | `stats(bytes)` | [`stats`] | `pexe stats` as data; never throws for bad input |
 //! | `functionWat(bytes, {function, names})` | [`function_wat`] | the WAT of one translated function |
 //! | `takePanicMessage()` | [`take_panic_message`] | the message of the last Rust panic |
+//! | `new BodySplitter()` | [`BodySplitter`] | main thread of a Worker pool: `feed(chunk)` → body jobs (bytes), `prefix`, `finish()` |
+//! | `new BodyTranslator(prefix, {names})` | [`BodyTranslator`] | in each Worker: `translate(job)` → translated body (bytes) |
+//! | `new Stitcher(prefix, {names})` | [`Stitcher`] | main thread: `defineBody(body)` in order, `finish()` → the module |
+//!
+//! The last three are the parallel form of `Translator` (`back::parallel`):
+//! the main thread streams the pexe into a `BodySplitter`, which answers
+//! each function block as soon as its bytes are in, as a job (a
+//! `Uint8Array`, transferable); once `prefix` is there (the bytes before
+//! the first body), each Worker makes one `BodyTranslator` from it and
+//! translates the jobs it is sent; the main thread gives the results to a
+//! `Stitcher` in job order (`index` is the first u32, little-endian, of
+//! both a job and a result) and finishes. The module is byte-identical to
+//! `translate`'s. A splitter refuses files where anything but function
+//! blocks follows the first one, and a module with no bodies has no
+//! `prefix`: use `Translator` for those, and to get every diagnostic of an
+//! invalid pexe (a Worker stops at its body's first problem).
 //!
 //! Rust names are snake_case, JS names camelCase (`js_name`). The npm entry
 //! (`js/src/public/`) wraps these: it accepts any `BufferSource`, turns the
@@ -29,18 +45,18 @@
 //! to throw a `PexeError` of kind `'panic'` carrying the Rust message.
 
 mod stats;
-mod stream;
 mod summary;
 mod wat;
 
-use crate::back::wasm::{Options as WasmOptions, TranslateError};
+use crate::back::parallel::{self, BodyError, BodyWorker, ModuleContext, SplitBody};
+use crate::back::wasm::{BodyCode, Options as WasmOptions, TranslateError, WasmBackend};
+use crate::back::{Backend, NoBackend, Pipeline};
 use crate::decode::DecodeError;
 use crate::dis::{self, Mode};
-use crate::verify::{self, Diagnostic};
+use crate::verify::Diagnostic;
 use js_sys::{Function, Reflect};
 use serde::Serialize;
 use std::cell::RefCell;
-use stream::{Bodies, Phase, Stream};
 use summary::DiagnosticSummary;
 use wasm_bindgen::prelude::*;
 
@@ -194,7 +210,8 @@ fn wasm_options(options: &JsValue) -> Result<WasmOptions, JsValue> {
         None => true,
         Some(v) => v.as_bool().ok_or_else(|| options_error("option 'names' must be a boolean"))?,
     };
-    Ok(WasmOptions { names, ..WasmOptions::default() })
+    // No threads here: a page runs one translator per Worker.
+    Ok(WasmOptions { names, parallel: false, ..WasmOptions::default() })
 }
 
 fn progress_callback(options: &Option<JsValue>) -> Result<Option<Function>, JsValue> {
@@ -221,16 +238,12 @@ fn describe(v: &JsValue) -> String {
 #[wasm_bindgen]
 pub fn inspect(bytes: &[u8]) -> JsValue {
     init();
-    // Errors are kept by the stream and reported in the summary.
-    summarize(Stream::whole(bytes))
+    // Errors are kept by the pipeline and reported in the summary.
+    summarize(Pipeline::<NoBackend>::whole(bytes, ()).keep_body_stats())
 }
 
-fn summarize(stream: Stream<'_>) -> JsValue {
-    let size = stream.bytes_read;
-    let header = stream.header().cloned();
-    let bodies = stream.bodies.clone();
-    let (finished, _) = stream.into_finished();
-    to_js(&summary::summarize(size, header.as_ref(), &bodies, &finished))
+fn summarize(pipeline: Pipeline<'_, NoBackend>) -> JsValue {
+    to_js(&summary::summarize(&pipeline.finish()))
 }
 
 /// The pnacl-bcdis listing of a pexe, as `pexe dis` prints it.
@@ -310,6 +323,27 @@ pub fn function_wat(bytes: &[u8], options: JsValue) -> Result<String, JsValue> {
 
 // ------------------------------------------------------------------ streaming API
 
+/// How far a stream has got (`Progress.phase`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Being fed: bodies are decoded, verified and (by a Translator)
+    /// translated as their bytes arrive.
+    Decode,
+    /// Inside a Translator's `finish()`: the module is put together.
+    Translate,
+    Done,
+}
+
+impl Phase {
+    fn as_str(self) -> &'static str {
+        match self {
+            Phase::Decode => "decode",
+            Phase::Translate => "translate",
+            Phase::Done => "done",
+        }
+    }
+}
+
 /// The `Progress` object.
 #[derive(Serialize, Clone, Copy)]
 #[serde(rename_all = "camelCase")]
@@ -322,20 +356,20 @@ struct Progress {
     phase: &'static str,
 }
 
-/// What `Inspector` and `Translator` share: the stream, the counters that
-/// outlive it, and the callback.
-struct Feeder {
-    stream: Option<Stream<'static>>,
+/// What `Inspector` and `Translator` share: the pipeline, the counters
+/// that outlive it, and the callback.
+struct Feeder<B: Backend> {
+    pipeline: Option<Pipeline<'static, B>>,
     on_progress: Option<Function>,
     /// Counters frozen when the stream is finished.
     last: Progress,
     what: &'static str,
 }
 
-impl Feeder {
-    fn new(keep_input: bool, on_progress: Option<Function>, what: &'static str) -> Self {
+impl<B: Backend> Feeder<B> {
+    fn new(pipeline: Pipeline<'static, B>, on_progress: Option<Function>, what: &'static str) -> Self {
         Feeder {
-            stream: Some(Stream::new(keep_input)),
+            pipeline: Some(pipeline),
             on_progress,
             last: Progress {
                 bytes_read: 0,
@@ -350,15 +384,19 @@ impl Feeder {
     }
 
     fn progress(&self) -> Progress {
-        match &self.stream {
-            Some(s) => Progress {
-                bytes_read: s.bytes_read,
-                functions_total: s.functions_total,
-                functions_decoded: s.functions_decoded,
-                functions_translated: 0,
-                diagnostics: s.diagnostic_count(),
-                phase: Phase::Decode.as_str(),
-            },
+        match &self.pipeline {
+            Some(p) => {
+                let p = p.progress();
+                Progress {
+                    bytes_read: p.bytes_read,
+                    functions_total: p.functions_total,
+                    functions_decoded: p.functions_decoded,
+                    // An Inspector's back end translates nothing.
+                    functions_translated: if self.what == "Translator" { p.functions_defined } else { 0 },
+                    diagnostics: p.diagnostics,
+                    phase: Phase::Decode.as_str(),
+                }
+            }
             None => self.last,
         }
     }
@@ -370,29 +408,36 @@ impl Feeder {
         Ok(())
     }
 
+    fn finished_error(&self) -> JsValue {
+        options_error(&format!("this {} is finished: make a new one", self.what))
+    }
+
     fn feed(&mut self, chunk: &[u8]) -> Result<JsValue, JsValue> {
-        let Some(stream) = self.stream.as_mut() else {
-            return Err(options_error(&format!("this {} is finished: make a new one", self.what)));
+        let Some(pipeline) = self.pipeline.as_mut() else {
+            return Err(self.finished_error());
         };
-        stream.feed(chunk).map_err(|e| decode_error(&e))?;
+        pipeline.feed(chunk).map_err(|e| decode_error(&e))?;
         let progress = self.progress();
         self.report(&progress)?;
         Ok(to_js(&progress))
     }
 
-    /// Takes the stream out for `finish`.
-    fn take(&mut self) -> Result<Stream<'static>, JsValue> {
-        let stream =
-            self.stream.take().ok_or_else(|| options_error(&format!("this {} is finished: make a new one", self.what)))?;
+    /// Takes the pipeline out for `finish`, freezing the counters.
+    fn take(&mut self) -> Result<Pipeline<'static, B>, JsValue> {
+        match self.pipeline.as_mut() {
+            Some(p) => {
+                let _ = p.end_input();
+            }
+            None => return Err(self.finished_error()),
+        }
+        let progress = self.progress();
+        let pipeline = self.pipeline.take().ok_or_else(|| self.finished_error())?;
         self.last = Progress {
-            bytes_read: stream.bytes_read,
-            functions_total: stream.functions_total.or(Some(stream.functions_decoded)),
-            functions_decoded: stream.functions_decoded,
-            functions_translated: 0,
-            diagnostics: stream.diagnostic_count(),
+            functions_total: progress.functions_total.or(Some(progress.functions_decoded)),
             phase: Phase::Done.as_str(),
+            ..progress
         };
-        Ok(stream)
+        Ok(pipeline)
     }
 }
 
@@ -429,7 +474,7 @@ macro_rules! progress_getters {
 /// the summary (the same as `inspect` of the whole file).
 #[wasm_bindgen]
 pub struct Inspector {
-    feeder: Feeder,
+    feeder: Feeder<NoBackend>,
 }
 
 #[wasm_bindgen]
@@ -439,7 +484,8 @@ impl Inspector {
     pub fn new(options: JsValue) -> Result<Inspector, JsValue> {
         init();
         let o = options_object(&options, "Inspector")?;
-        Ok(Inspector { feeder: Feeder::new(false, progress_callback(&o)?, "Inspector") })
+        let pipeline = Pipeline::streaming(()).keep_body_stats();
+        Ok(Inspector { feeder: Feeder::new(pipeline, progress_callback(&o)?, "Inspector") })
     }
 
     /// Decodes what this chunk completes; answers the progress. Bad input
@@ -448,9 +494,9 @@ impl Inspector {
         init();
         // An inspector describes bad input instead of refusing it: keep
         // accepting chunks (they are ignored after an error).
-        match self.feeder.stream.as_mut() {
-            Some(s) => {
-                let _ = s.feed(chunk);
+        match self.feeder.pipeline.as_mut() {
+            Some(p) => {
+                let _ = p.feed(chunk);
             }
             None => return self.feeder.feed(chunk),
         }
@@ -462,8 +508,8 @@ impl Inspector {
     /// Ends the input; the module summary.
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
         init();
-        let stream = self.feeder.take()?;
-        let summary = summarize(stream);
+        let pipeline = self.feeder.take()?;
+        let summary = summarize(pipeline);
         self.feeder.report(&self.feeder.last)?;
         Ok(summary)
     }
@@ -471,12 +517,12 @@ impl Inspector {
 
 progress_getters!(Inspector);
 
-/// Push form of [`translate`]: `feed` decodes and verifies bodies as their
-/// bytes arrive (a decode error throws at once); `finish` translates.
+/// Push form of [`translate`]: `feed` decodes, verifies and translates the
+/// bodies this chunk completes (a decode error throws at once); `finish`
+/// ends the input and assembles the module.
 #[wasm_bindgen]
 pub struct Translator {
-    feeder: Feeder,
-    options: WasmOptions,
+    feeder: Feeder<WasmBackend>,
 }
 
 #[wasm_bindgen]
@@ -487,68 +533,153 @@ impl Translator {
         init();
         let wasm = wasm_options(&options)?;
         let o = options_object(&options, "Translator")?;
-        Ok(Translator { feeder: Feeder::new(true, progress_callback(&o)?, "Translator"), options: wasm })
+        Ok(Translator { feeder: Feeder::new(Pipeline::streaming(wasm), progress_callback(&o)?, "Translator") })
     }
 
-    /// Decodes and verifies what this chunk completes; answers the progress.
+    /// Decodes, verifies and translates what this chunk completes; answers
+    /// the progress.
     pub fn feed(&mut self, chunk: &[u8]) -> Result<JsValue, JsValue> {
         init();
         self.feeder.feed(chunk)
     }
 
-    /// Ends the input and translates; the module's bytes. Throws like
-    /// `translate`.
+    /// Ends the input; the module's bytes. Throws like `translate`.
     pub fn finish(&mut self) -> Result<Vec<u8>, JsValue> {
         init();
-        let stream = self.feeder.take()?;
-        let (finished, kept) = stream.into_finished();
-        if let Some(e) = &finished.error {
-            return Err(decode_error(e));
-        }
-        if !finished.diagnostics.is_empty() {
-            return Err(verify_error(&finished.diagnostics));
-        }
-        let module = finished.module;
-        let verified = verify::verify(&module).map_err(|d| verify_error(&d))?;
-        let bytes = kept.unwrap_or_default();
-        let mut bodies = Bodies::new(&bytes);
-
-        // Report about a hundred times, whatever the size.
-        let total = self.feeder.last.functions_decoded;
-        let step = (total / 100).max(1);
-        let mut callback_error = None;
-        let mut translated = 0u32;
-        let feeder = &self.feeder;
-        let mut progress = Progress { phase: Phase::Translate.as_str(), ..feeder.last };
-        feeder.report(&progress)?;
-        let counted = std::iter::from_fn(|| {
-            if callback_error.is_some() {
-                return None;
-            }
-            // The body handed out before this call has been translated.
-            if translated > 0 && translated % step == 0 {
-                progress.functions_translated = translated;
-                if let Err(e) = feeder.report(&progress) {
-                    callback_error = Some(e);
-                    return None;
-                }
-            }
-            let f = bodies.next()?;
-            translated += 1;
-            Some(f)
-        });
-        let result = crate::back::wasm::translate(&verified, counted, &self.options);
-        if let Some(e) = callback_error {
-            return Err(e);
-        }
-        if let Some(e) = bodies.error.take() {
-            return Err(decode_error(&e));
-        }
-        let wasm = result.map_err(|e| translate_error(&e))?;
-        self.feeder.last.functions_translated = translated;
+        let pipeline = self.feeder.take()?;
+        self.feeder.report(&Progress { phase: Phase::Translate.as_str(), ..self.feeder.last })?;
+        let wasm = pipeline.finish().into_output().map_err(|e| translate_error(&e))?;
         self.feeder.report(&self.feeder.last)?;
         Ok(wasm)
     }
 }
 
 progress_getters!(Translator);
+
+// ------------------------------------------------------------------ Worker pool API
+
+fn body_error(e: &BodyError) -> JsValue {
+    match e {
+        BodyError::Decode(d) => decode_error(d),
+        BodyError::Invalid(d) => verify_error(d),
+        BodyError::Translate(t) => translate_error(t),
+        BodyError::NoSuchBody { .. } => options_error(&e.to_string()),
+    }
+}
+
+/// The main thread of a Worker pool: reads the pexe as it arrives and hands
+/// out each function block as a job as soon as its bytes are in.
+#[wasm_bindgen]
+pub struct BodySplitter {
+    inner: parallel::Splitter,
+}
+
+#[wasm_bindgen]
+impl BodySplitter {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> BodySplitter {
+        init();
+        BodySplitter { inner: parallel::Splitter::new() }
+    }
+
+    /// Reads a chunk; the jobs (one `Uint8Array` per function block) it
+    /// completes, in order. Throws a `PexeError` for bad input.
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<js_sys::Array, JsValue> {
+        init();
+        let bodies = self.inner.feed(chunk).map_err(|e| decode_error(&e))?;
+        let out = js_sys::Array::new();
+        for b in bodies {
+            out.push(&js_sys::Uint8Array::from(&b.to_bytes()[..]));
+        }
+        Ok(out)
+    }
+
+    /// The bytes before the first body (what `BodyTranslator` and
+    /// `Stitcher` are made from), once the first function block has begun.
+    #[wasm_bindgen(getter)]
+    pub fn prefix(&self) -> Option<Vec<u8>> {
+        self.inner.prefix().map(<[u8]>::to_vec)
+    }
+
+    /// Jobs handed out so far.
+    #[wasm_bindgen(getter)]
+    pub fn bodies(&self) -> u32 {
+        self.inner.bodies()
+    }
+
+    /// Ends the input; throws unless the module ended properly.
+    pub fn finish(&mut self) -> Result<(), JsValue> {
+        init();
+        self.inner.finish().map_err(|e| decode_error(&e))
+    }
+}
+
+impl Default for BodySplitter {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// In a Worker: decodes, verifies and translates jobs of one module.
+#[wasm_bindgen]
+pub struct BodyTranslator {
+    worker: BodyWorker,
+}
+
+#[wasm_bindgen]
+impl BodyTranslator {
+    /// `prefix`: `BodySplitter.prefix`. `options`: `{ target, names }`
+    /// (ignored here but checked, as `Stitcher` uses them).
+    #[wasm_bindgen(constructor)]
+    pub fn new(prefix: &[u8], options: JsValue) -> Result<BodyTranslator, JsValue> {
+        init();
+        wasm_options(&options)?;
+        let context = ModuleContext::from_prefix(prefix).map_err(|e| body_error(&e))?;
+        Ok(BodyTranslator { worker: BodyWorker::new(&std::sync::Arc::new(context)) })
+    }
+
+    /// Translates one job; the result to give to `Stitcher.defineBody`.
+    pub fn translate(&mut self, job: &[u8]) -> Result<Vec<u8>, JsValue> {
+        init();
+        let job = SplitBody::from_bytes(job).ok_or_else(|| options_error("not a job made by BodySplitter"))?;
+        let base = job.job.byte_range().start as u64;
+        let body = self.worker.translate(&job.job, &job.bytes, base).map_err(|e| body_error(&e))?;
+        Ok(body.to_bytes())
+    }
+}
+
+/// The main thread of a Worker pool: puts the translated bodies together.
+#[wasm_bindgen]
+pub struct Stitcher {
+    context: std::sync::Arc<ModuleContext>,
+    inner: Option<parallel::Stitcher>,
+}
+
+#[wasm_bindgen]
+impl Stitcher {
+    /// `prefix`: `BodySplitter.prefix`. `options`: `{ target, names }`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(prefix: &[u8], options: JsValue) -> Result<Stitcher, JsValue> {
+        init();
+        let opts = wasm_options(&options)?;
+        let context = std::sync::Arc::new(ModuleContext::from_prefix(prefix).map_err(|e| body_error(&e))?);
+        let inner = parallel::Stitcher::new(&context, &opts).map_err(|e| translate_error(&e))?;
+        Ok(Stitcher { context, inner: Some(inner) })
+    }
+
+    /// Adds the next body (results must come in job order).
+    #[wasm_bindgen(js_name = defineBody)]
+    pub fn define_body(&mut self, body: &[u8]) -> Result<(), JsValue> {
+        init();
+        let inner = self.inner.as_mut().ok_or_else(|| options_error("this Stitcher is finished: make a new one"))?;
+        let body = BodyCode::from_bytes(body).ok_or_else(|| options_error("not a body made by BodyTranslator"))?;
+        inner.define_body(&body).map_err(|e| translate_error(&e))
+    }
+
+    /// The module, once every body is in.
+    pub fn finish(&mut self) -> Result<Vec<u8>, JsValue> {
+        init();
+        let inner = self.inner.take().ok_or_else(|| options_error("this Stitcher is finished: make a new one"))?;
+        inner.finish(&self.context).map_err(|e| translate_error(&e))
+    }
+}

@@ -374,3 +374,38 @@ fn function_wat_is_one_function_of_the_module_text() {
     let (kind, _, _) = pexe_error(web::function_wat(&bytes, options(&[("function", 7.into())])).unwrap_err());
     assert_eq!(kind, "options");
 }
+
+/// The Worker-pool API end to end, in one thread: split as the bytes
+/// arrive, translate each job from the prefix alone (last first), stitch in
+/// order; the module is `translate`'s.
+#[wasm_bindgen_test]
+fn worker_pool_api_stitches_the_same_module() {
+    let pexe = fact_pexe();
+    let whole = web::translate(&pexe, JsValue::UNDEFINED).unwrap();
+    let mut splitter = web::BodySplitter::new();
+    let mut jobs: Vec<Vec<u8>> = Vec::new();
+    for chunk in pexe.chunks(5) {
+        let got = splitter.feed(chunk).unwrap();
+        jobs.extend(got.iter().map(|j| Uint8Array::new(&j).to_vec()));
+    }
+    splitter.finish().unwrap();
+    let prefix = splitter.prefix().expect("the prefix once a body began");
+    assert!(!jobs.is_empty());
+    let mut results = vec![Vec::new(); jobs.len()];
+    for (k, job) in jobs.iter().enumerate().rev() {
+        let mut worker = web::BodyTranslator::new(&prefix, JsValue::UNDEFINED).unwrap();
+        results[k] = worker.translate(job).unwrap();
+    }
+    let mut stitcher = web::Stitcher::new(&prefix, JsValue::UNDEFINED).unwrap();
+    for r in &results {
+        stitcher.define_body(r).unwrap();
+    }
+    assert_eq!(stitcher.finish().unwrap(), whole);
+    // A body out of order, or bytes that are not a job, are refused.
+    let mut stitcher = web::Stitcher::new(&prefix, JsValue::UNDEFINED).unwrap();
+    if results.len() > 1 {
+        assert!(stitcher.define_body(&results[1]).is_err());
+    }
+    let mut worker = web::BodyTranslator::new(&prefix, JsValue::UNDEFINED).unwrap();
+    assert!(worker.translate(&[1, 2, 3]).is_err());
+}

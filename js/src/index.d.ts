@@ -128,11 +128,29 @@ export interface IrtImports {
   /** IRT interfaces it names (the `nacl-irt-*` strings its libc queries through AT_SYSINFO), sorted. */
   interfaces: string[];
   /**
-   * Those of `interfaces` of which the JavaScript runtime answers no version
-   * (e.g. Pepper's `nacl-irt-ppapihook-0.1`): calls the program cannot make here.
+   * Those of `interfaces` of which the JavaScript runtime answers no version:
+   * calls the program cannot make here.
    * (libc names several versions of some interfaces and uses the first one answered.)
    */
   unsupported: string[];
+}
+
+/** A Pepper browser interface a pexe asks for, and where this runtime offers it. */
+export interface PepperInterface {
+  /** The interface string (`PPB_Graphics2D;1.1`). */
+  name: string;
+  /** `everywhere` (Node and pages), `page` (only in a page), `nowhere` (not provided), `unknown` (not in the ABI list). */
+  offered: 'everywhere' | 'page' | 'nowhere' | 'unknown';
+}
+
+/** What a Pepper plugin asks of the browser (empty lists for a command-line program). */
+export interface PepperImports {
+  /** Whether it is a Pepper plugin (it asks for `nacl-irt-ppapihook-0.1`). */
+  plugin: boolean;
+  /** PPB interfaces it names, sorted. */
+  browser: PepperInterface[];
+  /** PPP interfaces it names (offers), sorted. */
+  offers: string[];
 }
 
 /** `inspect`'s answer: plain data, JSON-serializable (no typed arrays, no bigints). */
@@ -150,6 +168,7 @@ export interface ModuleSummary {
   /** Value id of the entry point (the external function `_start` with a body), or null. */
   entryPoint: number | null;
   irt: IrtImports;
+  pepper: PepperImports;
   /** No decode error and no verifier diagnostics: `translate` accepts it. */
   valid: boolean;
   /** Verifier diagnostics in file order; a decode error is the last one. */

@@ -78,10 +78,17 @@ test('inspect: header, functions and IRT interfaces of puts.pexe', () => {
   assert.ok(s.irt.intrinsics.includes('llvm.nacl.read.tp'));
 });
 
-test('inspect: Pepper programs need an interface the runtime does not answer', () => {
+test('inspect: a Pepper plugin lists the browser interfaces it asks for and where each is offered', () => {
   const s = inspect(corpusFile('ppapi/cptaffe_pnacl-test/hello_tutorial.pexe'));
   assert.ok(s.valid);
-  assert.ok(s.irt.unsupported.includes('nacl-irt-ppapihook-0.1'), s.irt.unsupported.join());
+  assert.equal(s.pepper.plugin, true);
+  assert.ok(!s.irt.unsupported.includes('nacl-irt-ppapihook-0.1'), 'the hook is answered to plugins');
+  const offered = Object.fromEntries(s.pepper.browser.map((i) => [i.name, i.offered]));
+  assert.equal(offered['PPB_Var;1.2'], 'everywhere');
+  assert.ok(s.pepper.offers.includes('PPP_Instance;1.1'), s.pepper.offers.join());
+  const m = inspect(corpusFile('ppapi/darinf_maelstrom_web/maelstrom.pexe'));
+  assert.equal(Object.fromEntries(m.pepper.browser.map((i) => [i.name, i.offered]))['PPB_Graphics2D;1.1'], 'page');
+  assert.equal(inspect(corpusFile('cli/binji_pexe_py/tests/hello_world.pexe')).pepper.plugin, false);
 });
 
 test('inspect: bad input is described, not thrown', () => {

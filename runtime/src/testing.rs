@@ -1,7 +1,7 @@
 //! The test driver (`PEXE_TEST_CALLS=<file>`, objects translated with
 //! `test_entry`): instead of running `_start`, call pexe functions one by
 //! one and print each result — the native twin of the Node harness of
-//! `tests/wasm_exec.rs`, so the same programs run on both paths and must
+//! `tests/all/wasm_exec.rs`, so the same programs run on both paths and must
 //! print the same lines.
 //!
 //! Each line of the file is `id arg…` (a pexe function id; integers, `123n`

@@ -9,7 +9,7 @@ pub fn markdown(abi: &Abi) -> String {
     let mut out = String::new();
     out.push_str(
         "# The runtime ABI's function list\n\n\
-         Generated from `src/abi/irt.h` and `src/abi/ppapi.h` by `BLESS=1 cargo test --test abi`;\n\
+         Generated from `src/abi/irt.h` and `src/abi/ppapi.h` by `BLESS=1 cargo test --test all abi::`;\n\
          do not edit. `docs/ARCHITECTURE.md` (\"Runtime ABI\", \"Pepper\") explains how these are\n\
          imported, placed in the function table and called.\n\n\
          The **pexe form** is what the translated program passes (value kinds `i` i32, `l` i64,\n\

@@ -73,7 +73,7 @@ fn function_entry(out: &mut String, f: &Function, index: usize) {
 pub fn module(abi: &Abi) -> String {
     let mut out = String::new();
     out.push_str(
-        "// GENERATED from src/abi/irt.h and src/abi/ppapi.h by `BLESS=1 cargo test --test abi`.\n\
+        "// GENERATED from src/abi/irt.h and src/abi/ppapi.h by `BLESS=1 cargo test --test all abi::`.\n\
          // Do not edit: change the declarations and re-bless (tests/abi.rs fails on drift).\n\
          //\n\
          // Value kinds: i i32, l i64, f f32, d f64. `params` is the pexe (PNaCl)\n\

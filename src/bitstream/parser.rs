@@ -224,7 +224,18 @@ impl<'a> Parser<'a> {
     /// `data` holding the whole file, with the BLOCKINFO abbreviations that
     /// were in force. Yields the block's contents, its `ExitBlock`, then `End`.
     pub fn resume_block(data: &'a [u8], range: BlockRange, blockinfo: Arc<BlockInfo>) -> Self {
+        Self::resume_block_at(data, 0, range, blockinfo)
+    }
+
+    /// [`Parser::resume_block`] over only part of the file: `data` is the
+    /// file's bytes from byte `base` on (at least up to the block's end).
+    /// Positions stay those of the whole file. `base` must be a multiple of
+    /// 4 at or before `range.body`; otherwise the parser reports an error at
+    /// its first step.
+    pub fn resume_block_at(data: &'a [u8], base: u64, range: BlockRange, blockinfo: Arc<BlockInfo>) -> Self {
         let mut p = Self::with(Cow::Borrowed(data), true);
+        p.base = base;
+        p.core.avail_bits = (base + data.len() as u64) * 8;
         p.core.state = State::InModule;
         p.core.pos = range.body.0;
         let inherited = blockinfo.abbrevs(range.block_id).len();

@@ -23,10 +23,12 @@
 //! assert!(functions.is_empty());
 //! ```
 
+mod body;
 mod error;
 mod function;
 mod module;
 
+pub use body::BodyDecoder;
 pub use error::DecodeError;
 
 use crate::bitstream::{Event, Parser};
@@ -127,6 +129,18 @@ impl Decoder {
         self.state.current_block()
     }
 
+    /// [`Decoder::event`] for a record, given field by field.
+    #[inline]
+    pub(crate) fn record_event(&mut self, pos: crate::BitPos, code: u32, ops: &[u64]) -> Result<Decoded, DecodeError> {
+        self.state.record_event(pos, code, ops)
+    }
+
+    /// Takes back a body handed out by [`Decoded::FunctionEnd`], to reuse
+    /// its buffers for the next one.
+    pub fn recycle(&mut self, f: Box<Function>) {
+        self.state.recycle(f);
+    }
+
     /// The finished module; an error if the module block never closed.
     pub fn finish(self) -> Result<Module, DecodeError> {
         self.state.finish()
@@ -160,24 +174,6 @@ fn next_decoded(parser: &mut Parser, decoder: &mut Decoder) -> Result<Option<Dec
         Ok(event) => decoder.event(&event).map(Some),
         Err(e) => Err(DecodeError::from_bitstream(e)),
     }
-}
-
-/// Decodes a whole pexe, showing each body to `on_function` as soon as it
-/// is complete and then reusing its buffers for the next one (for callers
-/// that only look at bodies, like the verifier).
-pub(crate) fn decode_each(
-    bytes: &[u8],
-    mut on_function: impl FnMut(&Module, &Function) -> Result<(), DecodeError>,
-) -> Result<Module, DecodeError> {
-    let mut parser = Parser::new(bytes);
-    let mut decoder = Decoder::new();
-    while let Some(decoded) = next_decoded(&mut parser, &mut decoder)? {
-        if let Decoded::FunctionEnd(f) = decoded {
-            on_function(decoder.module(), &f)?;
-            decoder.state.recycle(f);
-        }
-    }
-    decoder.finish()
 }
 
 /// Decodes a whole pexe, keeping every body.

@@ -6,7 +6,7 @@
 //! All scratch space lives in [`FunctionVerifier`] and is reused from one
 //! body to the next.
 
-use super::cfg::Cfg;
+use crate::cfg::Cfg;
 use super::intrinsics::{
     Intrinsic, MemoryOrder, OrderUse, RmwOp, LOCK_FREE_SIZE_ARG, MEM_INTRINSIC_ALIGN_ARG, RMW_OP_ARG,
 };
@@ -41,6 +41,53 @@ pub struct FunctionVerifier {
     pub(super) full_checks_only: bool,
 }
 
+/// The control-flow facts the verifier established for a body it passed,
+/// handed to back ends so they need not compute them again: successors and
+/// predecessors of each basic block (distinct, each block once), which
+/// blocks are reachable, reverse postorder and dominators.
+///
+/// A body with no blocks has an empty graph.
+#[derive(Clone, Copy)]
+pub struct FunctionAnalysis<'a> {
+    cfg: &'a Cfg,
+}
+
+impl<'a> FunctionAnalysis<'a> {
+    /// The graph itself (for back ends that run [`Cfg`]'s algorithms on
+    /// graphs of their own too).
+    pub fn cfg(&self) -> &'a Cfg {
+        self.cfg
+    }
+    /// Number of basic blocks.
+    pub fn num_blocks(&self) -> usize {
+        self.cfg.len()
+    }
+    /// Distinct successors of block `b`, in the order its terminator names them.
+    pub fn succs(&self, b: u32) -> &'a [u32] {
+        self.cfg.succs(b)
+    }
+    /// Distinct predecessors of block `b`, in increasing order.
+    pub fn preds(&self, b: u32) -> &'a [u32] {
+        self.cfg.preds(b)
+    }
+    /// Whether block `b` can be reached from the entry block.
+    pub fn is_reachable(&self, b: u32) -> bool {
+        self.cfg.is_reachable(b)
+    }
+    /// Reachable blocks in reverse postorder (the entry first).
+    pub fn rpo(&self) -> &'a [u32] {
+        self.cfg.rpo()
+    }
+    /// The immediate dominator of reachable `b` (the entry block is its own).
+    pub fn idom(&self, b: u32) -> Option<u32> {
+        self.cfg.idom(b)
+    }
+    /// Whether `a` dominates `b` (reflexive; false if either is unreachable).
+    pub fn dominates(&self, a: u32, b: u32) -> bool {
+        self.cfg.dominates(a, b)
+    }
+}
+
 /// A function-local value (parameter, constant or instruction result).
 #[derive(Clone, Copy)]
 struct Local {
@@ -64,8 +111,15 @@ impl FunctionVerifier {
         Self::default()
     }
 
+    /// What the last [`FunctionVerifier::verify`] computed about its body
+    /// (meaningful when it found no problem).
+    pub fn analysis(&self) -> FunctionAnalysis<'_> {
+        FunctionAnalysis { cfg: &self.cfg }
+    }
+
     /// Appends the problems of body `f` (of module `m`) to `out`.
     pub fn verify(&mut self, m: &Module, f: &Function, out: &mut Vec<Diagnostic>) {
+        self.cfg.clear();
         let Some(decl) = m.functions.get(f.id.0 as usize) else {
             out.push(Diagnostic::module(
                 f.pos,

@@ -109,11 +109,10 @@
 //! # Cost
 //!
 //! Linear in the size of each body apart from the dominators (near-linear;
-//! see `cfg.rs`) and sorting switch cases and phi entries. Nothing is
+//! see `crate::cfg`) and sorting switch cases and phi entries. Nothing is
 //! allocated per instruction; [`FunctionVerifier`] keeps its buffers between
 //! bodies.
 
-mod cfg;
 mod function;
 mod intrinsics;
 mod module;
@@ -122,7 +121,7 @@ mod types;
 #[cfg(test)]
 mod tests;
 
-pub use function::FunctionVerifier;
+pub use function::{FunctionAnalysis, FunctionVerifier};
 pub use intrinsics::{Intrinsic, MemoryOrder, OrderUse, RmwOp};
 pub use types::{is_valid_function_type, is_valid_memory_type, is_valid_param_type, is_valid_value_type};
 
@@ -219,20 +218,7 @@ pub fn verify_function(m: &Module, f: &Function) -> Vec<Diagnostic> {
 /// stops there; bodies checked before it keep their diagnostics). The result
 /// is in file order.
 pub fn verify_bytes(bytes: &[u8]) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    let mut verifier = FunctionVerifier::new();
-    let decoded = crate::decode::decode_each(bytes, |m, f| {
-        verifier.verify(m, f, &mut out);
-        Ok(())
-    });
-    match decoded {
-        Ok(m) => module::check_module(&m, &mut out),
-        Err(e) => out.push(Diagnostic::module(e.pos(), e.to_string())),
-    }
-    // Module checks ran last (they need the finished module); report in
-    // file order. The sort is stable, so one record's problems keep theirs.
-    out.sort_by_key(|d| d.pos);
-    out
+    crate::back::Pipeline::<crate::back::NoBackend>::whole(bytes, ()).finish().diagnostics
 }
 
 /// A module that passed [`verify`]. Back ends take this, so unverified IR
@@ -245,6 +231,12 @@ pub struct Verified<'m> {
 impl<'m> Verified<'m> {
     pub fn module(&self) -> &'m Module {
         self.module
+    }
+
+    /// A module the caller has just checked with [`verify_module`] and
+    /// found clean (the push pipeline checks once, not per body).
+    pub(crate) fn checked(module: &'m Module) -> Self {
+        Verified { module }
     }
 }
 

@@ -2,7 +2,7 @@
 //! camelCase keys (see `js/src/index.d.ts`, `ModuleSummary`, which this
 //! mirrors field for field; the npm entry adds `irt.unsupported`).
 
-use super::stream::{BodyStats, Finished};
+use crate::back::{BodyStats, Outcome};
 use crate::bitstream::header::FieldType;
 use crate::bitstream::Header;
 use crate::decode::DecodeError;
@@ -47,7 +47,7 @@ impl From<&DecodeError> for DiagnosticSummary {
     fn from(e: &DecodeError) -> Self {
         // Same text as `pexe verify` (a module-level diagnostic), plus the
         // function the decoder was in, which the message already names.
-        let mut d = DiagnosticSummary::from(&super::stream::decode_diagnostic(e));
+        let mut d = DiagnosticSummary::from(&crate::back::pipeline_decode_diagnostic(e));
         d.function = e.function();
         d
     }
@@ -145,6 +145,27 @@ pub struct IrtImports {
     pub interfaces: Vec<String>,
 }
 
+/// A Pepper browser interface the pexe asks for, and where this runtime offers it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PepperInterface {
+    pub name: String,
+    /// `everywhere`, `page`, `nowhere`, or `unknown` (not in the ABI list).
+    pub offered: &'static str,
+}
+
+/// The Pepper side of a pexe: empty for a command-line program.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PepperImports {
+    /// Whether it is a plugin (asks for nacl-irt-ppapihook-0.1).
+    pub plugin: bool,
+    /// PPB interfaces it asks for.
+    pub browser: Vec<PepperInterface>,
+    /// PPP interfaces it offers.
+    pub offers: Vec<String>,
+}
+
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ModuleSummary {
@@ -156,22 +177,22 @@ pub struct ModuleSummary {
     pub globals: Vec<GlobalSummary>,
     pub entry_point: Option<u32>,
     pub irt: IrtImports,
+    pub pepper: PepperImports,
     pub valid: bool,
     pub diagnostics: Vec<DiagnosticSummary>,
     pub decode_error: Option<DiagnosticSummary>,
 }
 
-/// The prefix of every IRT interface name (`nacl-irt-basic-0.1`, …).
-const IRT_PREFIX: &[u8] = b"nacl-irt-";
-/// Longest interface name taken from global data; real ones are < 32.
-const MAX_INTERFACE_NAME: usize = 64;
 
 fn lossy(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// Builds the summary of a finished stream.
-pub fn summarize(size: u64, header: Option<&Header>, bodies: &[BodyStats], finished: &Finished) -> ModuleSummary {
+/// Builds the summary of a finished pipeline.
+pub fn summarize(finished: &Outcome<()>) -> ModuleSummary {
+    let size = finished.progress.bytes_read;
+    let header: Option<&Header> = finished.header.as_ref();
+    let bodies: &[BodyStats] = &finished.bodies;
     let m: &Module = &finished.module;
     let by_id: HashMap<u32, &BodyStats> = bodies.iter().map(|b| (b.id, b)).collect();
     let mut counts = Counts {
@@ -227,7 +248,6 @@ pub fn summarize(size: u64, header: Option<&Header>, bodies: &[BodyStats], finis
         })
         .collect();
 
-    let mut interfaces = BTreeSet::new();
     let globals = m
         .globals
         .iter()
@@ -239,8 +259,7 @@ pub fn summarize(size: u64, header: Option<&Header>, bodies: &[BodyStats], finis
             for part in &g.init {
                 match part {
                     Initializer::Reloc { .. } => relocations += 1,
-                    Initializer::Data(data) => find_interfaces(data, &mut interfaces),
-                    Initializer::ZeroFill(_) => {}
+                    Initializer::Data(_) | Initializer::ZeroFill(_) => {}
                 }
             }
             GlobalSummary {
@@ -255,6 +274,20 @@ pub fn summarize(size: u64, header: Option<&Header>, bodies: &[BodyStats], finis
         })
         .collect();
 
+    let requested = crate::abi::requested_interfaces(m);
+    let list = crate::abi::abi();
+    let pepper = PepperImports {
+        plugin: requested.irt.iter().any(|i| i == crate::abi::PPAPI_HOOK),
+        browser: requested
+            .ppb
+            .iter()
+            .map(|name| PepperInterface {
+                name: name.clone(),
+                offered: list.interface(name).map_or("unknown", |i| i.availability.as_str()),
+            })
+            .collect(),
+        offers: requested.ppp,
+    };
     ModuleSummary {
         size,
         header: header.map(HeaderSummary::from),
@@ -263,31 +296,11 @@ pub fn summarize(size: u64, header: Option<&Header>, bodies: &[BodyStats], finis
         functions,
         globals,
         entry_point,
-        irt: IrtImports { intrinsics: intrinsics.into_iter().collect(), interfaces: interfaces.into_iter().collect() },
+        irt: IrtImports { intrinsics: intrinsics.into_iter().collect(), interfaces: requested.irt },
+        pepper,
         valid: finished.diagnostics.is_empty(),
         diagnostics: finished.diagnostics.iter().map(DiagnosticSummary::from).collect(),
         decode_error: finished.error.as_ref().map(DiagnosticSummary::from),
     }
 }
 
-/// Collects the NUL-terminated `nacl-irt-…` names in a global's data: the
-/// interfaces the pexe's libc asks the IRT for.
-fn find_interfaces(data: &[u8], out: &mut BTreeSet<String>) {
-    let mut at = 0;
-    while let Some(i) = find(&data[at..], IRT_PREFIX) {
-        let start = at + i;
-        let name_len = data[start..]
-            .iter()
-            .take(MAX_INTERFACE_NAME + 1)
-            .position(|&b| !(b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.'))
-            .unwrap_or(data.len() - start);
-        if name_len <= MAX_INTERFACE_NAME && name_len > IRT_PREFIX.len() {
-            out.insert(lossy(&data[start..start + name_len]));
-        }
-        at = start + IRT_PREFIX.len();
-    }
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
-}

@@ -6,7 +6,7 @@
 // PexeError, and turn a Rust panic (a trap) into a PexeError carrying the
 // panic message (internal/translator/index.js).
 
-import { IRT_INTERFACES } from '../internal/runtime/abi.js';
+import { IRT_INTERFACES, PPAPI_HOOK } from '../internal/runtime/abi.js';
 import { bytesOf, glue, guarded } from '../internal/translator/index.js';
 
 /** The PNaCl bitcode version the package reads. */
@@ -17,8 +17,7 @@ export function packageVersion() {
   return glue.version();
 }
 
-// Interfaces the runtime answers no version of (Pepper's, which only an
-// embedder providing Pepper answers). libc asks for several versions of
+// Interfaces the runtime answers no version of. libc asks for several versions of
 // some (nacl-irt-memory-0.1, -0.2, -0.3) and takes the first answered, so
 // one answered version is enough.
 const family = (name) => name.replace(/-[0-9][0-9.]*$/, '');
@@ -26,7 +25,10 @@ const ANSWERED_FAMILIES = new Set(Object.keys(IRT_INTERFACES).map(family));
 
 /** Adds `irt.unsupported` to a module summary. */
 export function withUnsupported(summary) {
-  summary.irt.unsupported = summary.irt.interfaces.filter((name) => !ANSWERED_FAMILIES.has(family(name)));
+  // The Pepper hook is answered to plugins, which is what asking for it makes a pexe.
+  summary.irt.unsupported = summary.irt.interfaces.filter(
+    (name) => !ANSWERED_FAMILIES.has(family(name)) && !(summary.pepper?.plugin && name === PPAPI_HOOK),
+  );
   return summary;
 }
 

@@ -36,7 +36,7 @@
 //! jumps to buffers of frames that are still live (see `runtime/`).
 
 use super::rtabi::{self, ctx as cx_off, trap};
-use super::{Callee, ModuleCx, NativeError};
+use super::{Callee, ModuleCx, TranslateError};
 use crate::ir::{
     BinOp, BlockId, CastOp, CmpPred, ConstValue, Function, Inst, InstKind, Scalar, ValType, ValueId, ValueRef,
 };
@@ -163,7 +163,7 @@ pub(super) fn compile(
     func_id: cranelift_module::FuncId,
     info: u32,
     s: &mut FuncScratch,
-) -> Result<Compiled, NativeError> {
+) -> Result<Compiled, TranslateError> {
     s.ctx.clear();
     let decl = cx.funcs.get(f.id.0 as usize).ok_or_else(|| unsupported(f, "a body of an undeclared function"))?;
     s.ctx.func.signature = cx.signature(&decl.params, decl.ret);
@@ -226,21 +226,21 @@ pub(super) fn emit(
     func_id: cranelift_module::FuncId,
     isa: &dyn cranelift_codegen::isa::TargetIsa,
     ctx: &mut cranelift_codegen::Context,
-) -> Result<Compiled, NativeError> {
+) -> Result<Compiled, TranslateError> {
     let mut plane = cranelift_codegen::control::ControlPlane::default();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         ctx.compile(isa, &mut plane).map(|_| ()).map_err(|e| format!("{:?}", e.inner))
     }));
     match result {
         Ok(Ok(())) => {}
-        Ok(Err(message)) => return Err(NativeError::Codegen { function: f.id.0, message }),
+        Ok(Err(message)) => return Err(TranslateError::Codegen { function: f.id.0, message }),
         Err(panic) => {
             let message = panic
                 .downcast_ref::<String>()
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "a panic in the code generator".into());
-            return Err(NativeError::Codegen { function: f.id.0, message });
+            return Err(TranslateError::Codegen { function: f.id.0, message });
         }
     }
     let code = ctx.compiled_code().expect("compiled above");
@@ -255,8 +255,8 @@ pub(super) fn emit(
     Ok(Compiled { bytes: buffer.data().to_vec(), alignment: u64::from(buffer.alignment), relocs, traps })
 }
 
-fn unsupported(f: &Function, message: &str) -> NativeError {
-    NativeError::Unsupported { function: f.id.0, message: message.to_string() }
+fn unsupported(f: &Function, message: &str) -> TranslateError {
+    TranslateError::Unsupported { function: f.id.0, message: message.to_string() }
 }
 
 /// Whether `inst` is a direct call of intrinsic `which`.
@@ -318,8 +318,8 @@ struct Translator<'a, 'b> {
 }
 
 impl<'a, 'b> Translator<'a, 'b> {
-    fn unsupported(&self, message: impl Into<String>) -> NativeError {
-        NativeError::Unsupported { function: self.f.id.0, message: message.into() }
+    fn unsupported(&self, message: impl Into<String>) -> TranslateError {
+        TranslateError::Unsupported { function: self.f.id.0, message: message.into() }
     }
 
     fn local_index(&self, v: ValueId) -> Option<usize> {
@@ -350,7 +350,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     // ------------------------------------------------------------------
     // Setup
 
-    fn translate(&mut self) -> Result<(), NativeError> {
+    fn translate(&mut self) -> Result<(), TranslateError> {
         let f = self.f;
         let nvals = (f.end_value() - f.first_local) as usize;
         self.vals.clear();
@@ -425,7 +425,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     }
 
     /// Reachable blocks in reverse postorder (iterative DFS).
-    fn compute_order(&mut self) -> Result<(), NativeError> {
+    fn compute_order(&mut self) -> Result<(), TranslateError> {
         let f = self.f;
         let n = f.blocks.len();
         self.reachable.clear();
@@ -731,7 +731,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     // ------------------------------------------------------------------
     // Blocks and edges
 
-    fn translate_block(&mut self, bi: u32) -> Result<(), NativeError> {
+    fn translate_block(&mut self, bi: u32) -> Result<(), TranslateError> {
         let f = self.f;
         let blk = self.blocks[bi as usize].expect("created");
         self.b.switch_to_block(blk);
@@ -847,7 +847,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
     }
 
-    fn terminator(&mut self, bi: u32, inst: &Inst) -> Result<(), NativeError> {
+    fn terminator(&mut self, bi: u32, inst: &Inst) -> Result<(), TranslateError> {
         let mut pending = Vec::new();
         match &inst.kind {
             InstKind::Ret { value } => {
@@ -938,7 +938,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     // ------------------------------------------------------------------
     // Instructions
 
-    fn instruction(&mut self, k: usize, inst: &Inst) -> Result<(), NativeError> {
+    fn instruction(&mut self, k: usize, inst: &Inst) -> Result<(), TranslateError> {
         use InstKind::*;
         let result = match &inst.kind {
             Binop { op, lhs, rhs, .. } => Some(self.binop(*op, *lhs, *rhs)),
@@ -1487,7 +1487,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         callee: ValueId,
         args: &[ValueId],
         ret: Option<ValType>,
-    ) -> Result<Option<Value>, NativeError> {
+    ) -> Result<Option<Value>, TranslateError> {
         match self.cx.callee(callee) {
             Some(Callee::Defined { id, .. }) => {
                 let sig = self.cx.signature(&self.cx.funcs[callee.0 as usize].params, self.cx.funcs[callee.0 as usize].ret);
@@ -1563,7 +1563,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         i: Intrinsic,
         args: &[ValueId],
         ret: Option<ValType>,
-    ) -> Result<Option<Value>, NativeError> {
+    ) -> Result<Option<Value>, TranslateError> {
         use Intrinsic::*;
         let arg = |t: &mut Self, n: usize| -> Value {
             match args.get(n) {
@@ -1777,7 +1777,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// the native `_setjmp` on this call site's buffer in the frame. The
     /// first return gives 0; a longjmp comes back here with the value the
     /// runtime put in the context.
-    fn setjmp(&mut self, k: usize, args: &[ValueId]) -> Result<Value, NativeError> {
+    fn setjmp(&mut self, k: usize, args: &[ValueId]) -> Result<Value, TranslateError> {
         if self.mode != Mode::Memory {
             return Err(self.unsupported("setjmp outside a memory-form function"));
         }

@@ -47,11 +47,11 @@ mod func;
 mod object;
 pub mod rtabi;
 
+use crate::back::TranslateError;
 use crate::back::wasm::imports::ImportLayout;
 use crate::back::wasm::Layout;
-use crate::decode::DecodeError;
 use crate::ir::{Function, Module, ValType, ValueId};
-use crate::verify::{Diagnostic, FunctionVerifier, Intrinsic, Verified};
+use crate::verify::{FunctionVerifier, Intrinsic, Verified};
 use cranelift_codegen::ir::{self as cl, types, AbiParam};
 use cranelift_codegen::isa::{CallConv, OwnedTargetIsa, TargetFrontendConfig};
 use cranelift_codegen::settings::{self, Configurable};
@@ -153,38 +153,8 @@ impl Default for Options {
     }
 }
 
-/// Why a pexe could not be translated.
-#[derive(Debug, thiserror::Error)]
-pub enum NativeError {
-    #[error("{0}")]
-    Decode(#[from] DecodeError),
-    /// The ABI verifier's diagnostics (module or function bodies).
-    #[error("the pexe is not valid PNaCl ({} problems; the first: {})", .0.len(), first(.0))]
-    Invalid(Vec<Diagnostic>),
-    #[error("function body @f{got} out of order (expected the body of @f{expected})")]
-    BodyOrder { got: u32, expected: u32 },
-    #[error("missing function bodies: {missing} of the declared functions have no body")]
-    MissingBodies { missing: usize },
-    #[error("global variables need {bytes} bytes, more than the 32-bit address space holds")]
-    GlobalsTooLarge { bytes: u64 },
-    #[error("the module has no _start function")]
-    NoEntry,
-    /// Something valid the back end does not translate (a bug to fix).
-    #[error("cannot translate @f{function}: {message}")]
-    Unsupported { function: u32, message: String },
-    /// Cranelift refused the function (a bug to fix).
-    #[error("code generation failed for @f{function}: {message}")]
-    Codegen { function: u32, message: String },
-    #[error("writing the object: {0}")]
-    Object(String),
-}
-
-fn first(d: &[Diagnostic]) -> String {
-    d.first().map(|d| d.to_string()).unwrap_or_default()
-}
-
-fn object_error(e: impl std::fmt::Display) -> NativeError {
-    NativeError::Object(e.to_string())
+fn object_error(e: impl std::fmt::Display) -> TranslateError {
+    TranslateError::Object(e.to_string())
 }
 
 /// How a call of a function id is made.
@@ -321,7 +291,7 @@ pub fn irt_abi_hash() -> u64 {
 }
 
 /// The Cranelift ISA for `target`.
-fn make_isa(target: Target, optimize: bool, verify: bool) -> Result<OwnedTargetIsa, NativeError> {
+fn make_isa(target: Target, optimize: bool, verify: bool) -> Result<OwnedTargetIsa, TranslateError> {
     let mut flags = settings::builder();
     let set = |f: &mut settings::Builder, k: &str, v: &str| f.set(k, v).map_err(|e| object_error(format!("{k}: {e}")));
     set(&mut flags, "opt_level", if optimize { "speed" } else { "none" })?;
@@ -369,9 +339,9 @@ pub struct FunctionCompiler {
 
 impl FunctionCompiler {
     /// Compiles one verified body of the module.
-    pub fn compile(&self, f: &Function, scratch: &mut CompileScratch) -> Result<CompiledFunction, NativeError> {
+    pub fn compile(&self, f: &Function, scratch: &mut CompileScratch) -> Result<CompiledFunction, TranslateError> {
         let Some(Callee::Defined { id, info, .. }) = self.cx.callee(ValueId(f.id.0)) else {
-            return Err(NativeError::Unsupported { function: f.id.0, message: "not a defined function".into() });
+            return Err(TranslateError::Unsupported { function: f.id.0, message: "not a defined function".into() });
         };
         let compiled = func::compile(&self.cx, f, id, info, &mut scratch.0)?;
         Ok(CompiledFunction { id: f.id.0, compiled })
@@ -397,20 +367,17 @@ pub struct NativeTranslator {
 
 impl NativeTranslator {
     /// Declares everything the module defines and uses.
-    pub fn new(verified: &Verified<'_>, opts: &Options) -> Result<Self, NativeError> {
+    pub fn new(verified: &Verified<'_>, opts: &Options) -> Result<Self, TranslateError> {
         Self::from_module(verified.module(), opts)
     }
 
-    fn from_module(m: &Module, opts: &Options) -> Result<Self, NativeError> {
+    fn from_module(m: &Module, opts: &Options) -> Result<Self, TranslateError> {
         let target = opts.target;
         let isa = make_isa(target, true, opts.verify)?;
         let isa_plain = make_isa(target, false, opts.verify)?;
         let imports = ImportLayout::for_module(m);
         let pexe_table_base = imports.pexe_table_base();
-        let layout = Layout::new(m, pexe_table_base).map_err(|e| match e {
-            crate::back::wasm::TranslateError::GlobalsTooLarge { bytes } => NativeError::GlobalsTooLarge { bytes },
-            other => object_error(other),
-        })?;
+        let layout = Layout::new(m, pexe_table_base)?;
         let call_conv = isa.default_call_conv();
         let builder = ObjectBuilder::new(isa.clone(), "pexe", cranelift_module::default_libcall_names())
             .map_err(object_error)?;
@@ -432,7 +399,7 @@ impl NativeTranslator {
             s.params = params.iter().map(|&t| AbiParam::new(t)).collect();
             s.returns = ret.into_iter().map(AbiParam::new).collect();
             let id = obj.declare_function(name, Linkage::Import, &s).map_err(object_error)?;
-            Ok::<Helper, NativeError>(Helper { id, sig: s })
+            Ok::<Helper, TranslateError>(Helper { id, sig: s })
         };
         use types::{F64, I32, I64};
         let rt = Helpers {
@@ -531,7 +498,7 @@ impl NativeTranslator {
 
     /// Compiles and places the next body (bodies come in declaration order,
     /// each already verified).
-    pub fn define_function(&mut self, f: &Function) -> Result<(), NativeError> {
+    pub fn define_function(&mut self, f: &Function) -> Result<(), TranslateError> {
         self.check_order(f.id.0)?;
         let mut scratch = std::mem::take(&mut self.scratch);
         let compiled = self.compiler.compile(f, &mut scratch);
@@ -539,19 +506,19 @@ impl NativeTranslator {
         self.define_compiled(compiled?)
     }
 
-    fn check_order(&self, id: u32) -> Result<(), NativeError> {
+    fn check_order(&self, id: u32) -> Result<(), TranslateError> {
         match self.compiler.defined.get(self.next) {
             Some(&expected) if expected == id => Ok(()),
-            Some(&expected) => Err(NativeError::BodyOrder { got: id, expected }),
-            None => Err(NativeError::BodyOrder { got: id, expected: u32::MAX }),
+            Some(&expected) => Err(TranslateError::BodyOrder { got: id, expected }),
+            None => Err(TranslateError::BodyOrder { got: id, expected: u32::MAX }),
         }
     }
 
     /// Places the next function's machine code.
-    pub fn define_compiled(&mut self, c: CompiledFunction) -> Result<(), NativeError> {
+    pub fn define_compiled(&mut self, c: CompiledFunction) -> Result<(), TranslateError> {
         self.check_order(c.id)?;
         let Some(Callee::Defined { id, .. }) = self.compiler.cx.callee(ValueId(c.id)) else {
-            return Err(NativeError::Unsupported { function: c.id, message: "not a defined function".into() });
+            return Err(TranslateError::Unsupported { function: c.id, message: "not a defined function".into() });
         };
         let code = &c.compiled;
         self.obj.define_function_bytes(id, code.alignment, &code.bytes, &code.relocs).map_err(object_error)?;
@@ -563,9 +530,9 @@ impl NativeTranslator {
     }
 
     /// The object file.
-    pub fn finish(self) -> Result<Vec<u8>, NativeError> {
+    pub fn finish(self) -> Result<Vec<u8>, TranslateError> {
         if self.next != self.compiler.defined.len() {
-            return Err(NativeError::MissingBodies { missing: self.compiler.defined.len() - self.next });
+            return Err(TranslateError::MissingBodies { missing: self.compiler.defined.len() - self.next });
         }
         object::finish(self)
     }
@@ -577,7 +544,7 @@ pub fn translate(
     verified: &Verified<'_>,
     functions: impl IntoIterator<Item = Function>,
     opts: &Options,
-) -> Result<Vec<u8>, NativeError> {
+) -> Result<Vec<u8>, TranslateError> {
     let m = verified.module();
     let mut t = NativeTranslator::new(verified, opts)?;
     let mut verifier = FunctionVerifier::new();
@@ -585,91 +552,186 @@ pub fn translate(
     for f in functions {
         verifier.verify(m, &f, &mut diagnostics);
         if !diagnostics.is_empty() {
-            return Err(NativeError::Invalid(diagnostics));
+            return Err(TranslateError::Invalid(diagnostics));
         }
         t.define_function(&f)?;
     }
     t.finish()
 }
 
-/// Decodes, verifies and translates a pexe on [`Options::threads`]
-/// threads: the calling thread decodes and verifies and compiles too, the
-/// others compile. Verifier diagnostics (all of them) become
-/// [`NativeError::Invalid`]. The object is the same for any number of
-/// threads.
-pub fn translate_bytes(pexe: &[u8], opts: &Options) -> Result<Vec<u8>, NativeError> {
-    let threads = match opts.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    };
-    if threads <= 1 {
-        return translate_serial(pexe, opts);
-    }
-    translate_parallel(pexe, opts, threads)
+/// Decodes, verifies and translates a pexe on the push pipeline
+/// ([`crate::back::Pipeline`] with [`NativeBackend`]), on
+/// [`Options::threads`] threads. Verifier diagnostics (all of them, in file
+/// order) become [`TranslateError::Invalid`]. The object is the same for
+/// any number of threads.
+pub fn translate_bytes(pexe: &[u8], opts: &Options) -> Result<Vec<u8>, TranslateError> {
+    crate::back::Pipeline::<NativeBackend>::whole(pexe, opts.clone()).finish().into_output()
 }
 
-fn translate_serial(pexe: &[u8], opts: &Options) -> Result<Vec<u8>, NativeError> {
-    let mut verifier = FunctionVerifier::new();
-    let mut diagnostics = Vec::new();
-    let mut translator: Option<NativeTranslator> = None;
-    let mut failed: Option<NativeError> = None;
-    let mut module_checked = false;
-    let module = crate::decode::decode_with(pexe, |m, f| {
-        if !module_checked {
-            module_checked = true;
-            start_module(m, opts, &mut diagnostics, &mut translator, &mut failed);
-        }
-        verifier.verify(m, &f, &mut diagnostics);
-        if diagnostics.is_empty() && failed.is_none() {
-            if let Some(t) = translator.as_mut() {
-                if let Err(e) = t.define_function(&f) {
-                    failed = Some(e);
-                }
+/// The native back end on the push pipeline: each body is compiled as it
+/// arrives, on the pipeline's thread or, when [`Options::threads`] asks for
+/// more than one, on a pool of compiling threads besides it; machine code
+/// is placed in body order, so the object is the same byte for byte for
+/// any number of threads.
+///
+/// ```no_run
+/// use pexe::back::native::{NativeBackend, Options};
+/// use pexe::back::Pipeline;
+/// let pexe = std::fs::read("app.pexe").unwrap();
+/// let object = Pipeline::<NativeBackend>::whole(&pexe, Options::default()).finish().into_output().unwrap();
+/// ```
+pub struct NativeBackend {
+    translator: NativeTranslator,
+    pool: Option<Pool>,
+}
+
+impl crate::back::Backend for NativeBackend {
+    type Options = Options;
+    type Output = Vec<u8>;
+
+    fn begin(module: Verified<'_>, options: &Options) -> Result<Self, TranslateError> {
+        let translator = NativeTranslator::new(&module, options)?;
+        let threads = match options.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        let pool = (threads > 1).then(|| Pool::new(translator.compiler(), threads - 1));
+        Ok(NativeBackend { translator, pool })
+    }
+
+    fn define_function(
+        &mut self,
+        _: Verified<'_>,
+        body: &Function,
+        _: crate::verify::FunctionAnalysis<'_>,
+    ) -> Result<(), TranslateError> {
+        match &mut self.pool {
+            None => self.translator.define_function(body),
+            Some(pool) => {
+                pool.submit(body);
+                pool.place_ready(&mut self.translator, false)
             }
         }
-        Ok(())
-    })?;
-    if !module_checked {
-        start_module(&module, opts, &mut diagnostics, &mut translator, &mut failed);
     }
-    conclude(diagnostics, failed, translator)
-}
 
-/// Checks the module once its declarations are complete and starts the
-/// translator.
-fn start_module(
-    m: &Module,
-    opts: &Options,
-    diagnostics: &mut Vec<Diagnostic>,
-    translator: &mut Option<NativeTranslator>,
-    failed: &mut Option<NativeError>,
-) {
-    let d = crate::verify::verify_module(m);
-    if !d.is_empty() {
-        diagnostics.extend(d);
-        return;
-    }
-    match NativeTranslator::from_module(m, opts) {
-        Ok(t) => *translator = Some(t),
-        Err(e) => *failed = Some(e),
+    fn finish(mut self, _: Verified<'_>) -> Result<Vec<u8>, TranslateError> {
+        if let Some(pool) = &mut self.pool {
+            pool.queue.close();
+            pool.help();
+            pool.place_ready(&mut self.translator, true)?;
+        }
+        // Joins the threads (all idle now) before the object is written.
+        self.pool = None;
+        self.translator.finish()
     }
 }
 
-fn conclude(
-    mut diagnostics: Vec<Diagnostic>,
-    failed: Option<NativeError>,
-    translator: Option<NativeTranslator>,
-) -> Result<Vec<u8>, NativeError> {
-    if !diagnostics.is_empty() {
-        diagnostics.sort_by_key(|d| d.pos);
-        return Err(NativeError::Invalid(diagnostics));
+type Compiled = Result<CompiledFunction, TranslateError>;
+
+/// The compiling threads of a [`NativeBackend`] and the bodies in flight.
+struct Pool {
+    queue: Arc<WorkQueue>,
+    done: std::sync::mpsc::Receiver<(usize, Compiled)>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+    compiler: FunctionCompiler,
+    scratch: CompileScratch,
+    /// Bodies submitted so far (the next one's sequence number).
+    sent: usize,
+    /// Bodies placed in the object so far.
+    placed: usize,
+    /// Compiled bodies waiting for the ones before them.
+    waiting: std::collections::BTreeMap<usize, Compiled>,
+}
+
+impl Pool {
+    /// `extra` compiling threads (besides the pipeline's own).
+    fn new(compiler: FunctionCompiler, extra: usize) -> Pool {
+        let queue = Arc::new(WorkQueue::new());
+        let (done_tx, done) = std::sync::mpsc::channel();
+        let mut threads = Vec::with_capacity(extra);
+        for n in 1..=extra {
+            let (queue, done, compiler) = (queue.clone(), done_tx.clone(), compiler.clone());
+            let spawned = std::thread::Builder::new().name(format!("pexe-native-{n}")).spawn(move || {
+                let mut scratch = CompileScratch::default();
+                while let Some((seq, f)) = queue.pop(true) {
+                    if done.send((seq, compiler.compile(&f, &mut scratch))).is_err() {
+                        break;
+                    }
+                }
+            });
+            // A thread that cannot start leaves its share to the others
+            // (the pipeline's thread compiles whatever is left).
+            if let Ok(t) = spawned {
+                threads.push(t);
+            }
+        }
+        Pool {
+            queue,
+            done,
+            threads,
+            compiler,
+            scratch: CompileScratch::default(),
+            sent: 0,
+            placed: 0,
+            waiting: Default::default(),
+        }
     }
-    if let Some(e) = failed {
-        return Err(e);
+
+    /// Queues a body, or compiles it here when the queue is full (which
+    /// bounds the bodies held in memory and keeps this thread busy too).
+    fn submit(&mut self, body: &Function) {
+        let seq = self.sent;
+        self.sent += 1;
+        if self.queue.is_full() {
+            let c = self.compiler.compile(body, &mut self.scratch);
+            self.waiting.insert(seq, c);
+        } else {
+            self.queue.push((seq, body.clone()));
+        }
     }
-    match translator {
-        Some(t) => t.finish(),
-        None => Err(NativeError::MissingBodies { missing: 0 }),
+
+    /// Compiles what is left in the queue on this thread.
+    fn help(&mut self) {
+        while let Some((seq, f)) = self.queue.pop(false) {
+            let c = self.compiler.compile(&f, &mut self.scratch);
+            self.waiting.insert(seq, c);
+        }
+    }
+
+    /// Places compiled bodies in order as far as they go; with `all`, waits
+    /// for every submitted body.
+    fn place_ready(&mut self, translator: &mut NativeTranslator, all: bool) -> Result<(), TranslateError> {
+        loop {
+            while let Ok((seq, c)) = self.done.try_recv() {
+                self.waiting.insert(seq, c);
+            }
+            while let Some(c) = self.waiting.remove(&self.placed) {
+                translator.define_compiled(c?)?;
+                self.placed += 1;
+            }
+            if !all || self.placed == self.sent {
+                return Ok(());
+            }
+            // The missing bodies are being compiled by the pool.
+            match self.done.recv() {
+                Ok((seq, c)) => {
+                    self.waiting.insert(seq, c);
+                }
+                Err(_) => return Err(object_error("a compiling thread stopped early")),
+            }
+        }
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        // After an error nothing more is wanted: drop the queued bodies and
+        // let the threads end.
+        self.queue.clear();
+        self.queue.close();
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
     }
 }
 
@@ -680,35 +742,40 @@ struct WorkQueue {
 }
 
 impl WorkQueue {
-    /// Queued bodies beyond which the decoding thread compiles one itself
-    /// (keeps decoded bodies in memory bounded, and every thread busy).
+    /// Queued bodies beyond which the pipeline's thread compiles one itself.
     const MAX: usize = 64;
 
     fn new() -> Self {
         WorkQueue { items: std::sync::Mutex::new((Default::default(), false)), ready: std::sync::Condvar::new() }
     }
 
-    /// Queues `item`, or hands it back when the queue is full.
-    fn push(&self, item: (usize, Function)) -> Option<(usize, Function)> {
-        let mut q = self.items.lock().unwrap_or_else(|e| e.into_inner());
-        if q.0.len() >= Self::MAX {
-            return Some(item);
-        }
-        q.0.push_back(item);
+    fn lock(&self) -> std::sync::MutexGuard<'_, (std::collections::VecDeque<(usize, Function)>, bool)> {
+        self.items.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn is_full(&self) -> bool {
+        self.lock().0.len() >= Self::MAX
+    }
+
+    fn push(&self, item: (usize, Function)) {
+        self.lock().0.push_back(item);
         self.ready.notify_one();
-        None
+    }
+
+    fn clear(&self) {
+        self.lock().0.clear();
     }
 
     /// No more bodies will come.
     fn close(&self) {
-        self.items.lock().unwrap_or_else(|e| e.into_inner()).1 = true;
+        self.lock().1 = true;
         self.ready.notify_all();
     }
 
     /// The next body; waits unless `wait` is false; None once closed and
     /// empty (or empty, without waiting).
     fn pop(&self, wait: bool) -> Option<(usize, Function)> {
-        let mut q = self.items.lock().unwrap_or_else(|e| e.into_inner());
+        let mut q = self.lock();
         loop {
             if let Some(item) = q.0.pop_front() {
                 return Some(item);
@@ -719,109 +786,6 @@ impl WorkQueue {
             q = self.ready.wait(q).unwrap_or_else(|e| e.into_inner());
         }
     }
-}
-
-/// `translate_bytes` on `threads` threads: `threads - 1` compiling ones,
-/// and this one, which decodes and verifies, compiles a body itself
-/// whenever the queue is full, and helps drain the queue once decoding is
-/// done — never more threads busy than asked for.
-fn translate_parallel(pexe: &[u8], opts: &Options, threads: usize) -> Result<Vec<u8>, NativeError> {
-    use std::sync::mpsc;
-    type Done = (usize, Result<CompiledFunction, NativeError>);
-
-    let mut verifier = FunctionVerifier::new();
-    let mut diagnostics = Vec::new();
-    let mut translator: Option<NativeTranslator> = None;
-    let mut failed: Option<NativeError> = None;
-    let mut module_checked = false;
-    let (done_tx, done_rx) = mpsc::channel::<Done>();
-    let mut results: Vec<Option<Result<CompiledFunction, NativeError>>> = Vec::new();
-    let mut sent = 0usize;
-    let queue = WorkQueue::new();
-    let mut compiler: Option<FunctionCompiler> = None;
-    let mut scratch = CompileScratch::default();
-
-    let decoded = std::thread::scope(|scope| {
-        let queue = &queue;
-        let decoded = crate::decode::decode_with(pexe, |m, f| {
-            if !module_checked {
-                module_checked = true;
-                start_module(m, opts, &mut diagnostics, &mut translator, &mut failed);
-                if let Some(t) = translator.as_ref() {
-                    compiler = Some(t.compiler());
-                    for n in 1..threads {
-                        let done = done_tx.clone();
-                        let compiler = t.compiler();
-                        // A thread that cannot start leaves its share to the others.
-                        let _ = std::thread::Builder::new().name(format!("pexe-native-{n}")).spawn_scoped(
-                            scope,
-                            move || {
-                                let mut scratch = CompileScratch::default();
-                                while let Some((seq, f)) = queue.pop(true) {
-                                    if done.send((seq, compiler.compile(&f, &mut scratch))).is_err() {
-                                        break;
-                                    }
-                                }
-                            },
-                        );
-                    }
-                }
-            }
-            verifier.verify(m, &f, &mut diagnostics);
-            if diagnostics.is_empty() && failed.is_none() {
-                if let Some(c) = &compiler {
-                    let seq = sent;
-                    sent += 1;
-                    if let Some((seq, f)) = queue.push((seq, f)) {
-                        let _ = done_tx.send((seq, c.compile(&f, &mut scratch)));
-                    }
-                }
-            }
-            Ok(())
-        });
-        queue.close();
-        // Help the compiling threads finish the queue.
-        if let Some(c) = &compiler {
-            while let Some((seq, f)) = queue.pop(false) {
-                let _ = done_tx.send((seq, c.compile(&f, &mut scratch)));
-            }
-        }
-        decoded
-    });
-    drop(done_tx);
-    let module = decoded?;
-    results.resize_with(sent, || None);
-    for (seq, r) in done_rx.iter() {
-        if let Some(slot) = results.get_mut(seq) {
-            *slot = Some(r);
-        }
-    }
-    if !module_checked {
-        start_module(&module, opts, &mut diagnostics, &mut translator, &mut failed);
-    }
-    if diagnostics.is_empty() && failed.is_none() {
-        if let Some(t) = translator.as_mut() {
-            for r in results {
-                match r {
-                    Some(Ok(c)) => {
-                        if let Err(e) = t.define_compiled(c) {
-                            failed = Some(e);
-                            break;
-                        }
-                    }
-                    Some(Err(e)) => {
-                        failed = Some(e);
-                        break;
-                    }
-                    None => {
-                        failed = Some(object_error("a compiling thread stopped early"));
-                        break;
-                    }
-                }
-            }
-        }
-    }
-    conclude(diagnostics, failed, translator)
 }
 
 /// Names of symbols: the pexe's own where it has one, made unique.

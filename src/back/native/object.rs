@@ -5,7 +5,7 @@
 
 use super::func::{self, user_trap};
 use super::rtabi::{self, ctx as cx_off, trap};
-use super::{object_error, sig_key, Callee, NativeError, NativeTranslator};
+use super::{object_error, sig_key, Callee, TranslateError, NativeTranslator};
 use crate::ir::ValType;
 use cranelift_codegen::ir::{self as cl, types, AbiParam, InstBuilder, UserFuncName};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -47,7 +47,7 @@ impl Bytes {
     }
 }
 
-pub(super) fn finish(mut t: NativeTranslator) -> Result<Vec<u8>, NativeError> {
+pub(super) fn finish(mut t: NativeTranslator) -> Result<Vec<u8>, TranslateError> {
     let cx = std::sync::Arc::clone(&t.compiler.cx);
     let call_conv = cx.call_conv;
 
@@ -61,7 +61,7 @@ pub(super) fn finish(mut t: NativeTranslator) -> Result<Vec<u8>, NativeError> {
     thread_sig.params = vec![AbiParam::new(types::I64), AbiParam::new(types::I32)];
     let thread_id =
         t.obj.declare_function("__pexe_thread_start", Linkage::Local, &thread_sig).map_err(object_error)?;
-    let entry = t.start.ok_or(NativeError::NoEntry)?;
+    let entry = t.start.ok_or(TranslateError::NoEntry)?;
     let mut fctx = FunctionBuilderContext::new();
     let mut ctx = cranelift_codegen::Context::new();
     for (which, id, sig) in [(0, start_id, &start_sig), (1, thread_id, &thread_sig)] {
@@ -261,7 +261,7 @@ pub(super) fn finish(mut t: NativeTranslator) -> Result<Vec<u8>, NativeError> {
 
 /// A read-only data object holding `bytes` (at least 8, so it has an
 /// address of its own).
-fn blob(obj: &mut cranelift_object::ObjectModule, name: &str, mut bytes: Vec<u8>, align: u64) -> Result<DataId, NativeError> {
+fn blob(obj: &mut cranelift_object::ObjectModule, name: &str, mut bytes: Vec<u8>, align: u64) -> Result<DataId, TranslateError> {
     if bytes.len() < 8 {
         bytes.resize(8, 0);
     }

@@ -98,7 +98,7 @@ pub mod trap {
 }
 
 /// The message of a trap code, worded as the wasm path's engine words it
-/// (`tests/run.rs` checks both paths against the same texts).
+/// (`tests/all/run.rs` checks both paths against the same texts).
 pub fn trap_message(code: u32) -> &'static str {
     match code {
         trap::UNREACHABLE => "unreachable",

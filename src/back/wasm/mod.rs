@@ -24,9 +24,14 @@
 //! - a name section naming every function (`f<N>` when the pexe has no
 //!   name for it).
 //!
-//! Function bodies are translated as they arrive and dropped: a large pexe
-//! never needs all of its IR in memory. [`translate_bytes`] decodes and
-//! verifies on the calling thread while a second thread translates.
+//! [`WasmBackend`] is this back end's [`Backend`]: the pipeline
+//! (`super::Pipeline`) hands it each body as soon as it is decoded and
+//! verified, and drops it: a large pexe never needs all of its IR in
+//! memory. Bodies are independent of one another: a [`BodyTranslator`]
+//! translates them against a shared [`BodyContext`] on any thread (or in
+//! another Worker), each into a [`BodyCode`] that [`WasmBackend::define_body`]
+//! stitches in order; [`translate_bytes`] does that on every core (see
+//! `super::parallel`). One thread or many, the bytes are the same.
 //!
 //! ```no_run
 //! let pexe = std::fs::read("app.pexe").unwrap();
@@ -34,23 +39,24 @@
 //! std::fs::write("app.wasm", wasm).unwrap();
 //! ```
 
-mod control;
-mod error;
 mod func;
 pub mod imports;
-mod intrinsics;
 pub mod layout;
-mod locals;
-mod setjmp;
+mod libm;
 pub mod structure;
 mod types;
 
-pub use error::TranslateError;
+pub use super::TranslateError;
 pub use layout::{Layout, GLOBAL_BASE};
 
-use crate::ir::{Function, Module, ValType as IrType, ValueId};
-use crate::verify::{FunctionVerifier, Intrinsic, Verified};
+pub use func::{BodyFixups, CallSite, SigFixup};
+pub use libm::SqrtClaim;
+
+use super::Backend;
+use crate::ir::{FuncId, Function, Module, Type, ValType as IrType, ValueId};
+use crate::verify::{FunctionAnalysis, FunctionVerifier, Intrinsic, Verified};
 use func::FuncTranslator;
+use std::sync::Arc;
 use imports::{export, ImportLayout, IRT_FUNC_BASE};
 use types::Signatures;
 use wasm_encoder::{
@@ -66,13 +72,18 @@ pub struct Options {
     pub wat: bool,
     /// Write the name section (function names for fault messages).
     pub names: bool,
-    /// [`translate_bytes`]: translate on a second thread while decoding.
+    /// [`translate_bytes`]: translate bodies on several threads.
     pub parallel: bool,
+    /// How many threads when `parallel` (0: one per core).
+    pub threads: usize,
+    /// Calls of the pexe's own `sqrt` become `f64.sqrt` where its body is
+    /// proven to compute exactly that (`libm.rs`).
+    pub fast_libm: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { wat: false, names: true, parallel: true }
+        Options { wat: false, names: true, parallel: true, threads: 0, fast_libm: true }
     }
 }
 
@@ -118,6 +129,9 @@ pub(crate) struct ModuleCx {
     pub i32_to_void: u32,
     /// Table index of pexe function 0 (a function's address is this + id).
     pub pexe_table_base: u32,
+    /// The function whose calls take the `sqrt` form (`libm.rs`), or
+    /// `u32::MAX`.
+    pub fast_sqrt: u32,
 }
 
 impl ModuleCx {
@@ -126,34 +140,181 @@ impl ModuleCx {
     }
 }
 
-/// Builds one module: created from the module, fed the bodies in order,
-/// then finished.
-struct ModuleTranslator {
+/// What every body of one module is translated against: the module's
+/// functions and globals as wasm sees them, and its function types (frozen:
+/// a body needing another signature leaves a [`SigFixup`]). Read-only, so
+/// one context serves every thread.
+pub struct BodyContext {
     cx: ModuleCx,
     sigs: Signatures,
-    layout: Layout,
-    names: bool,
+}
+
+impl BodyContext {
+    /// The context of a verified module (what [`WasmBackend::context`]
+    /// gives, without the rest of the back end).
+    pub fn new(module: Verified<'_>) -> Result<Self, TranslateError> {
+        let m = module.module();
+        let imports = ImportLayout::for_module(m);
+        let layout = Layout::new(m, imports.pexe_table_base())?;
+        Ok(Parts::new(m, imports, layout)?.ctx)
+    }
+}
+
+/// A translated body: its code-section entry (size, locals, code) and the
+/// type indices left to patch in. Made by a [`BodyTranslator`], stitched by
+/// [`WasmBackend::define_body`]; [`BodyCode::to_bytes`] carries it between
+/// Workers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BodyCode {
+    /// The function it translates.
+    pub id: FuncId,
+    entry: Vec<u8>,
+    fixups: BodyFixups,
+    /// Facts for the `sqrt` form (`libm.rs`).
+    pure_leaf: bool,
+    sqrt: Option<SqrtClaim>,
+}
+
+impl BodyCode {
+    /// The code-section entry (type indices of any fixups not patched yet).
+    pub fn entry(&self) -> &[u8] {
+        &self.entry
+    }
+
+    /// A byte form (all integers u32 LE): `id`; the signature fixup count,
+    /// per fixup its offset, key length (u8) and key; the call-site count,
+    /// per site its offset, length (u8) and callee; a flags byte (1: pure
+    /// leaf, 2: a `sqrt` claim follows), the claim's helper count and
+    /// helpers; then the entry.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(16 + self.entry.len());
+        let u32 = |out: &mut Vec<u8>, x: u32| out.extend_from_slice(&x.to_le_bytes());
+        u32(&mut out, self.id.0);
+        u32(&mut out, self.fixups.sigs.len() as u32);
+        for f in &self.fixups.sigs {
+            u32(&mut out, f.at);
+            out.push(f.key.len() as u8);
+            out.extend_from_slice(&f.key);
+        }
+        u32(&mut out, self.fixups.calls.len() as u32);
+        for c in &self.fixups.calls {
+            u32(&mut out, c.at);
+            out.push(c.len);
+            u32(&mut out, c.callee);
+        }
+        out.push(u8::from(self.pure_leaf) | if self.sqrt.is_some() { 2 } else { 0 });
+        if let Some(claim) = &self.sqrt {
+            u32(&mut out, claim.helpers.len() as u32);
+            for &h in &claim.helpers {
+                u32(&mut out, h);
+            }
+        }
+        out.extend_from_slice(&self.entry);
+        out
+    }
+
+    /// Reads [`BodyCode::to_bytes`]' form back; `None` if `bytes` is not one
+    /// (fixups must lie inside the entry, keys be signatures).
+    pub fn from_bytes(bytes: &[u8]) -> Option<BodyCode> {
+        let u32_at = |at: usize| -> Option<u32> { Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?)) };
+        let id = FuncId(u32_at(0)?);
+        let n = u32_at(4)? as usize;
+        let mut at = 8;
+        // Each fixup or call site takes at least 5 bytes of `bytes`.
+        if n > bytes.len() / 5 {
+            return None;
+        }
+        let mut fixups = BodyFixups::default();
+        for _ in 0..n {
+            let off = u32_at(at)?;
+            let len = *bytes.get(at + 4)? as usize;
+            let key = bytes.get(at + 5..at + 5 + len)?;
+            fixups.sigs.push(SigFixup { at: off, key: key.into() });
+            at += 5 + len;
+        }
+        let n = u32_at(at)? as usize;
+        at += 4;
+        if n > bytes.len() / 9 {
+            return None;
+        }
+        for _ in 0..n {
+            fixups.calls.push(CallSite { at: u32_at(at)?, len: *bytes.get(at + 4)?, callee: u32_at(at + 5)? });
+            at += 9;
+        }
+        let flags = *bytes.get(at)?;
+        at += 1;
+        let sqrt = if flags & 2 != 0 {
+            let n = u32_at(at)? as usize;
+            at += 4;
+            if n > bytes.len() / 4 {
+                return None;
+            }
+            let mut helpers = Vec::with_capacity(n);
+            for _ in 0..n {
+                helpers.push(u32_at(at)?);
+                at += 4;
+            }
+            Some(SqrtClaim { helpers })
+        } else {
+            None
+        };
+        let entry = bytes.get(at..)?.to_vec();
+        let body = BodyCode { id, entry, fixups, pure_leaf: flags & 1 != 0, sqrt };
+        body.fixups_fit().then_some(body)
+    }
+
+    fn fixups_fit(&self) -> bool {
+        let len = self.entry.len();
+        self.fixups.sigs.iter().all(|f| (f.at as usize).checked_add(5).is_some_and(|end| end <= len))
+            && self.fixups.calls.iter().all(|c| c.len >= 1 && (c.at as usize).checked_add(c.len as usize).is_some_and(|end| end <= len))
+    }
+}
+
+/// Translates bodies against a [`BodyContext`], one after another, reusing
+/// its buffers. One per thread.
+pub struct BodyTranslator {
+    ctx: Arc<BodyContext>,
     funcs: FuncTranslator,
-    /// Ids of the defined functions, in order; `next` is the one expected.
+}
+
+impl BodyTranslator {
+    pub fn new(ctx: Arc<BodyContext>) -> Self {
+        BodyTranslator { ctx, funcs: FuncTranslator::new() }
+    }
+
+    /// Translates one verified body of the context's module; `analysis` is
+    /// what the verifier found about it, if at hand (the output is the same
+    /// without it, only slower).
+    pub fn translate(&mut self, f: &Function, analysis: Option<FunctionAnalysis<'_>>) -> Result<BodyCode, TranslateError> {
+        let mut entry = Vec::new();
+        let mut fixups = BodyFixups::default();
+        self.funcs.translate(&self.ctx.cx, &self.ctx.sigs, f, analysis, &mut entry, &mut fixups)?;
+        let (pure_leaf, sqrt) = body_facts(&self.ctx.cx, f);
+        Ok(BodyCode { id: f.id, entry, fixups, pure_leaf, sqrt })
+    }
+}
+
+/// What the `sqrt` form needs to know of a body (`libm.rs`).
+fn body_facts(cx: &ModuleCx, f: &Function) -> (bool, Option<SqrtClaim>) {
+    let sqrt = if f.id.0 == cx.fast_sqrt { libm::sqrt_fast_path(f, cx) } else { None };
+    (libm::is_pure_leaf(f), sqrt)
+}
+
+/// The module-level parts [`WasmBackend::new`] and [`BodyContext::new`] share.
+struct Parts {
+    ctx: BodyContext,
+    imports: ImportLayout,
+    layout: Layout,
     defined: Vec<u32>,
-    next: usize,
-    /// Code-section entries so far.
-    code: Vec<u8>,
-    /// Type indices used by the module's own parts.
     void_void: u32,
     i32_void: u32,
-    longjmp_ty: u32,
-    /// What the module imports, and the type index of each import.
-    imports: ImportLayout,
     import_types: Vec<u32>,
     fault_ty: u32,
     fmod_ty: u32,
 }
 
-impl ModuleTranslator {
-    fn new(m: &Module, opts: &Options) -> Result<Self, TranslateError> {
-        let imports = ImportLayout::for_module(m);
-        let layout = Layout::new(m, imports.pexe_table_base())?;
+impl Parts {
+    fn new(m: &Module, imports: ImportLayout, layout: Layout) -> Result<Parts, TranslateError> {
         let mut sigs = Signatures::new();
         let fault_ty = sigs.intern(&[ValType::I32, ValType::I32], &[]);
         let fmod_ty = sigs.intern(&[ValType::F64, ValType::F64], &[ValType::F64]);
@@ -168,7 +329,6 @@ impl ModuleTranslator {
         let num_imported = imports.num_imported_funcs();
         let void_void = sigs.intern(&[], &[]);
         let i32_void = sigs.intern(&[ValType::I32], &[]);
-        let longjmp_ty = fault_ty;
         let mut funcs = Vec::with_capacity(m.functions.len());
         let mut defined = Vec::new();
         for (i, d) in m.functions.iter().enumerate() {
@@ -184,51 +344,219 @@ impl ModuleTranslator {
             };
             funcs.push(FuncEntry { callee, params: d.sig.params.clone(), ret: d.sig.ret });
         }
+        // Every function type of the types block, so the signatures of
+        // indirect calls are known before any body (bodies only read them).
+        for t in &m.types {
+            if let Type::Function(ft) = t {
+                sigs.intern_pnacl(ft.params.iter().copied(), ft.ret);
+            }
+        }
         let total = u64::from(num_imported) + defined.len() as u64 + 2;
         if total > 1_000_000 {
             return Err(TranslateError::TooMany { what: "functions", count: total });
         }
-        let mut code = Vec::with_capacity(m.functions.len() * 64);
-        wasm_encoder::Encode::encode(&(defined.len() as u32 + 2), &mut code);
-        Ok(ModuleTranslator {
-            cx: ModuleCx {
-                num_funcs: m.functions.len() as u32,
-                funcs,
-                global_addrs: layout.addrs.clone(),
-                i32_to_void: i32_void,
-                pexe_table_base: imports.pexe_table_base(),
-            },
-            sigs,
+        let cx = ModuleCx {
+            num_funcs: m.functions.len() as u32,
+            funcs,
+            global_addrs: layout.addrs.clone(),
+            i32_to_void: i32_void,
+            pexe_table_base: imports.pexe_table_base(),
+            fast_sqrt: libm::sqrt_candidate(m).unwrap_or(u32::MAX),
+        };
+        Ok(Parts {
+            ctx: BodyContext { cx, sigs },
+            imports,
             layout,
-            names: opts.names,
-            funcs: FuncTranslator::new(),
             defined,
-            next: 0,
-            code,
             void_void,
             i32_void,
-            longjmp_ty,
-            imports,
             import_types,
             fault_ty,
             fmod_ty,
         })
     }
+}
 
-    /// Translates the next body (bodies come in declaration order).
-    fn add_function(&mut self, f: &Function) -> Result<(), TranslateError> {
-        match self.defined.get(self.next) {
-            Some(&id) if id == f.id.0 => {}
-            Some(&id) => return Err(TranslateError::BodyOrder { got: f.id.0, expected: id }),
-            None => return Err(TranslateError::BodyOrder { got: f.id.0, expected: u32::MAX }),
-        }
-        self.next += 1;
-        self.funcs.translate(&self.cx, &mut self.sigs, f, &mut self.code)
+/// The WebAssembly back end: made from the module, fed the bodies in order
+/// (IR, or [`BodyCode`] translated elsewhere), then finished.
+pub struct WasmBackend {
+    ctx: Arc<BodyContext>,
+    /// The module's function types: the context's, then those bodies added.
+    sigs: Signatures,
+    layout: Layout,
+    names: bool,
+    funcs: FuncTranslator,
+    /// Ids of the defined functions, in order; `next` is the one expected.
+    defined: Vec<u32>,
+    next: usize,
+    /// Code-section entries so far.
+    code: Vec<u8>,
+    fixups: BodyFixups,
+    /// The `sqrt` form (`libm.rs`): whether to use it, the call sites
+    /// (absolute offsets into `code`, lengths), which functions are pure
+    /// leaves, and what `sqrt`'s body claimed.
+    fast_libm: bool,
+    sqrt_sites: Vec<(usize, u8)>,
+    pure_leaf: Vec<bool>,
+    sqrt_claim: Option<SqrtClaim>,
+    /// Type indices used by the module's own parts.
+    void_void: u32,
+    i32_void: u32,
+    longjmp_ty: u32,
+    /// What the module imports, and the type index of each import.
+    imports: ImportLayout,
+    import_types: Vec<u32>,
+    fault_ty: u32,
+    fmod_ty: u32,
+}
+
+impl Backend for WasmBackend {
+    type Options = Options;
+    type Output = Vec<u8>;
+
+    fn begin(module: Verified<'_>, options: &Options) -> Result<Self, TranslateError> {
+        WasmBackend::new(module, options)
     }
 
-    fn finish(mut self, m: &Module) -> Result<Vec<u8>, TranslateError> {
+    fn define_function(&mut self, _: Verified<'_>, f: &Function, analysis: FunctionAnalysis<'_>) -> Result<(), TranslateError> {
+        self.expect(f.id)?;
+        let start = self.code.len();
+        self.funcs.translate(&self.ctx.cx, &self.ctx.sigs, f, Some(analysis), &mut self.code, &mut self.fixups)?;
+        let fixups = std::mem::take(&mut self.fixups);
+        let (pure_leaf, sqrt) = body_facts(&self.ctx.cx, f);
+        let r = self.patch(start, &fixups, f.id, pure_leaf, sqrt);
+        self.fixups = fixups;
+        self.fixups.sigs.clear();
+        self.fixups.calls.clear();
+        r
+    }
+
+    fn finish(self, module: Verified<'_>) -> Result<Vec<u8>, TranslateError> {
+        self.finish_module(module.module())
+    }
+}
+
+impl WasmBackend {
+    pub fn new(module: Verified<'_>, opts: &Options) -> Result<Self, TranslateError> {
+        let m = module.module();
+        let imports = ImportLayout::for_module(m);
+        let layout = Layout::new(m, imports.pexe_table_base())?;
+        let parts = Parts::new(m, imports, layout)?;
+        let mut code = Vec::with_capacity(m.functions.len() * 64);
+        wasm_encoder::Encode::encode(&(parts.defined.len() as u32 + 2), &mut code);
+        Ok(WasmBackend {
+            sigs: parts.ctx.sigs.clone(),
+            ctx: Arc::new(parts.ctx),
+            layout: parts.layout,
+            names: opts.names,
+            funcs: FuncTranslator::new(),
+            defined: parts.defined,
+            next: 0,
+            code,
+            fixups: BodyFixups::default(),
+            fast_libm: opts.fast_libm,
+            sqrt_sites: Vec::new(),
+            pure_leaf: vec![false; m.functions.len()],
+            sqrt_claim: None,
+            void_void: parts.void_void,
+            i32_void: parts.i32_void,
+            longjmp_ty: parts.fault_ty,
+            imports: parts.imports,
+            import_types: parts.import_types,
+            fault_ty: parts.fault_ty,
+            fmod_ty: parts.fmod_ty,
+        })
+    }
+
+    /// What [`BodyTranslator`]s of this module need.
+    pub fn context(&self) -> Arc<BodyContext> {
+        self.ctx.clone()
+    }
+
+    /// Ids of the functions with bodies, in the order they are expected.
+    pub fn defined(&self) -> impl ExactSizeIterator<Item = FuncId> + '_ {
+        self.defined.iter().map(|&i| FuncId(i))
+    }
+
+    /// Adds the next body, translated by a [`BodyTranslator`] of this
+    /// module's context.
+    pub fn define_body(&mut self, body: &BodyCode) -> Result<(), TranslateError> {
+        self.expect(body.id)?;
+        if !body.fixups_fit() {
+            return Err(TranslateError::Unsupported { function: body.id.0, message: "a malformed translated body".into() });
+        }
+        let start = self.code.len();
+        self.code.extend_from_slice(&body.entry);
+        self.patch(start, &body.fixups, body.id, body.pure_leaf, body.sqrt.clone())
+    }
+
+    /// Checks that `id` is the body expected next, and counts it.
+    fn expect(&mut self, id: FuncId) -> Result<(), TranslateError> {
+        match self.defined.get(self.next) {
+            Some(&want) if want == id.0 => {
+                self.next += 1;
+                Ok(())
+            }
+            Some(&want) => Err(TranslateError::BodyOrder { got: id.0, expected: want }),
+            None => Err(TranslateError::BodyOrder { got: id.0, expected: u32::MAX }),
+        }
+    }
+
+    /// Interns the signatures of `fixups` (in order) and writes their type
+    /// indices into the entry of `id` that starts at `start`; keeps its call
+    /// sites and facts for the `sqrt` form.
+    fn patch(
+        &mut self,
+        start: usize,
+        fixups: &BodyFixups,
+        id: FuncId,
+        pure_leaf: bool,
+        sqrt: Option<SqrtClaim>,
+    ) -> Result<(), TranslateError> {
+        if let Some(p) = self.pure_leaf.get_mut(id.0 as usize) {
+            *p = pure_leaf;
+        }
+        if sqrt.is_some() && id.0 == self.ctx.cx.fast_sqrt {
+            self.sqrt_claim = sqrt;
+        }
+        for c in &fixups.calls {
+            if c.callee == self.ctx.cx.fast_sqrt {
+                self.sqrt_sites.push((start + c.at as usize, c.len));
+            }
+        }
+        for f in &fixups.sigs {
+            let Some(index) = self.sigs.intern_key(&f.key) else {
+                return Err(TranslateError::Unsupported { function: u32::MAX, message: "a malformed signature key".into() });
+            };
+            let at = start + f.at as usize;
+            let Some(slot) = self.code.get_mut(at..at + 5) else {
+                return Err(TranslateError::Unsupported { function: u32::MAX, message: "a fixup outside its body".into() });
+            };
+            // A 5-byte LEB128, as the placeholder was.
+            for (k, byte) in slot.iter_mut().enumerate() {
+                let bits = ((index >> (7 * k)) & 0x7f) as u8;
+                *byte = if k < 4 { bits | 0x80 } else { bits };
+            }
+        }
+        Ok(())
+    }
+
+    fn finish_module(mut self, m: &Module) -> Result<Vec<u8>, TranslateError> {
         if self.next != self.defined.len() {
             return Err(TranslateError::MissingBodies { missing: self.defined.len() - self.next });
+        }
+        // The `sqrt` form: proven by its body and its helpers' bodies.
+        let proven = self.sqrt_claim.as_ref().is_some_and(|c| {
+            c.helpers.iter().all(|&h| self.pure_leaf.get(h as usize).copied().unwrap_or(false))
+        });
+        if self.fast_libm && proven {
+            for &(at, len) in &self.sqrt_sites {
+                if let Some(site) = self.code.get_mut(at..at + len as usize) {
+                    // f64.sqrt, then nops: the call's size.
+                    site[0] = 0x9F;
+                    site[1..].fill(0x01);
+                }
+            }
         }
         let ndef = self.defined.len() as u32;
         let init_data_func = self.imports.num_imported_funcs() + ndef;
@@ -257,7 +585,7 @@ impl ModuleTranslator {
         // Functions: the pexe's bodies, then the helpers.
         let mut functions = FunctionSection::new();
         for &id in &self.defined {
-            match self.cx.funcs[id as usize].callee {
+            match self.ctx.cx.funcs[id as usize].callee {
                 Callee::Defined { ty, .. } => functions.function(ty),
                 _ => unreachable!("defined functions are Callee::Defined"),
             };
@@ -265,7 +593,7 @@ impl ModuleTranslator {
         functions.function(self.void_void);
         functions.function(self.i32_void);
 
-        let table_size = u64::from(self.cx.pexe_table_base) + u64::from(self.cx.num_funcs);
+        let table_size = u64::from(self.ctx.cx.pexe_table_base) + u64::from(self.ctx.cx.num_funcs);
         let mut tables = TableSection::new();
         tables.table(TableType {
             element_type: RefType::FUNCREF,
@@ -293,7 +621,7 @@ impl ModuleTranslator {
 
         let mut exports = ExportSection::new();
         let start = m.functions.iter().position(|d| !d.is_proto && d.name.as_deref() == Some(b"_start"));
-        if let Some(Callee::Defined { index, .. }) = start.map(|i| self.cx.funcs[i].callee) {
+        if let Some(Callee::Defined { index, .. }) = start.map(|i| self.ctx.cx.funcs[i].callee) {
             exports.export(export::START, ExportKind::Func, index);
         }
         exports.export(export::THREAD_START, ExportKind::Func, thread_start_func);
@@ -315,10 +643,10 @@ impl ModuleTranslator {
             &ConstExpr::i32_const(imports::IRT_TABLE_BASE as i32),
             Elements::Functions(imported.into()),
         );
-        let pexe_table_base = self.cx.pexe_table_base;
+        let pexe_table_base = self.ctx.cx.pexe_table_base;
         let mut run: Vec<u32> = Vec::new();
         let mut run_start = 0u32;
-        for (i, e) in self.cx.funcs.iter().enumerate() {
+        for (i, e) in self.ctx.cx.funcs.iter().enumerate() {
             match e.callee {
                 Callee::Defined { index, .. } => {
                     if run.is_empty() {
@@ -393,7 +721,7 @@ impl ModuleTranslator {
                     Some(n) if !n.is_empty() => String::from_utf8_lossy(n).into_owned(),
                     _ => format!("f{id}"),
                 };
-                if let Callee::Defined { index, .. } = self.cx.funcs[id as usize].callee {
+                if let Callee::Defined { index, .. } = self.ctx.cx.funcs[id as usize].callee {
                     names.append(index, &name);
                 }
             }
@@ -428,188 +756,39 @@ pub fn translate(
     functions: impl IntoIterator<Item = Function>,
     opts: &Options,
 ) -> Result<Vec<u8>, TranslateError> {
-    let m = verified.module();
-    let mut t = ModuleTranslator::new(m, opts)?;
+    let mut t = WasmBackend::new(*verified, opts)?;
     let mut verifier = FunctionVerifier::new();
     let mut diagnostics = Vec::new();
     for f in functions {
-        verifier.verify(m, &f, &mut diagnostics);
+        verifier.verify(verified.module(), &f, &mut diagnostics);
         if !diagnostics.is_empty() {
             return Err(TranslateError::Invalid(diagnostics));
         }
-        t.add_function(&f)?;
+        t.define_function(*verified, &f, verifier.analysis())?;
     }
-    t.finish(m)
+    Backend::finish(t, *verified)
 }
 
-/// Decodes, verifies and translates a pexe, one body at a time. Verifier
-/// diagnostics (all of them) become [`TranslateError::Invalid`].
+/// Decodes, verifies and translates a pexe. Verifier diagnostics (all of
+/// them) become [`TranslateError::Invalid`].
 ///
-/// With [`Options::parallel`] (the default) bodies are translated on a
-/// second thread while the next ones are decoded and verified; where
-/// threads are unavailable it all runs on the calling thread. The output is
-/// the same either way.
+/// With [`Options::parallel`] (the default) bodies are decoded, verified
+/// and translated on [`Options::threads`] threads (`super::parallel`);
+/// where threads are unavailable, or the input is not valid, it all runs on
+/// the calling thread (`super::Pipeline`). The output is the same either way.
 pub fn translate_bytes(pexe: &[u8], opts: &Options) -> Result<Vec<u8>, TranslateError> {
-    if opts.parallel && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1) {
-        if let Some(result) = translate_bytes_parallel(pexe, opts) {
-            return result;
-        }
-    }
-    let mut backend = LocalBackend { translator: None, failed: None };
-    let (module, diagnostics) = decode_and_verify(pexe, opts, &mut backend)?;
-    let translator = match backend.failed {
-        Some(e) if diagnostics.is_empty() => return Err(e),
-        _ => backend.translator,
-    };
-    finish(module, diagnostics, translator)
-}
-
-/// Where verified bodies go: translated here, or sent to a worker.
-trait Backend {
-    fn start(&mut self, t: ModuleTranslator);
-    fn body(&mut self, f: Function);
-}
-
-struct LocalBackend {
-    translator: Option<ModuleTranslator>,
-    failed: Option<TranslateError>,
-}
-
-impl Backend for LocalBackend {
-    fn start(&mut self, t: ModuleTranslator) {
-        self.translator = Some(t);
-    }
-    fn body(&mut self, f: Function) {
-        if let (Some(t), None) = (self.translator.as_mut(), &self.failed) {
-            if let Err(e) = t.add_function(&f) {
-                self.failed = Some(e);
-            }
-        }
-    }
-}
-
-enum ToWorker {
-    Start(Box<ModuleTranslator>),
-    Body(Function),
-}
-
-struct WorkerBackend {
-    tx: std::sync::mpsc::SyncSender<ToWorker>,
-}
-
-impl Backend for WorkerBackend {
-    fn start(&mut self, t: ModuleTranslator) {
-        // A closed channel means the worker is gone; its result says why.
-        let _ = self.tx.send(ToWorker::Start(Box::new(t)));
-    }
-    fn body(&mut self, f: Function) {
-        let _ = self.tx.send(ToWorker::Body(f));
-    }
-}
-
-/// `translate_bytes` with the back end on a scoped thread; `None` when the
-/// thread cannot be started.
-fn translate_bytes_parallel(pexe: &[u8], opts: &Options) -> Option<Result<Vec<u8>, TranslateError>> {
-    /// Bodies decoded ahead of the translator (bounds memory).
-    const QUEUE: usize = 64;
-    std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<ToWorker>(QUEUE);
-        let worker = std::thread::Builder::new()
-            .name("pexe-wasm".into())
-            .spawn_scoped(scope, move || {
-                let mut translator: Option<ModuleTranslator> = None;
-                let mut failed = None;
-                for msg in rx {
-                    match msg {
-                        ToWorker::Start(t) => translator = Some(*t),
-                        ToWorker::Body(f) => {
-                            if let (Some(t), None) = (translator.as_mut(), &failed) {
-                                if let Err(e) = t.add_function(&f) {
-                                    failed = Some(e);
-                                }
-                            }
-                        }
-                    }
-                }
-                (translator, failed)
-            })
-            .ok()?;
-        let mut backend = WorkerBackend { tx };
-        let decoded = decode_and_verify(pexe, opts, &mut backend);
-        drop(backend);
-        let (translator, failed) = match worker.join() {
-            Ok(r) => r,
-            Err(panic) => std::panic::resume_unwind(panic),
+    if opts.parallel {
+        let threads = match opts.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
         };
-        Some((|| {
-            let (module, diagnostics) = decoded?;
-            let translator = match failed {
-                Some(e) if diagnostics.is_empty() => return Err(e),
-                _ => translator,
-            };
-            finish(module, diagnostics, translator)
-        })())
-    })
-}
-
-/// The decode loop: checks the module once its declarations are complete,
-/// then each body, handing the verified ones to `backend` (none after the
-/// first diagnostic, but every body is still checked).
-fn decode_and_verify(
-    pexe: &[u8],
-    opts: &Options,
-    backend: &mut impl Backend,
-) -> Result<(Module, Vec<crate::verify::Diagnostic>), TranslateError> {
-    let mut verifier = FunctionVerifier::new();
-    let mut diagnostics = Vec::new();
-    let mut module_checked = false;
-    let mut failed: Option<TranslateError> = None;
-    let module = crate::decode::decode_with(pexe, |m, f| {
-        if !module_checked {
-            module_checked = true;
-            let d = crate::verify::verify_module(m);
-            if d.is_empty() {
-                match ModuleTranslator::new(m, opts) {
-                    Ok(t) => backend.start(t),
-                    Err(e) => failed = Some(e),
-                }
-            } else {
-                diagnostics.extend(d);
+        if threads > 1 {
+            if let Some(wasm) = super::parallel::translate(pexe, opts, threads) {
+                return Ok(wasm);
             }
         }
-        verifier.verify(m, &f, &mut diagnostics);
-        if diagnostics.is_empty() && failed.is_none() {
-            backend.body(f);
-        }
-        Ok(())
-    })?;
-    if !module_checked {
-        diagnostics.extend(crate::verify::verify_module(&module));
-        if diagnostics.is_empty() {
-            backend.start(ModuleTranslator::new(&module, opts)?);
-        }
     }
-    if let Some(e) = failed {
-        if diagnostics.is_empty() {
-            return Err(e);
-        }
-    }
-    Ok((module, diagnostics))
-}
-
-fn finish(
-    module: Module,
-    mut diagnostics: Vec<crate::verify::Diagnostic>,
-    translator: Option<ModuleTranslator>,
-) -> Result<Vec<u8>, TranslateError> {
-    if !diagnostics.is_empty() {
-        diagnostics.sort_by_key(|d| d.pos);
-        return Err(TranslateError::Invalid(diagnostics));
-    }
-    match translator {
-        Some(t) => t.finish(&module),
-        None => Err(TranslateError::MissingBodies { missing: 0 }),
-    }
+    super::Pipeline::<WasmBackend>::whole(pexe, opts.clone()).finish().into_output()
 }
 
 /// The text form of a translated module.

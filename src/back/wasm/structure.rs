@@ -19,9 +19,12 @@
 //! # Algorithm
 //!
 //! The placement follows Ramsey, "Beyond Relooper" (ICFP 2022), over the
-//! reverse postorder (RPO) of the graph and its dominator tree (Lengauer and
-//! Tarjan's algorithm with path compression, so huge functions cost
-//! O(E log V) whatever their shape):
+//! reverse postorder (RPO) of the graph and its dominator tree, from the
+//! crate's one dominator implementation (`crate::cfg`: Cooper–Harvey–Kennedy,
+//! Lengauer–Tarjan with path compression for irreducible graphs, so huge
+//! functions cost O(E log V) whatever their shape). For a body without
+//! setjmp the graph is the body's basic blocks, whose orders and dominators
+//! the verifier has computed already; they are reused:
 //!
 //! - a *loop header* (target of an edge from a node it dominates) gets a
 //!   `loop` around its code and everything it dominates; the edges back to
@@ -82,6 +85,7 @@
 //! - Every `Br` names a `block` or `loop` that encloses the branch; each
 //!   label is defined once and is the target of at least one `Br`.
 
+use crate::cfg::Cfg as DomCfg;
 use std::ops::Range;
 
 /// A label of a `block` or `loop` in the output, unique within one function.
@@ -152,7 +156,20 @@ pub struct Structured {
 ///
 /// If a successor is `>= num_blocks` (the verifier rejects such branches).
 pub fn structure<'a>(num_blocks: usize, succs: impl Fn(u32) -> &'a [u32]) -> Structured {
-    structure_with(num_blocks, succs, Limits::DEFAULT)
+    structure_with(num_blocks, succs, Limits::DEFAULT, &mut DomCfg::default(), None)
+}
+
+/// [`structure`] with the dominator computation's buffers kept in `engine`
+/// between calls, and `known`, the graph's reverse postorder and dominators
+/// as the verifier computed them, when the graph is exactly the body's basic
+/// blocks (then they are not computed again).
+pub fn structure_in<'a>(
+    num_blocks: usize,
+    succs: impl Fn(u32) -> &'a [u32],
+    engine: &mut DomCfg,
+    known: Option<&DomCfg>,
+) -> Structured {
+    structure_with(num_blocks, succs, Limits::DEFAULT, engine, known)
 }
 
 /// The nesting caps (tests shrink them to reach the code paths that keep
@@ -169,12 +186,18 @@ impl Limits {
         Limits { tree_depth: MAX_TREE_DEPTH, block_fanout: MAX_BLOCK_FANOUT, inline_depth: MAX_INLINE_DEPTH };
 }
 
-fn structure_with<'a>(num_blocks: usize, succs: impl Fn(u32) -> &'a [u32], limits: Limits) -> Structured {
+fn structure_with<'a>(
+    num_blocks: usize,
+    succs: impl Fn(u32) -> &'a [u32],
+    limits: Limits,
+    engine: &mut DomCfg,
+    known: Option<&DomCfg>,
+) -> Structured {
     if num_blocks == 0 {
         return Structured { body: Vec::new(), num_labels: 0, num_dispatch_vars: 0 };
     }
     let mut graph = Graph::new(num_blocks, succs);
-    let mut cfg = reducible_cfg(&mut graph);
+    let mut cfg = reducible_cfg(&mut graph, engine, known);
     let mut rounds = 0;
     let mut flat = false;
     loop {
@@ -184,7 +207,7 @@ fn structure_with<'a>(num_blocks: usize, succs: impl Fn(u32) -> &'a [u32], limit
             // Pathological nesting (random graphs, not compiled code): one
             // dispatcher in front of every block nests a handful deep.
             graph = Graph::through_one_dispatcher(num_blocks, &graph, &cfg.order);
-            cfg = reducible_cfg(&mut graph);
+            cfg = reducible_cfg(&mut graph, engine, None);
             flat = true;
             continue;
         }
@@ -198,7 +221,7 @@ fn structure_with<'a>(num_blocks: usize, succs: impl Fn(u32) -> &'a [u32], limit
         }
         rounds += 1;
         route_through_dispatchers(&mut graph, &cfg, &wide);
-        cfg = reducible_cfg(&mut graph);
+        cfg = reducible_cfg(&mut graph, engine, None);
     }
 }
 
@@ -209,13 +232,13 @@ fn structure_with<'a>(num_blocks: usize, succs: impl Fn(u32) -> &'a [u32], limit
 pub const MAX_TREE_DEPTH: u32 = 1000;
 
 /// Analyzes `graph`, first adding dispatchers if it is irreducible.
-fn reducible_cfg(graph: &mut Graph) -> Cfg {
-    let cfg = Cfg::analyze(graph);
+fn reducible_cfg(graph: &mut Graph, engine: &mut DomCfg, known: Option<&DomCfg>) -> Cfg {
+    let cfg = Cfg::analyze(graph, engine, known);
     if cfg.is_reducible(graph) {
         return cfg;
     }
     if make_reducible(graph, &cfg) {
-        let cfg = Cfg::analyze(graph);
+        let cfg = Cfg::analyze(graph, engine, None);
         if cfg.is_reducible(graph) {
             return cfg;
         }
@@ -224,9 +247,9 @@ fn reducible_cfg(graph: &mut Graph) -> Cfg {
     }
     // One dispatcher in front of every block is reducible whatever the
     // graph, and takes linear time.
-    let reachable = depth_first(graph).order;
+    let reachable = Cfg::analyze(graph, engine, None).order;
     *graph = Graph::through_one_dispatcher(graph.num_blocks as usize, graph, &reachable);
-    let cfg = Cfg::analyze(graph);
+    let cfg = Cfg::analyze(graph, engine, None);
     assert!(cfg.is_reducible(graph), "a single dispatcher left the graph irreducible");
     cfg
 }
@@ -367,9 +390,26 @@ struct Cfg {
 }
 
 impl Cfg {
-    fn analyze(graph: &Graph) -> Cfg {
-        let dfs = depth_first(graph);
-        let (order, pos) = (dfs.order, dfs.pos);
+    /// Orders and dominators of `graph` from the shared engine
+    /// ([`crate::cfg::Cfg`]), or from `known` when that is this graph's.
+    fn analyze(graph: &Graph, engine: &mut DomCfg, known: Option<&DomCfg>) -> Cfg {
+        let n = graph.num_nodes();
+        let dom: &DomCfg = match known {
+            Some(k) if k.len() == n => k,
+            _ => {
+                let mut edges = Vec::with_capacity(graph.edges.len());
+                for v in 0..n as u32 {
+                    edges.extend(graph.out(v).iter().map(|e| (v, e.to)));
+                }
+                engine.compute(n, &edges);
+                engine
+            }
+        };
+        let order = dom.rpo().to_vec();
+        let mut pos = vec![NONE; n];
+        for (i, &v) in order.iter().enumerate() {
+            pos[v as usize] = i as u32;
+        }
         let m = order.len();
 
         let mut pred_start = vec![0usize; m + 1];
@@ -391,23 +431,7 @@ impl Cfg {
             }
         }
 
-        // Lengauer–Tarjan works on DFS preorder numbers.
-        let vertex: Vec<u32> = dfs.preorder.iter().map(|&v| pos[v as usize]).collect();
-        let mut pre_of = vec![0u32; m];
-        for (k, &p) in vertex.iter().enumerate() {
-            pre_of[p as usize] = k as u32;
-        }
-        let parent: Vec<u32> =
-            dfs.parent.iter().map(|&v| if v == NONE { NONE } else { pre_of[pos[v as usize] as usize] }).collect();
-        let idom_pre = lengauer_tarjan(&parent, |w| {
-            preds[pred_start[vertex[w as usize] as usize]..pred_start[vertex[w as usize] as usize + 1]]
-                .iter()
-                .map(|&p| pre_of[p as usize])
-        });
-        let mut idom = vec![0u32; m];
-        for (w, &d) in idom_pre.iter().enumerate() {
-            idom[vertex[w] as usize] = vertex[d as usize];
-        }
+        let idom: Vec<u32> = order.iter().map(|&v| dom.idom(v).map_or(0, |d| pos[d as usize])).collect();
 
         let (child_start, children) = group_by(&idom[1..], 1, m);
 
@@ -462,110 +486,6 @@ impl Cfg {
             })
         })
     }
-}
-
-/// A depth-first search from block 0.
-struct DepthFirst {
-    /// Reachable nodes in reverse postorder.
-    order: Vec<u32>,
-    /// Node → position in `order`, `NONE` if unreachable.
-    pos: Vec<u32>,
-    /// Reachable nodes in preorder, and each one's DFS-tree parent (node
-    /// ids; `NONE` for block 0).
-    preorder: Vec<u32>,
-    parent: Vec<u32>,
-}
-
-fn depth_first(graph: &Graph) -> DepthFirst {
-    const SEEN: u32 = NONE - 1;
-    let mut pos = vec![NONE; graph.num_nodes()];
-    let mut postorder = Vec::new();
-    let mut preorder = vec![0u32];
-    let mut parent = vec![NONE];
-    let mut stack = vec![(0u32, graph.edge_start[0])];
-    pos[0] = SEEN;
-    while let Some(top) = stack.last_mut() {
-        let (v, next) = *top;
-        if next < graph.edge_start[v as usize + 1] {
-            top.1 += 1;
-            let w = graph.edges[next].to;
-            if pos[w as usize] == NONE {
-                pos[w as usize] = SEEN;
-                preorder.push(w);
-                parent.push(v);
-                stack.push((w, graph.edge_start[w as usize]));
-            }
-        } else {
-            postorder.push(v);
-            stack.pop();
-        }
-    }
-    postorder.reverse();
-    for (i, &v) in postorder.iter().enumerate() {
-        pos[v as usize] = i as u32;
-    }
-    DepthFirst { order: postorder, pos, preorder, parent }
-}
-
-/// Immediate dominators by Lengauer and Tarjan's algorithm with path
-/// compression (O(E log V) whatever the graph), over DFS preorder numbers:
-/// `parent[w]` is `w`'s DFS-tree parent (`w > 0`), `preds(w)` its
-/// predecessors. Returns each number's immediate dominator (0's is 0).
-fn lengauer_tarjan<I: Iterator<Item = u32>>(parent: &[u32], preds: impl Fn(u32) -> I) -> Vec<u32> {
-    let m = parent.len();
-    let mut semi: Vec<u32> = (0..m as u32).collect();
-    let mut label = semi.clone();
-    let mut ancestor = vec![NONE; m];
-    let mut dom = vec![0u32; m];
-    // Bucket of each vertex (those whose semidominator it is), as lists.
-    let mut bucket = vec![NONE; m];
-    let mut bucket_next = vec![NONE; m];
-    let mut path = Vec::new();
-    let mut eval = |v: u32, ancestor: &mut [u32], label: &mut [u32], semi: &[u32]| -> u32 {
-        if ancestor[v as usize] == NONE {
-            return v;
-        }
-        // Compress the forest path above `v`, top down.
-        path.clear();
-        let mut x = v;
-        while ancestor[ancestor[x as usize] as usize] != NONE {
-            path.push(x);
-            x = ancestor[x as usize];
-        }
-        for &x in path.iter().rev() {
-            let a = ancestor[x as usize];
-            if semi[label[a as usize] as usize] < semi[label[x as usize] as usize] {
-                label[x as usize] = label[a as usize];
-            }
-            ancestor[x as usize] = ancestor[a as usize];
-        }
-        label[v as usize]
-    };
-    for w in (1..m as u32).rev() {
-        for v in preds(w) {
-            let u = eval(v, &mut ancestor, &mut label, &semi);
-            if semi[u as usize] < semi[w as usize] {
-                semi[w as usize] = semi[u as usize];
-            }
-        }
-        let s = semi[w as usize] as usize;
-        bucket_next[w as usize] = bucket[s];
-        bucket[s] = w;
-        let p = parent[w as usize];
-        ancestor[w as usize] = p;
-        let mut v = std::mem::replace(&mut bucket[p as usize], NONE);
-        while v != NONE {
-            let u = eval(v, &mut ancestor, &mut label, &semi);
-            dom[v as usize] = if semi[u as usize] < semi[v as usize] { u } else { p };
-            v = bucket_next[v as usize];
-        }
-    }
-    for w in 1..m {
-        if dom[w] != semi[w] {
-            dom[w] = dom[dom[w] as usize];
-        }
-    }
-    dom
 }
 
 /// Makes the reachable part of `graph` reducible by adding dispatchers (see
@@ -1485,7 +1405,7 @@ mod tests {
     }
 
     fn check_with(succs: &[Vec<u32>], walks: u64, seed: u64, limits: Limits) -> Structured {
-        let s = structure_with(succs.len(), |b| &succs[b as usize], limits);
+        let s = structure_with(succs.len(), |b| &succs[b as usize], limits, &mut DomCfg::default(), None);
         check_invariants(&s, succs);
         for w in 0..walks {
             let (got, want) = traces(&s, succs, seed.wrapping_mul(1000).wrapping_add(w), 300);

@@ -31,9 +31,26 @@ fn code(t: ValType) -> u8 {
     }
 }
 
+/// The value type with binary code `c`.
+fn from_code(c: u8) -> Option<ValType> {
+    Some(match c {
+        0x7F => ValType::I32,
+        0x7E => ValType::I64,
+        0x7D => ValType::F32,
+        0x7C => ValType::F64,
+        0x7B => ValType::V128,
+        _ => return None,
+    })
+}
+
 /// The function types of the module, interned: each distinct signature is
 /// written to the type section once, in first-use order.
-#[derive(Default)]
+///
+/// Bodies read a frozen copy (so they can be translated on any thread): a
+/// signature it lacks is written as a placeholder and named by its key (see
+/// [`Signatures::lookup_pnacl`]); the module translator interns those keys
+/// when it stitches the bodies together, in body order.
+#[derive(Clone, Default)]
 pub struct Signatures {
     section: TypeSection,
     /// Key: parameter codes, a 0 byte, result codes.
@@ -60,6 +77,28 @@ impl Signatures {
         self.section.ty().function(params.iter().copied(), results.iter().copied());
         self.index.insert(self.key.clone().into_boxed_slice(), i);
         i
+    }
+
+    /// The type index of a PNaCl signature if it is interned already, else
+    /// its key (for [`Signatures::intern_key`]).
+    pub fn lookup_pnacl(&self, params: impl IntoIterator<Item = IrType>, ret: Option<IrType>) -> Result<u32, Box<[u8]>> {
+        let mut key: Vec<u8> = params.into_iter().map(|t| code(wasm_type(t))).collect();
+        key.push(0);
+        key.extend(ret.map(|r| code(wasm_type(r))));
+        match self.index.get(&key[..]) {
+            Some(&i) => Ok(i),
+            None => Err(key.into_boxed_slice()),
+        }
+    }
+
+    /// The type index of the signature with `key` (parameter codes, 0,
+    /// result codes); `None` if `key` is not one.
+    pub fn intern_key(&mut self, key: &[u8]) -> Option<u32> {
+        let split = key.iter().position(|&c| c == 0)?;
+        let decode = |c: &u8| from_code(*c);
+        let params: Option<Vec<ValType>> = key[..split].iter().map(decode).collect();
+        let results: Option<Vec<ValType>> = key[split + 1..].iter().map(decode).collect();
+        Some(self.intern(&params?, &results?))
     }
 
     /// The type index of a PNaCl signature.
@@ -99,6 +138,11 @@ mod tests {
         assert_eq!((a, b, c), (0, 1, 0));
         assert_eq!(d, 1);
         assert_eq!(s.len(), 2);
+        assert_eq!(s.lookup_pnacl([IrType::I32], None), Ok(0));
+        let key = s.lookup_pnacl([IrType::F64], Some(IrType::I64)).unwrap_err();
+        assert_eq!(&key[..], &[0x7C, 0, 0x7E]);
+        assert_eq!(s.intern_key(&key), Some(2));
+        assert_eq!(s.intern_key(&[0x7C, 0x7E]), None);
         assert_eq!(wasm_type(IrType::Vector { elem: Scalar::I1, lanes: 16 }), ValType::V128);
     }
 }

@@ -2,7 +2,8 @@
 //! runtime archives compiled into this binary, and linking.
 
 use crate::fail;
-use pexe::back::native::{translate_bytes, NativeError, Options, Target};
+use pexe::back::native::{translate_bytes, Options, Target};
+use pexe::back::TranslateError;
 use std::process::ExitCode;
 
 /// `x86_64-linux`, `aarch64-linux` (and their triples).
@@ -31,13 +32,13 @@ pub fn translate_with(
 ) -> Result<Vec<u8>, ExitCode> {
     match translate_bytes(bytes, &Options { target, threads, test_entry, ..Options::default() }) {
         Ok(obj) => Ok(obj),
-        Err(NativeError::Invalid(diagnostics)) => {
+        Err(TranslateError::Invalid(diagnostics)) => {
             for d in &diagnostics {
                 eprintln!("{name}:{d}");
             }
             Err(ExitCode::FAILURE)
         }
-        Err(NativeError::Decode(e)) => {
+        Err(TranslateError::Decode(e)) => {
             eprintln!("{name}:{}: error: {e}", e.pos());
             Err(ExitCode::FAILURE)
         }

@@ -26,6 +26,9 @@ Examples:
     # Translate for the runtime
     pexe translate app.pexe -o app.wasm
 
+    # On one thread (the bytes are the same as on many)
+    pexe translate -j 1 app.pexe -o app.wasm
+
     # A native object; look at it with readelf or objdump
     pexe translate --target x86_64-linux app.pexe -o app.o
     readelf -h -S -s app.o
@@ -59,8 +62,9 @@ pub struct Translate {
     #[arg(long, value_name = "TARGET", default_value = "wasm")]
     target: String,
 
-    /// Threads compiling native code (default: one per core).
-    #[arg(long, value_name = "N")]
+    /// Translate function bodies on this many threads (default: one per
+    /// core). The output is the same for any number.
+    #[arg(short = 'j', long, value_name = "N")]
     threads: Option<usize>,
 }
 
@@ -93,7 +97,13 @@ impl Translate {
         if !self.wat && !binary_output_ok(self.output.as_ref()) {
             return fail("refusing to write a wasm module to a terminal; use -o OUT or --wat");
         }
-        let opts = Options { wat: self.wat, names: !self.strip_names, ..Options::default() };
+        let opts = Options {
+            wat: self.wat,
+            names: !self.strip_names,
+            parallel: self.threads != Some(1),
+            threads: self.threads.unwrap_or(0),
+            ..Options::default()
+        };
         let wasm = match translate_bytes(&bytes, &opts) {
             Ok(wasm) => wasm,
             Err(TranslateError::Invalid(diagnostics)) => {

@@ -1,4 +1,4 @@
-// GENERATED from src/abi/irt.h and src/abi/ppapi.h by `BLESS=1 cargo test --test abi`.
+// GENERATED from src/abi/irt.h and src/abi/ppapi.h by `BLESS=1 cargo test --test all abi::`.
 // Do not edit: change the declarations and re-bless (tests/abi.rs fails on drift).
 //
 // Value kinds: i i32, l i64, f f32, d f64. `params` is the pexe (PNaCl)

@@ -13,6 +13,7 @@
 // stack and the startup info block.
 
 import { createControl, LIVE, STDIO } from './control.js';
+import { createOutputRing } from './threads/output-ring.js';
 import { DEFAULT_STACK_SIZE, MAX_WASM_PAGES, PAGE_SIZE, errno } from './defs.js';
 import { FileSystem } from './fs/index.js';
 import { fdio } from './irt/fdio.js';
@@ -100,6 +101,23 @@ export class Process {
       ...memoryCalls(this),
       ...threadCreate(this),
     };
+  }
+
+  /**
+   * Lets guest threads in Workers write stdout/stderr function sinks through
+   * a shared ring (threads/output-ring.js) instead of host calls. Returns
+   * the ring, or null when no sink is a function.
+   */
+  enableOutputRing() {
+    const outputs = [this.fs.fds[1], this.fs.fds[2]];
+    if (!outputs.some((d) => typeof d?.sink === 'function')) return null;
+    this.outputRing = createOutputRing();
+    outputs.forEach((d, k) => {
+      if (typeof d?.sink === 'function') d.ringStream = k;
+    });
+    this.outputSinks = outputs.map((d) => (typeof d?.sink === 'function' ? d.sink : null));
+    for (const fd of [0, 1, 2]) this.updateStdio(fd);
+    return this.outputRing;
   }
 
   updateStdio(fd) {

@@ -199,9 +199,14 @@ export class DescriptorTable {
     return newfd;
   }
 
-  /** The host fd that guest fd `fd` (0-2) passes through to, or -1. */
+  /**
+   * Where guest fd `fd` (0-2) writes without a host call: the host fd it
+   * passes through to (≥ 0), -2 - k for stream k of the output ring, or -1.
+   */
   passthroughFd(fd) {
     const desc = this.fds[fd];
-    return desc && typeof desc.hostFd === 'number' ? desc.hostFd : -1;
+    if (desc && typeof desc.hostFd === 'number' && desc.hostFd >= 0) return desc.hostFd;
+    if (desc && desc.ringStream >= 0) return -2 - desc.ringStream;
+    return -1;
   }
 }

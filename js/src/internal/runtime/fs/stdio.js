@@ -135,6 +135,11 @@ export class OutputDescription extends Description {
     super(O.WRONLY);
     this.sink = sink;
     this.inheritFd = hostFd;
+    /**
+     * Which stream of the output ring (threads/output-ring.js) guest
+     * threads write this sink through, or -1 (calls come to the host).
+     */
+    this.ringStream = -1;
     this.nodeFs = nodeFs;
     this.tty = tty;
     this.ino = ino;

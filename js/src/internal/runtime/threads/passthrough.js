@@ -11,14 +11,18 @@ import { hostReadSync, hostWriteSync } from '../fs/index.js';
 import { MAX_IO } from '../irt/fdio.js';
 import { guardAll } from '../irt/guard.js';
 
-/** Wraps the host calls `read` and `write` with the passthrough fast path. */
-export function withPassthrough(hostCalls, { mem, control, nodeFs }) {
+/**
+ * Wraps the host calls `read` and `write` with the fast paths: Node's
+ * inherited fds (`nodeFs`), and the output ring (`ring`, an
+ * OutputRingWriter) for stdout/stderr function sinks.
+ */
+export function withPassthrough(hostCalls, { mem, control, nodeFs = null, ring = null }) {
   const slow = { read: hostCalls.read, write: hostCalls.write };
   const hostFd = (fd) => (fd >= 0 && fd <= 2 ? Atomics.load(control, STDIO + fd) : -1);
   const fast = guardAll({
     read(fd, buf, count, nreadPtr) {
       const h = hostFd(fd);
-      if (h < 0) return slow.read(fd, buf, count, nreadPtr);
+      if (h < 0 || !nodeFs) return slow.read(fd, buf, count, nreadPtr);
       const len = Math.min(count >>> 0, MAX_IO);
       mem.check(buf, len);
       mem.check(nreadPtr, 4);
@@ -29,7 +33,16 @@ export function withPassthrough(hostCalls, { mem, control, nodeFs }) {
     },
     write(fd, buf, count, nwrotePtr) {
       const h = hostFd(fd);
-      if (h < 0) return slow.write(fd, buf, count, nwrotePtr);
+      if (h <= -2 && ring) {
+        const len = Math.min(count >>> 0, MAX_IO);
+        mem.check(nwrotePtr, 4);
+        mem.check(buf, len);
+        // Straight from guest memory into the ring: no copy in between.
+        ring.write(-2 - h, mem.u8().subarray(buf >>> 0, (buf >>> 0) + len));
+        mem.setU32(nwrotePtr, len);
+        return 0;
+      }
+      if (h < 0 || !nodeFs) return slow.write(fd, buf, count, nwrotePtr);
       const len = Math.min(count >>> 0, MAX_IO);
       mem.check(nwrotePtr, 4);
       hostWriteSync(nodeFs, h, mem.read(buf, len));

@@ -11,6 +11,7 @@
 
 import { EXITING, LIVE, NEXT_TID } from '../control.js';
 import { FAULT_EXIT_STATUS, errno } from '../defs.js';
+import { OutputRingReader } from './output-ring.js';
 import { createChannel, serveCall } from './rpc.js';
 
 /**
@@ -38,9 +39,18 @@ export function runInWorkers({ proc, platform, setup, startResults, traceSink, t
       if (!finished) mainWorker?.post({ type: 'pepper-item', item });
     };
 
+    // Guest output written through the ring reaches the embedder as the
+    // host drains it; the last drain happens before the run settles.
+    const ring = proc.enableOutputRing();
+    const drainer = ring
+      ? new OutputRingReader(ring, (stream, bytes) => proc.outputSinks[stream]?.(bytes))
+      : null;
+    drainer?.start();
+
     const finish = (result, error) => {
       if (finished) return;
       finished = true;
+      drainer?.stop();
       Atomics.store(proc.control, EXITING, 1);
       proc.spawner = null;
       proc.browser?.shutdown();
@@ -121,6 +131,7 @@ export function runInWorkers({ proc, platform, setup, startResults, traceSink, t
         startResults,
         trace: traceInWorker ? 'fd' : traceSink ? 'post' : false,
         passthrough,
+        outputRing: ring,
         pepper: !!proc.browser,
         ...extra,
       }, transfer);

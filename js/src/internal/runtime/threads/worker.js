@@ -17,6 +17,7 @@
 import { HOST_CALLS } from '../abi.js';
 import { buildImports, classify, createThread, runMain, runThread } from '../thread.js';
 import { PluginMain } from '../../pepper/plugin.js';
+import { OutputRingWriter } from './output-ring.js';
 import { withPassthrough } from './passthrough.js';
 import { HostLink, rpcFunctions } from './rpc.js';
 
@@ -96,8 +97,14 @@ async function start(init) {
   const post = (msg) => port.post(msg);
   const link = new HostLink(init.channel, post, init.tid);
   let hostCalls = rpcFunctions([...HOST_CALLS], link);
-  if (init.passthrough && nodeFs) {
-    hostCalls = withPassthrough(hostCalls, { mem: thread.mem, control: init.control, nodeFs });
+  const ring = init.outputRing ? new OutputRingWriter(init.outputRing) : null;
+  if ((init.passthrough && nodeFs) || ring) {
+    hostCalls = withPassthrough(hostCalls, {
+      mem: thread.mem,
+      control: init.control,
+      nodeFs: init.passthrough ? nodeFs : null,
+      ring,
+    });
   }
   let trace = null;
   if (init.trace === 'fd' && nodeFs) trace = (line) => nodeFs.writeSync(2, `${line}\n`);

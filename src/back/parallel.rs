@@ -1,0 +1,537 @@
+//! Function bodies translated independently: on several threads, or in
+//! several translator instances (a page's pool of Workers).
+//!
+//! Everything a body needs is in the module block before the first
+//! function block (types, declarations, globals, the module symbol table,
+//! BLOCKINFO). [`ModuleContext`] is that part, decoded and verified; each
+//! function block is a [`BodyJob`] (where its bits lie); a [`BodyWorker`]
+//! decodes, verifies and translates one job into a [`BodyCode`]; and
+//! [`WasmBackend::define_body`] stitches the results in order.
+//!
+//! ```text
+//! whole pexe ─ split ─▶ ModuleContext + [BodyJob]
+//!                         │   BodyWorker (thread/Worker 1) ─▶ BodyCode ─┐
+//!                         ├── BodyWorker (thread/Worker 2) ─▶ BodyCode ─┼─ WasmBackend::define_body, in order ─▶ module
+//!                         └── …                                         ┘
+//! ```
+//!
+//! The output is byte-identical to the one-thread [`super::Pipeline`]:
+//! every body goes through the same translator against the same frozen
+//! context, and signatures that context lacks are interned as the bodies
+//! are stitched, in body order. Only valid input takes this path:
+//! [`translate`] answers `None` for anything unusual (a decode error, a
+//! diagnostic, records between function blocks) and the caller runs the
+//! pipeline, whose reports are the reference.
+//!
+//! For a page: the main thread streams the pexe through a pipeline that
+//! skips function blocks ([`ModuleContext::from_prefix`] needs the bytes up
+//! to the first one, [`BodyJob`] each block's bytes), each Worker builds a
+//! [`ModuleContext`] from the prefix once and a [`BodyWorker`], and sends
+//! back [`BodyCode::to_bytes`].
+
+use super::wasm::{BodyCode, BodyContext, BodyTranslator, Options, WasmBackend};
+use super::{Backend, TranslateError};
+use crate::bitstream::{BlockInfo, BlockRange, Event, Parser, Step, FUNCTION_BLOCK_ID, MODULE_BLOCK_ID};
+use crate::decode::{BodyDecoder, DecodeError, Decoder};
+use crate::ir::{FuncId, Module};
+use crate::verify::{self, Diagnostic, FunctionVerifier, Verified};
+use crate::BitPos;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// One function block: the `index`th body of the module (so the body of
+/// the `index`th defined function) and where its bits lie.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BodyJob {
+    pub index: u32,
+    pub range: BlockRange,
+}
+
+impl BodyJob {
+    /// The bytes of the file the block's contents take (from its first
+    /// word after the length word to its end): what a Worker needs.
+    pub fn byte_range(&self) -> std::ops::Range<usize> {
+        (self.range.body.0 / 8) as usize..self.range.end.0.div_ceil(8) as usize
+    }
+}
+
+/// Why a body could not be translated on its own.
+#[derive(Debug, thiserror::Error)]
+pub enum BodyError {
+    #[error("{0}")]
+    Decode(#[from] DecodeError),
+    #[error("the pexe is not valid PNaCl ({} problems)", .0.len())]
+    Invalid(Vec<Diagnostic>),
+    #[error("{0}")]
+    Translate(#[from] TranslateError),
+    /// The job does not belong to this module.
+    #[error("body {index} is not one of the module's {count} bodies")]
+    NoSuchBody { index: u32, count: usize },
+}
+
+/// The module block up to the first function body, decoded and verified.
+/// See the module docs.
+pub struct ModuleContext {
+    module: Module,
+    blockinfo: Arc<BlockInfo>,
+    /// Functions with bodies, in body order.
+    bodies: Vec<FuncId>,
+    wasm: Arc<BodyContext>,
+    /// Bytes of the file up to the first function block's contents.
+    prefix_len: usize,
+}
+
+impl ModuleContext {
+    fn new(module: Module, blockinfo: Arc<BlockInfo>, first_body: BlockRange) -> Result<Self, BodyError> {
+        let diagnostics = verify::verify_module(&module);
+        if !diagnostics.is_empty() {
+            return Err(BodyError::Invalid(diagnostics));
+        }
+        let wasm = Arc::new(BodyContext::new(Verified::checked(&module))?);
+        let bodies = module.defined_functions().collect();
+        Ok(ModuleContext { module, blockinfo, bodies, wasm, prefix_len: (first_body.body.0 / 8) as usize })
+    }
+
+    /// The context from the first bytes of a pexe: at least up to the
+    /// length word of its first function block (more is ignored). The
+    /// answer for a module with no bodies, or a prefix too short, is a
+    /// decode error.
+    pub fn from_prefix(prefix: &[u8]) -> Result<Self, BodyError> {
+        let mut parser = Parser::streaming();
+        parser.feed(prefix).map_err(DecodeError::from_bitstream)?;
+        let mut decoder = Decoder::new();
+        loop {
+            let range = match parser.next().map_err(DecodeError::from_bitstream)? {
+                Step::NeedMoreData | Step::Event(Event::End) => {
+                    return Err(DecodeError::new(parser.pos(), "the prefix ends before the first function block").into())
+                }
+                Step::Event(Event::EnterBlock { pos, block_id: FUNCTION_BLOCK_ID, abbrev_width, end, .. }) => BlockRange {
+                    block_id: FUNCTION_BLOCK_ID,
+                    abbrev_width,
+                    enter: pos,
+                    body: BitPos(0),
+                    end,
+                },
+                Step::Event(event) => {
+                    decoder.event(&event)?;
+                    continue;
+                }
+            };
+            let range = BlockRange { body: parser.pos(), ..range };
+            let blockinfo = parser.blockinfo();
+            return ModuleContext::new(decoder.module().clone(), blockinfo, range);
+        }
+    }
+
+    /// How many bytes of the file [`ModuleContext::from_prefix`] needs.
+    pub fn prefix_len(&self) -> usize {
+        self.prefix_len
+    }
+
+    pub fn module(&self) -> &Module {
+        &self.module
+    }
+
+    /// How many bodies the module has.
+    pub fn num_bodies(&self) -> usize {
+        self.bodies.len()
+    }
+}
+
+/// Splits a whole pexe into its module context and its function blocks,
+/// without decoding the bodies. `None` when the file is not of the plain
+/// shape (module records, then only function blocks) or has an error: the
+/// pipeline then says what is wrong.
+pub fn split(pexe: &[u8]) -> Option<(Arc<ModuleContext>, Vec<BodyJob>)> {
+    let (mut jobs_source, context) = WholeSplit::start(pexe)?;
+    let mut jobs = Vec::new();
+    while let Some(job) = jobs_source.next_job()? {
+        jobs.push(job);
+    }
+    (jobs.len() == context.bodies.len()).then_some((context, jobs))
+}
+
+/// [`split`] one job at a time, so work can start on the first bodies
+/// while the rest are still being found.
+struct WholeSplit<'a> {
+    parser: Parser<'a>,
+    /// The first body, found by `start`, not handed out yet.
+    first: Option<BlockRange>,
+    count: u32,
+}
+
+impl<'a> WholeSplit<'a> {
+    /// Reads the module block up to its first function block.
+    fn start(pexe: &'a [u8]) -> Option<(Self, Arc<ModuleContext>)> {
+        let mut parser = Parser::new(pexe);
+        let mut decoder = Decoder::new();
+        let first = loop {
+            match parser.next_event().ok()? {
+                Event::EnterBlock { block_id: FUNCTION_BLOCK_ID, .. } => break parser.skip_block().ok()??,
+                // No bodies: nothing to share out.
+                Event::End => return None,
+                Event::Record { pos, code, ops, .. } => {
+                    decoder.record_event(pos, code, ops).ok()?;
+                }
+                event => {
+                    decoder.event(&event).ok()?;
+                }
+            }
+        };
+        let context = ModuleContext::new(decoder.module().clone(), parser.blockinfo(), first).ok()?;
+        Some((WholeSplit { parser, first: Some(first), count: 0 }, Arc::new(context)))
+    }
+
+    /// The next function block; `Ok(None)` at the end of the module,
+    /// `None` (outer) if the file is not of the plain shape or is broken.
+    fn next_job(&mut self) -> Option<Option<BodyJob>> {
+        let range = match self.first.take() {
+            Some(r) => r,
+            None => loop {
+                match self.parser.next_event().ok()? {
+                    Event::EnterBlock { block_id: FUNCTION_BLOCK_ID, .. } => break self.parser.skip_block().ok()??,
+                    Event::ExitBlock { block_id: MODULE_BLOCK_ID, .. } => continue,
+                    Event::End => return Some(None),
+                    _ => return None,
+                }
+            },
+        };
+        let job = BodyJob { index: self.count, range };
+        self.count += 1;
+        Some(Some(job))
+    }
+}
+
+/// [`split`] for bytes arriving in chunks (a page's main thread): `feed`
+/// answers the function blocks each chunk completes, with their bytes, and
+/// [`Splitter::prefix`] the bytes a [`ModuleContext`] is made from, once
+/// the first function block has begun. Only the module block is decoded
+/// here; bodies are left to the workers.
+pub struct Splitter {
+    parser: Parser<'static>,
+    decoder: Decoder,
+    /// Every byte fed, until the prefix is complete.
+    kept: Vec<u8>,
+    prefix: Option<usize>,
+    /// A function block has been entered and not skipped yet.
+    pending: bool,
+    bodies: u32,
+    ended: bool,
+    error: Option<DecodeError>,
+}
+
+/// A function block found by a [`Splitter`], with its bytes
+/// ([`BodyJob::byte_range`] of the file).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SplitBody {
+    pub job: BodyJob,
+    pub bytes: Vec<u8>,
+}
+
+impl Default for Splitter {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Splitter {
+    pub fn new() -> Self {
+        Splitter {
+            parser: Parser::streaming(),
+            decoder: Decoder::new(),
+            kept: Vec::new(),
+            prefix: None,
+            pending: false,
+            bodies: 0,
+            ended: false,
+            error: None,
+        }
+    }
+
+    /// The bytes before the first function block's contents, once known.
+    pub fn prefix(&self) -> Option<&[u8]> {
+        self.prefix.map(|n| &self.kept[..n])
+    }
+
+    /// Function blocks found so far.
+    pub fn bodies(&self) -> u32 {
+        self.bodies
+    }
+
+    /// Reads what `chunk` completes; the function blocks now complete, in
+    /// order. A file that is not of the plain shape (module records, then
+    /// only function blocks) is an error here: translate it with the
+    /// pipeline instead.
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<Vec<SplitBody>, DecodeError> {
+        if let Some(e) = &self.error {
+            return Err(e.clone());
+        }
+        if self.prefix.is_none() {
+            self.kept.extend_from_slice(chunk);
+        }
+        if let Err(e) = self.parser.feed(chunk) {
+            return Err(self.fail(DecodeError::from_bitstream(e)));
+        }
+        let mut out = Vec::new();
+        match self.pump(&mut out) {
+            Ok(()) => Ok(out),
+            Err(e) => Err(self.fail(e)),
+        }
+    }
+
+    /// Ends the input: an error unless the module block closed.
+    pub fn finish(&mut self) -> Result<(), DecodeError> {
+        if let Some(e) = &self.error {
+            return Err(e.clone());
+        }
+        self.parser.finish();
+        let mut out = Vec::new();
+        if let Err(e) = self.pump(&mut out) {
+            return Err(self.fail(e));
+        }
+        if !self.ended || !out.is_empty() {
+            return Err(self.fail(DecodeError::new(self.parser.pos(), "unexpected end of file")));
+        }
+        Ok(())
+    }
+
+    fn fail(&mut self, e: DecodeError) -> DecodeError {
+        self.error = Some(e.clone());
+        e
+    }
+
+    fn pump(&mut self, out: &mut Vec<SplitBody>) -> Result<(), DecodeError> {
+        let unusual = |pos| DecodeError::new(pos, "only function blocks may follow the first function block here");
+        while !self.ended {
+            if self.pending {
+                let Some(range) = self.parser.skip_block().map_err(DecodeError::from_bitstream)? else {
+                    return Ok(());
+                };
+                self.pending = false;
+                if self.prefix.is_none() {
+                    self.prefix = Some((range.body.0 / 8) as usize);
+                    self.kept.truncate((range.body.0 / 8) as usize);
+                    self.kept.shrink_to_fit();
+                }
+                let (base, window) = self.parser.window();
+                let job = BodyJob { index: self.bodies, range };
+                let r = job.byte_range();
+                let bytes = window
+                    .get(r.start - base as usize..r.end - base as usize)
+                    .ok_or_else(|| DecodeError::new(range.body, "a function block outside the bytes held"))?
+                    .to_vec();
+                self.bodies += 1;
+                out.push(SplitBody { job, bytes });
+                continue;
+            }
+            let pos = self.parser.pos();
+            match self.parser.next().map_err(DecodeError::from_bitstream)? {
+                Step::NeedMoreData => return Ok(()),
+                Step::Event(Event::End) => self.ended = true,
+                Step::Event(Event::EnterBlock { block_id: FUNCTION_BLOCK_ID, .. }) => self.pending = true,
+                Step::Event(Event::ExitBlock { block_id: MODULE_BLOCK_ID, .. }) if self.bodies > 0 => {}
+                Step::Event(_) if self.bodies > 0 => return Err(unusual(pos)),
+                Step::Event(event) => {
+                    self.decoder.event(&event)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl SplitBody {
+    const HEADER: usize = 32;
+
+    /// A byte form for sending to a Worker: index (u32 LE), abbreviation
+    /// width (u32 LE), the ENTER_SUBBLOCK, contents and end positions in
+    /// bits (u64 LE each), then the bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(Self::HEADER + self.bytes.len());
+        out.extend_from_slice(&self.job.index.to_le_bytes());
+        out.extend_from_slice(&self.job.range.abbrev_width.to_le_bytes());
+        for p in [self.job.range.enter, self.job.range.body, self.job.range.end] {
+            out.extend_from_slice(&p.0.to_le_bytes());
+        }
+        out.extend_from_slice(&self.bytes);
+        out
+    }
+
+    /// Reads [`SplitBody::to_bytes`]' form back; `None` if it is not one
+    /// (positions out of order or not word-aligned, a width over the
+    /// bitstream's cap, bytes not exactly the block's).
+    pub fn from_bytes(data: &[u8]) -> Option<SplitBody> {
+        let u32_at = |at: usize| Some(u32::from_le_bytes(data.get(at..at + 4)?.try_into().ok()?));
+        let u64_at = |at: usize| Some(u64::from_le_bytes(data.get(at..at + 8)?.try_into().ok()?));
+        let (index, abbrev_width) = (u32_at(0)?, u32_at(4)?);
+        let (enter, body, end) = (u64_at(8)?, u64_at(16)?, u64_at(24)?);
+        let ok = (1..=crate::limits::MAX_ABBREV_ID_WIDTH).contains(&abbrev_width)
+            && enter < body
+            && body <= end
+            && body % 32 == 0
+            && end % 32 == 0;
+        let range = BlockRange {
+            block_id: FUNCTION_BLOCK_ID,
+            abbrev_width,
+            enter: BitPos(enter),
+            body: BitPos(body),
+            end: BitPos(end),
+        };
+        let bytes = data.get(Self::HEADER..)?;
+        (ok && bytes.len() as u64 == (end - body) / 8)
+            .then(|| SplitBody { job: BodyJob { index, range }, bytes: bytes.to_vec() })
+    }
+}
+
+/// Decodes, verifies and translates bodies of one module, reusing its
+/// buffers. One per thread or Worker.
+pub struct BodyWorker {
+    context: Arc<ModuleContext>,
+    decoder: BodyDecoder,
+    verifier: FunctionVerifier,
+    translator: BodyTranslator,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl BodyWorker {
+    pub fn new(context: &Arc<ModuleContext>) -> Self {
+        BodyWorker {
+            context: context.clone(),
+            decoder: BodyDecoder::new(),
+            verifier: FunctionVerifier::new(),
+            translator: BodyTranslator::new(context.wasm.clone()),
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// Translates `job`'s body. `bytes` holds the file from byte `base`
+    /// on, at least through the job's [`BodyJob::byte_range`] (the whole
+    /// file with `base` 0, or just that range with `base` its start).
+    pub fn translate(&mut self, job: &BodyJob, bytes: &[u8], base: u64) -> Result<BodyCode, BodyError> {
+        if job.range.block_id != FUNCTION_BLOCK_ID {
+            return Err(DecodeError::new(job.range.enter, "not a function block").into());
+        }
+        let count = self.context.bodies.len();
+        let Some(&id) = self.context.bodies.get(job.index as usize) else {
+            return Err(BodyError::NoSuchBody { index: job.index, count });
+        };
+        let m = &self.context.module;
+        let mut parser = Parser::resume_block_at(bytes, base, job.range, self.context.blockinfo.clone());
+        let f = self.decoder.decode(m, id, job.range.enter, job.range.end, &mut parser)?;
+        self.diagnostics.clear();
+        self.verifier.verify(m, &f, &mut self.diagnostics);
+        let result = if self.diagnostics.is_empty() {
+            self.translator.translate(&f, Some(self.verifier.analysis())).map_err(BodyError::from)
+        } else {
+            Err(BodyError::Invalid(std::mem::take(&mut self.diagnostics)))
+        };
+        self.decoder.recycle(f);
+        result
+    }
+}
+
+/// Stitches translated bodies into the module, in body order.
+pub struct Stitcher {
+    backend: WasmBackend,
+}
+
+impl Stitcher {
+    pub fn new(context: &ModuleContext, options: &Options) -> Result<Self, TranslateError> {
+        Ok(Stitcher { backend: WasmBackend::new(Verified::checked(&context.module), options)? })
+    }
+
+    /// Adds the next body.
+    pub fn define_body(&mut self, body: &BodyCode) -> Result<(), TranslateError> {
+        self.backend.define_body(body)
+    }
+
+    /// The module, once every body is in.
+    pub fn finish(self, context: &ModuleContext) -> Result<Vec<u8>, TranslateError> {
+        self.backend.finish(Verified::checked(&context.module))
+    }
+}
+
+/// Translates a whole pexe on `threads` threads (the calling one among
+/// them). `None` when the input is not valid or not of the plain shape, or
+/// a thread cannot be started: then run the pipeline instead.
+///
+/// The calling thread finds the function blocks (cheap: their length words
+/// say where each ends) and queues them; the others start on the first
+/// bodies at once, and the calling thread joins them when the file is
+/// split. Results are kept by body index and stitched in order.
+pub fn translate(pexe: &[u8], options: &Options, threads: usize) -> Option<Vec<u8>> {
+    let (mut source, context) = WholeSplit::start(pexe)?;
+    let failed = AtomicBool::new(false);
+    let (tx, rx) = std::sync::mpsc::channel::<BodyJob>();
+    let rx = Mutex::new(rx);
+    let work = |worker: &mut BodyWorker| -> Vec<(usize, BodyCode)> {
+        let mut done = Vec::new();
+        loop {
+            // The lock is held only while taking a job.
+            let job = match rx.lock() {
+                Ok(rx) => rx.recv(),
+                Err(_) => return done,
+            };
+            let Ok(job) = job else { return done };
+            if failed.load(Ordering::Relaxed) {
+                continue;
+            }
+            match worker.translate(&job, pexe, 0) {
+                Ok(body) => done.push((job.index as usize, body)),
+                // Stop everyone: the pipeline will report.
+                Err(_) => failed.store(true, Ordering::Relaxed),
+            }
+        }
+    };
+    let (results, count) = std::thread::scope(|scope| {
+        let mut handles = Vec::new();
+        for k in 1..threads.max(1) {
+            let handle = std::thread::Builder::new()
+                .name(format!("pexe-wasm-{k}"))
+                .spawn_scoped(scope, || work(&mut BodyWorker::new(&context)));
+            match handle {
+                Ok(h) => handles.push(h),
+                Err(_) => break,
+            }
+        }
+        let mut count = 0usize;
+        loop {
+            match source.next_job() {
+                Some(Some(job)) => {
+                    count += 1;
+                    if tx.send(job).is_err() {
+                        failed.store(true, Ordering::Relaxed);
+                        break;
+                    }
+                }
+                Some(None) => break,
+                None => {
+                    failed.store(true, Ordering::Relaxed);
+                    break;
+                }
+            }
+        }
+        drop(tx);
+        let mut all = work(&mut BodyWorker::new(&context));
+        for h in handles {
+            match h.join() {
+                Ok(r) => all.extend(r),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        (all, count)
+    });
+    if failed.into_inner() || count != context.bodies.len() || results.len() != count {
+        return None;
+    }
+    let mut slots: Vec<Option<BodyCode>> = Vec::new();
+    slots.resize_with(count, || None);
+    for (i, body) in results {
+        *slots.get_mut(i)? = Some(body);
+    }
+    let mut stitcher = Stitcher::new(&context, options).ok()?;
+    for body in slots {
+        stitcher.define_body(&body?).ok()?;
+    }
+    stitcher.finish(&context).ok()
+}

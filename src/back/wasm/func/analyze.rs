@@ -1,0 +1,723 @@
+//! What a body needs before any code is written: virtual blocks, aliases,
+//! use counts, static allocas, dead code, address offsets, phi entries, and
+//! which operands stay on the stack (folding and pre-pushes). See the hub's
+//! docs ("How values become wasm", "Stack folding").
+#[allow(unused_imports)]
+use super::lower::{cmp_is_simple, vector_binop};
+use super::*;
+
+impl<'a> Fx<'a> {
+    // ----------------------------------------------------------------
+    // Analysis
+    // ----------------------------------------------------------------
+
+    pub(super) fn analyze(&mut self) -> Result<(), TranslateError> {
+        let f = self.f;
+        let nvals = (f.end_value() - f.first_local) as usize;
+        let b = &mut *self.b;
+        b.vals.clear();
+        b.insts.clear();
+        b.pushes.clear();
+        b.prepush.clear();
+        b.extra_locals.clear();
+        b.scratch = [[NONE; 4]; 5];
+        b.dispatch_locals.clear();
+        b.code.clear();
+        b.sig_fixups.clear();
+        b.call_sites.clear();
+        b.setjmp_sites.clear();
+        let blank = Val {
+            kind: Kind::None,
+            ty: IrType::I32,
+            uses: 0,
+            user: NONE,
+            pinned: false,
+            fold_fixup: Fixup::None,
+            alias: NONE,
+        };
+        b.vals.resize(nvals, blank);
+        for (i, &t) in f.params.iter().enumerate() {
+            b.vals[i].ty = t;
+            b.vals[i].kind = Kind::Local(i as u32);
+        }
+        let np = f.params.len();
+        for (i, c) in f.consts.iter().enumerate() {
+            b.vals[np + i].ty = c.ty;
+            b.vals[np + i].kind = Kind::Const;
+        }
+        b.insts.resize(f.insts.len(), InstInfo::default());
+        let (mut allocas, mut setjmp) = (0u32, false);
+        for inst in &f.insts {
+            if let Some((v, t)) = inst.result {
+                let i = v.0.wrapping_sub(f.first_local) as usize;
+                if i >= nvals {
+                    return Err(self.unsupported("an instruction result outside the function's values"));
+                }
+                b.vals[i].ty = t;
+            }
+            match inst.kind {
+                InstKind::Alloca { .. } => allocas += 1,
+                InstKind::Call { .. } => setjmp |= is_setjmp_call(self.cx, inst),
+                _ => {}
+            }
+        }
+        self.has_setjmp = setjmp;
+        self.num_allocas = allocas;
+
+        self.build_vblocks()?;
+        self.find_aliases();
+        self.count_uses();
+        self.place_static_allocas();
+        if self.remove_dead_code() {
+            // Exact counts and single users over what is left.
+            self.count_uses();
+        }
+        self.absorb_address_offsets();
+        self.collect_phi_entries();
+        self.fold_operands();
+        Ok(())
+    }
+
+    pub(super) fn unsupported(&self, message: &str) -> TranslateError {
+        TranslateError::Unsupported { function: self.f.id.0, message: message.to_string() }
+    }
+
+    /// One virtual block per basic block, or (with setjmp) per part.
+    pub(super) fn build_vblocks(&mut self) -> Result<(), TranslateError> {
+        let f = self.f;
+        let n = f.blocks.len();
+        let ninsts = f.insts.len() as u32;
+        for blk in &f.blocks {
+            if blk.start >= blk.end || blk.end > ninsts {
+                return Err(self.unsupported("a basic block without instructions"));
+            }
+        }
+        if self.has_setjmp {
+            return self.build_setjmp_vblocks();
+        }
+        let b = &mut *self.b;
+        b.vblocks.clear();
+        b.first_vblock.clear();
+        b.succ_start.clear();
+        b.succs.clear();
+        for (i, blk) in f.blocks.iter().enumerate() {
+            b.vblocks.push(VBlock {
+                orig: i as u32,
+                start: blk.start,
+                end: blk.end,
+                term: Term::Real,
+                first_part: true,
+            });
+            b.first_vblock.push(i as u32);
+            b.succ_start.push(b.succs.len() as u32);
+            let term = &f.insts[blk.end as usize - 1];
+            let mut bad = false;
+            for_each_successor(&term.kind, |t| {
+                bad |= t as usize >= n;
+                b.succs.push(t);
+            });
+            if bad {
+                return Err(self.unsupported("a branch to a block that does not exist"));
+            }
+            for k in blk.start..blk.end {
+                b.insts[k as usize].vblock = i as u32;
+            }
+        }
+        b.succ_start.push(b.succs.len() as u32);
+        Ok(())
+    }
+
+    /// Casts that are nothing in wasm (zext to i32 of a zero-extended
+    /// value, same-representation bitcasts, sext of a mask) become aliases
+    /// of their operand and are not emitted.
+    pub(super) fn find_aliases(&mut self) {
+        let f = self.f;
+        for blk in &f.blocks {
+            self.b.cse.clear();
+            for k in blk.start as usize..blk.end as usize {
+                let inst = &f.insts[k];
+                let Some((v, _)) = inst.result else { continue };
+                let Some(i) = self.local_index(v) else { continue };
+                if let InstKind::Cast { op, value, to } = inst.kind {
+                    if value != v && is_noop_cast(op, self.ty(value), to) {
+                        self.b.vals[i].alias = value.0;
+                        self.b.insts[k].emit = false;
+                        continue;
+                    }
+                }
+                // The same pure computation earlier in the block: reuse it.
+                let Some(key) = self.cse_key(&inst.kind) else { continue };
+                match self.b.cse.entry(key) {
+                    std::collections::hash_map::Entry::Occupied(e) => {
+                        let earlier = *e.get();
+                        if earlier != v.0 {
+                            self.b.vals[i].alias = earlier;
+                            self.b.insts[k].emit = false;
+                        }
+                    }
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(v.0);
+                    }
+                }
+            }
+        }
+    }
+
+    /// What makes two instructions compute the same value: integer
+    /// arithmetic, compares and casts, with operands seen through aliases
+    /// (and ordered, for commutative operators).
+    pub(super) fn cse_key(&self, kind: &InstKind) -> Option<CseKey> {
+        let r = |v: ValueId| self.resolve(v).0;
+        Some(match *kind {
+            InstKind::Binop { op, lhs, rhs, .. } => {
+                let t = self.ty(lhs);
+                if !t.is_int_or_int_vector() {
+                    return None;
+                }
+                let (mut a, mut b) = (r(lhs), r(rhs));
+                if matches!(op, BinOp::Add | BinOp::Mul | BinOp::And | BinOp::Or | BinOp::Xor) && a > b {
+                    std::mem::swap(&mut a, &mut b);
+                }
+                (op.code() as u32, a, b, type_code(t))
+            }
+            InstKind::Cmp { pred, lhs, rhs } => {
+                let t = self.ty(lhs);
+                if !t.is_int_or_int_vector() {
+                    return None;
+                }
+                (0x100 + pred.code() as u32, r(lhs), r(rhs), type_code(t))
+            }
+            InstKind::Cast { op, value, to } => {
+                (0x200 + op.code() as u32, r(value), type_code(self.ty(value)), type_code(to))
+            }
+            _ => return None,
+        })
+    }
+
+    /// The value `v` stands for (through aliases).
+    pub(super) fn resolve(&self, v: ValueId) -> ValueId {
+        resolve_in(&self.b.vals, self.f.first_local, v)
+    }
+
+    /// Counts the uses of each value by instructions still emitted, and
+    /// notes the last user.
+    pub(super) fn count_uses(&mut self) {
+        let f = self.f;
+        let first = f.first_local;
+        let b = &mut *self.b;
+        let n = b.vals.len();
+        for v in b.vals.iter_mut() {
+            v.uses = 0;
+            v.user = NONE;
+        }
+        for (k, inst) in f.insts.iter().enumerate() {
+            if !b.insts[k].emit {
+                continue;
+            }
+            let is_phi = matches!(inst.kind, InstKind::Phi { .. });
+            for_each_operand(&inst.kind, |v| {
+                let i = resolve_in(&b.vals, first, v).0.wrapping_sub(first) as usize;
+                if i < n {
+                    let val = &mut b.vals[i];
+                    val.uses += 1;
+                    val.user = if is_phi { NONE } else { k as u32 };
+                }
+            });
+        }
+    }
+
+    /// Entry-block allocas of constant size become offsets in one frame
+    /// allocated on entry.
+    pub(super) fn place_static_allocas(&mut self) {
+        let f = self.f;
+        let entry = f.blocks[0];
+        let mut offset: u64 = 0;
+        let mut max_align: u32 = 1;
+        let mut statics = 0;
+        if self.num_allocas == 0 {
+            return;
+        }
+        for k in entry.start..entry.end {
+            let inst = &f.insts[k as usize];
+            let InstKind::Alloca { size, align } = inst.kind else { continue };
+            let Some((v, _)) = inst.result else { continue };
+            let Some(sz) = self.const_int(size) else { continue };
+            let sz = sz as u32 as u64;
+            let align = align.max(1);
+            let at = offset.div_ceil(u64::from(align)) * u64::from(align);
+            if at + sz > 1 << 30 || !align.is_power_of_two() {
+                continue;
+            }
+            let Some(i) = self.local_index(v) else { continue };
+            offset = at + sz;
+            max_align = max_align.max(align);
+            self.b.vals[i].kind = Kind::Frame(at as u32);
+            // It emits nothing where it stands.
+            self.b.insts[k as usize].emit = false;
+            statics += 1;
+        }
+        self.has_frame = statics > 0;
+        if self.has_frame {
+            self.frame_size = (offset.div_ceil(u64::from(max_align)) * u64::from(max_align)) as u32;
+            self.frame_align = max_align;
+        }
+        self.has_dynamic_alloca = self.num_allocas > statics;
+    }
+
+    pub(super) fn has_frame(&self) -> bool {
+        self.has_frame
+    }
+
+    /// Unused results of effect-free instructions are not computed; their
+    /// operands lose a use (one backward pass).
+    pub(super) fn remove_dead_code(&mut self) -> bool {
+        let mut removed = false;
+        let f = self.f;
+        let first = f.first_local;
+        for k in (0..f.insts.len()).rev() {
+            let inst = &f.insts[k];
+            if !self.b.insts[k].emit {
+                continue;
+            }
+            let Some((v, _)) = inst.result else { continue };
+            let Some(i) = self.local_index(v) else { continue };
+            let val = self.b.vals[i];
+            if val.uses != 0 || val.pinned {
+                continue;
+            }
+            let dead = match val.kind {
+                Kind::Frame(_) => true,
+                _ => is_pure(self.cx, &inst.kind),
+            };
+            if !dead {
+                continue;
+            }
+            self.b.insts[k].emit = false;
+            removed = true;
+            let b = &mut *self.b;
+            let n = b.vals.len();
+            for_each_operand(&inst.kind, |o| {
+                let j = resolve_in(&b.vals, first, o).0.wrapping_sub(first) as usize;
+                if j < n && b.vals[j].uses > 0 {
+                    b.vals[j].uses -= 1;
+                }
+            });
+        }
+        removed
+    }
+
+    /// `load (add p, C)` with a small constant C becomes `load offset=C p`
+    /// when every use of the add is the address of a load or store (the add
+    /// is then left out): wasm adds the offset without the 32-bit wrap, so
+    /// an engine cannot do this itself. Frame addresses become
+    /// `offset=off` of the frame base when pushed.
+    pub(super) fn absorb_address_offsets(&mut self) {
+        let f = self.f;
+        // Pass 1: how many uses of each add are load/store addresses, and
+        // the last such access.
+        let mut counts = std::mem::take(&mut self.b.addr_uses);
+        counts.clear();
+        counts.resize(self.b.vals.len(), (0, NONE));
+        let mut any = false;
+        for k in 0..f.insts.len() {
+            if let Some((pi, _, _, _)) = self.offset_address(k) {
+                counts[pi].0 += 1;
+                counts[pi].1 = k as u32;
+                any = true;
+            }
+        }
+        if !any {
+            self.b.addr_uses = counts;
+            return;
+        }
+        // Pass 2: rewrite the accesses of adds used only that way.
+        for k in 0..f.insts.len() {
+            let Some((pi, d, base, c)) = self.offset_address(k) else { continue };
+            if counts[pi].0 != self.b.vals[pi].uses {
+                continue;
+            }
+            self.b.insts[k].addr = base.0;
+            self.b.insts[k].offset = c;
+            if counts[pi].1 == k as u32 {
+                // The last access: retire the add. Its one use of `base`
+                // becomes one use per access.
+                self.b.insts[d].emit = false;
+                self.b.vals[pi].uses = 0;
+                if let Some(bi) = self.local_index(base) {
+                    self.b.vals[bi].uses += counts[pi].0 - 1;
+                    self.b.vals[bi].user = k as u32;
+                }
+            }
+        }
+        self.b.addr_uses = counts;
+    }
+
+    /// For load/store `k` whose address is `add base, C`: (value index of
+    /// the add, the add instruction, base, C).
+    pub(super) fn offset_address(&self, k: usize) -> Option<(usize, usize, ValueId, u32)> {
+        let f = self.f;
+        if !self.b.insts[k].emit || self.b.insts[k].addr != NONE {
+            return None;
+        }
+        let ptr = match f.insts[k].kind {
+            InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } => self.resolve(ptr),
+            _ => return None,
+        };
+        let pi = self.local_index(ptr)?;
+        let pv = self.b.vals[pi];
+        if pv.kind != Kind::None || pv.pinned || pv.uses == 0 {
+            return None;
+        }
+        let d = self.def_inst(ptr)?;
+        let InstKind::Binop { op: BinOp::Add, lhs, rhs, .. } = f.insts[d].kind else { return None };
+        if !self.b.insts[d].emit {
+            return None;
+        }
+        let (base, c) = match (self.const_int(rhs), self.const_int(lhs)) {
+            (Some(c), _) => (self.resolve(lhs), c),
+            (None, Some(c)) => (self.resolve(rhs), c),
+            _ => return None,
+        };
+        if !(0..1 << 30).contains(&(c as i32 as i64)) || self.ty(base) != IrType::I32 {
+            return None;
+        }
+        Some((pi, d, base, c as i32 as u32))
+    }
+
+    /// The instruction defining `v`, if an instruction does.
+    pub(super) fn def_inst(&self, v: ValueId) -> Option<usize> {
+        let i = self.local_index(v)?;
+        let first_inst = self.num_params as usize + self.f.consts.len();
+        let r = i.checked_sub(first_inst)?;
+        self.f.results.get(r).map(|id| id.0 as usize)
+    }
+
+    /// Decides which results stay on the stack (see the module docs).
+    pub(super) fn fold_operands(&mut self) {
+        let f = self.f;
+        for vb in 0..self.b.vblocks.len() {
+            let VBlock { start, end, term, .. } = self.b.vblocks[vb];
+            if term == Term::SjEntry {
+                continue;
+            }
+            self.b.roots.clear();
+            for k in start..end {
+                let k = k as usize;
+                if !self.b.insts[k].emit {
+                    continue;
+                }
+                let inst = &f.insts[k];
+                if matches!(inst.kind, InstKind::Phi { .. }) {
+                    continue;
+                }
+                let ps = self.b.pushes.len() as u32;
+                let copies = term == Term::Real && k as u32 + 1 == end && self.plan_copies(vb, k);
+                if !copies {
+                    self.plan(k);
+                }
+                let pe = self.b.pushes.len() as u32;
+                let b = &mut *self.b;
+                b.insts[k].push_start = ps;
+                b.insts[k].push_end = pe;
+                // Match the trailing roots against the pushes, last first.
+                b.matched.clear();
+                let mut j = pe;
+                let mut r = b.roots.len();
+                while r > 0 {
+                    let top = b.roots[r - 1] as usize;
+                    let Some((tv, _)) = f.insts[top].result else { break };
+                    let ti = tv.0.wrapping_sub(f.first_local) as usize;
+                    let Some(val) = b.vals.get(ti) else { break };
+                    // A phi copy on this block's only edge is a use "by" the
+                    // terminator (phi uses have no user instruction).
+                    let user = if copies { NONE } else { k as u32 };
+                    if val.uses != 1 || val.user != user || val.pinned || val.kind != Kind::None {
+                        break;
+                    }
+                    let Some(pos) = (ps..j).rev().find(|&p| b.pushes[p as usize].value == tv) else { break };
+                    b.matched.push(pos);
+                    j = pos;
+                    r -= 1;
+                }
+                let mut own_from = ps;
+                let mut first = k as u32;
+                if !b.matched.is_empty() {
+                    let mut prev = ps;
+                    for (idx, &pos) in b.matched.iter().rev().enumerate() {
+                        let root = b.roots[r + idx] as usize;
+                        let (rv, _) = f.insts[root].result.expect("matched roots have results");
+                        let ri = (rv.0 - f.first_local) as usize;
+                        b.vals[ri].kind = Kind::Folded;
+                        b.vals[ri].fold_fixup = b.pushes[pos as usize].fixup;
+                        if prev < pos {
+                            let at = b.insts[root].first as usize;
+                            let head = b.insts[at].prepush_head;
+                            b.insts[at].prepush_head = b.prepush.len() as u32;
+                            b.prepush.push(PrePush { from: prev, to: pos, next: head });
+                        }
+                        prev = pos + 1;
+                    }
+                    own_from = prev;
+                    first = b.insts[b.roots[r] as usize].first;
+                    b.roots.truncate(r);
+                }
+                b.insts[k].own_from = own_from;
+                b.insts[k].first = first;
+                b.roots.push(k as u32);
+            }
+        }
+    }
+
+    /// When block `vb` ends in `br` to a block with phis, the phi copies
+    /// become the pushes of the `br` (`k`): all sources are pushed, then the
+    /// copies set the phis in reverse order, so sources computed at the end
+    /// of the block can stay on the stack.
+    pub(super) fn plan_copies(&mut self, vb: usize, k: usize) -> bool {
+        let f = self.f;
+        let InstKind::Br { target } = f.insts[k].kind else { return false };
+        let Some(&tv) = self.b.first_vblock.get(target.0 as usize) else { return false };
+        if !self.b.has_phis.get(tv as usize).copied().unwrap_or(false) {
+            return false;
+        }
+        let pred = self.b.vblocks[vb].orig;
+        let blk = f.blocks[target.0 as usize];
+        for p in blk.start..blk.end {
+            let inst = &f.insts[p as usize];
+            if !matches!(inst.kind, InstKind::Phi { .. }) {
+                break;
+            }
+            if let Some(src) = self.copy_source(p as usize, pred) {
+                self.push(src, Fixup::None);
+            }
+        }
+        self.b.insts[k].copies_planned = true;
+        true
+    }
+
+    /// The value phi `p` takes on the edge from block `pred`, if the edge
+    /// needs a copy for it (the phi is live, the value is neither the phi
+    /// itself nor undef).
+    pub(super) fn copy_source(&self, p: usize, pred: u32) -> Option<ValueId> {
+        let (dv, _) = self.f.insts[p].result?;
+        let di = self.local_index(dv)?;
+        let live = match self.b.vals[di].kind {
+            Kind::None => self.b.vals[di].uses > 0,
+            Kind::Local(_) => true,
+            _ => false,
+        };
+        if !live {
+            return None;
+        }
+        let (s, e) = self.b.phi_range[p];
+        let entries = &self.b.phi_in[s as usize..e as usize];
+        let pos = entries.partition_point(|&(b, _)| b < pred);
+        let &(b, src) = entries.get(pos)?;
+        let src = self.resolve(ValueId(src));
+        (b == pred && src != dv && !self.is_undef(src)).then_some(src)
+    }
+
+    /// Locals of the frame: the frame base and the saved stack pointer.
+    pub(super) fn frame_locals(&mut self) {
+        if self.has_frame() {
+            self.frame_local = self.new_local(W::I32);
+        }
+        if self.has_frame() || self.has_dynamic_alloca {
+            self.saved_sp_local = self.new_local(W::I32);
+        }
+    }
+
+    /// Sorts each live phi's entries by block for the edge copies.
+    pub(super) fn collect_phi_entries(&mut self) {
+        let f = self.f;
+        let b = &mut *self.b;
+        b.phi_in.clear();
+        b.phi_range.clear();
+        b.phi_range.resize(f.insts.len(), (0, 0));
+        b.has_phis.clear();
+        b.has_phis.resize(b.vblocks.len(), false);
+        for (k, inst) in f.insts.iter().enumerate() {
+            let InstKind::Phi { incoming, .. } = &inst.kind else { continue };
+            let Some((v, _)) = inst.result else { continue };
+            let i = v.0.wrapping_sub(f.first_local) as usize;
+            if !b.vals.get(i).is_some_and(|x| x.kind == Kind::None && x.uses > 0) {
+                continue;
+            }
+            let start = b.phi_in.len();
+            b.phi_in.extend(incoming.iter().map(|&(val, blk)| (blk.0, val.0)));
+            b.phi_in[start..].sort_unstable();
+            b.phi_range[k] = (start as u32, b.phi_in.len() as u32);
+            let vb = b.insts[k].vblock;
+            if vb != NONE {
+                b.has_phis[vb as usize] = true;
+            }
+        }
+    }
+
+    // ----------------------------------------------------------------
+    // Operand pushes
+    // ----------------------------------------------------------------
+
+    pub(super) fn push(&mut self, v: ValueId, fixup: Fixup) {
+        let value = self.resolve(v);
+        self.b.pushes.push(Push { value, fixup });
+    }
+
+    /// Lists the operands instruction `k` pushes, in push order. Must agree
+    /// with `lower`.
+    pub(super) fn plan(&mut self, k: usize) {
+        let f = self.f;
+        let inst = &f.insts[k];
+        use InstKind::*;
+        match &inst.kind {
+            Binop { op, lhs, rhs, .. } => {
+                let t = self.ty(*lhs);
+                if let IrType::Scalar(s) = t {
+                    let (fl, fr) = match (op, s) {
+                        (BinOp::AShr, _) => (sext_fixup(s), Fixup::None),
+                        (BinOp::SDiv | BinOp::SRem, _) if s.is_int() => (sext_fixup(s), sext_fixup(s)),
+                        (BinOp::SRem, Scalar::F32) => (Fixup::Promote, Fixup::Promote),
+                        _ => (Fixup::None, Fixup::None),
+                    };
+                    self.push(*lhs, fl);
+                    self.push(*rhs, fr);
+                } else if vector_binop(*op, t).is_some() {
+                    self.push(*lhs, Fixup::None);
+                    self.push(*rhs, Fixup::None);
+                }
+            }
+            Cast { op, value, .. } => {
+                let from = self.ty(*value);
+                let fix = match (op, from) {
+                    (CastOp::SiToFp, IrType::Scalar(s)) => sext_fixup(s),
+                    _ => Fixup::None,
+                };
+                self.push(*value, fix);
+            }
+            Cmp { pred, lhs, rhs } => {
+                let t = self.ty(*lhs);
+                if let Some(x) = self.eqz_operand(*pred, *lhs, *rhs).or_else(|| self.truthy_operand(k)) {
+                    self.push(x, Fixup::None);
+                } else if cmp_is_simple(*pred, t) {
+                    let fix = match (pred, t) {
+                        (CmpPred::ISgt | CmpPred::ISge | CmpPred::ISlt | CmpPred::ISle, IrType::Scalar(s)) => {
+                            sext_fixup(s)
+                        }
+                        _ => Fixup::None,
+                    };
+                    self.push(*lhs, fix);
+                    self.push(*rhs, fix);
+                }
+            }
+            Select { cond, if_true, if_false } => {
+                self.push(*if_true, Fixup::None);
+                self.push(*if_false, Fixup::None);
+                self.push(*cond, Fixup::None);
+            }
+            ExtractElement { vector, .. } => self.push(*vector, Fixup::None),
+            InsertElement { vector, element, .. } => {
+                let fix = if self.ty(*vector).elem() == Scalar::I1 { Fixup::NegI1 } else { Fixup::None };
+                self.push(*vector, Fixup::None);
+                self.push(*element, fix);
+            }
+            Alloca { .. } | Phi { .. } | Br { .. } | Unreachable => {}
+            Load { ptr, .. } => {
+                let a = self.address_of(k, *ptr);
+                self.push(a, Fixup::None);
+            }
+            Store { ptr, value, .. } => {
+                let a = self.address_of(k, *ptr);
+                self.push(a, Fixup::None);
+                self.push(*value, Fixup::None);
+            }
+            Ret { value } => {
+                if let Some(v) = value {
+                    self.push(*v, Fixup::None);
+                }
+            }
+            CondBr { cond, .. } => self.push(*cond, Fixup::None),
+            Switch { cond, cases, ty, .. } => {
+                if self.switch_is_dense(*ty, cases) {
+                    self.push(*cond, Fixup::None);
+                }
+            }
+            Call { callee, args, .. } => match self.cx.callee(*callee) {
+                Some(Callee::Defined { .. }) => {
+                    for &a in args.iter() {
+                        self.push(a, Fixup::None);
+                    }
+                }
+                Some(Callee::Intrinsic(i)) => self.plan_intrinsic(i, args),
+                _ => {}
+            },
+            CallIndirect { callee, args, .. } => {
+                for &a in args.iter() {
+                    self.push(a, Fixup::None);
+                }
+                if self.direct_target(*callee, args, inst).is_none() {
+                    self.push(*callee, Fixup::None);
+                }
+            }
+        }
+    }
+
+    /// The address operand of load/store `k` (after offset absorption).
+    pub(super) fn address_of(&self, k: usize, ptr: ValueId) -> ValueId {
+        match self.b.insts[k].addr {
+            NONE => ptr,
+            a => ValueId(a),
+        }
+    }
+
+    /// An indirect call of a constant function address becomes a direct
+    /// call. When the call's signature differs from the function's (C code
+    /// calling `int main(void)` as `main(argc, argv, envp)`, which native
+    /// code tolerates), the call is adapted as a native caller's would be:
+    /// extra trailing arguments are dropped, missing ones are zero, an
+    /// unused result is dropped and a missing one is zero. Arguments whose
+    /// types differ cannot be adapted: the call stays indirect (and traps).
+    pub(super) fn direct_target(&self, callee: ValueId, args: &[ValueId], inst: &Inst) -> Option<DirectCall> {
+        let Some(Callee::Defined { index, .. }) = self.cx.callee(callee) else { return None };
+        let decl = self.cx.funcs.get(callee.0 as usize)?;
+        let ret = match inst.kind {
+            InstKind::CallIndirect { ret, .. } => ret,
+            _ => return None,
+        };
+        let common = decl.params.len().min(args.len());
+        let prefix_matches =
+            decl.params.iter().zip(args).take(common).all(|(&p, &a)| wasm_type(p) == wasm_type(self.ty(a)));
+        if !prefix_matches {
+            return None;
+        }
+        let result = match (decl.ret.map(wasm_type), ret.map(wasm_type)) {
+            (a, b) if a == b => ResultFix::Same,
+            (Some(_), None) => ResultFix::Drop,
+            (None, Some(t)) => ResultFix::Zero(t),
+            _ => return None,
+        };
+        Some(DirectCall {
+            index,
+            drop: (args.len() - common) as u32,
+            pad: decl.params[common..].iter().map(|&p| wasm_type(p)).collect(),
+            result,
+        })
+    }
+}
+
+/// How a constant-address indirect call becomes a direct one.
+pub(super) struct DirectCall {
+    /// The wasm function index.
+    pub index: u32,
+    /// Trailing arguments the function does not take.
+    pub drop: u32,
+    /// Zero values for the parameters the call does not pass.
+    pub pad: Vec<W>,
+    pub result: ResultFix,
+}
+
+pub(super) enum ResultFix {
+    Same,
+    /// The function returns a value the call does not expect.
+    Drop,
+    /// The call expects a value the function does not return.
+    Zero(W),
+}

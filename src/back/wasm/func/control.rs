@@ -1,0 +1,626 @@
+//! Emits a structured body (the tree of [`super::structure`]) as wasm
+//! control flow.
+//!
+//! `Block`/`Loop` become `block`/`loop`; a label stack (which also holds the
+//! anonymous `if`/`block` wrappers added here) turns labels into `br`
+//! depths. A basic block's exits first copy the phis of the edge, then set
+//! the dispatch variable, then `br` (or continue inline). `condbr` becomes a
+//! `br_if` when one side is a bare branch, `if/else` otherwise; `switch`
+//! and dispatchers become one `br_table` (or a compare chain for sparse
+//! switches) with one wrapper block per exit that has work to do on the way.
+//!
+//! "Fallthrough": when code is the last thing before the `end` of a block
+//! `L` (or of code that ends there), a `br L` is left out. The walk keeps an
+//! explicit work stack, so deep nesting cannot overflow the Rust stack.
+
+use super::{Fx, Term, NONE};
+use crate::back::wasm::structure::{Exit, ExitHow, LabelId, Node};
+use crate::ir::{InstKind, Scalar, SwitchCase, ValType as IrType, ValueId};
+use wasm_encoder::{BlockType, ValType as W};
+
+/// Largest `br_table` emitted (V8 accepts at most 65520 entries).
+const MAX_BR_TABLE: u64 = 65_000;
+/// Fewest cases worth a `br_table` (fewer are compared one by one).
+const MIN_TABLE_CASES: usize = 4;
+
+/// Label-stack entry of a wrapper this module adds (not a tree label).
+const ANON: u32 = u32::MAX;
+
+/// Where falling off the end of the current code goes: equivalent to
+/// `br` to this label.
+type Fall = Option<LabelId>;
+
+enum Work<'t> {
+    Nodes(&'t [Node], Fall),
+    /// `end` of the innermost construct.
+    End,
+    Else,
+    /// Take `exit` of virtual block `from` (`NONE`: of a dispatcher).
+    Exit(u32, &'t Exit, Fall),
+}
+
+/// Where a multiway exit goes: straight to a label, or to wrapper `k`.
+#[derive(Clone, Copy)]
+enum Slot {
+    Label(LabelId),
+    Wrapper(u32),
+}
+
+impl<'a> Fx<'a> {
+    fn push_label(&mut self, l: u32) {
+        if l != ANON {
+            if let Some(p) = self.b.label_pos.get_mut(l as usize) {
+                *p = self.b.labels.len() as u32;
+            }
+        }
+        self.b.labels.push(l);
+    }
+
+    fn pop_label(&mut self) {
+        if let Some(l) = self.b.labels.pop() {
+            if l != ANON {
+                if let Some(p) = self.b.label_pos.get_mut(l as usize) {
+                    *p = NONE;
+                }
+            }
+        }
+    }
+
+    /// The `br` depth of tree label `l` from here.
+    fn depth(&mut self, l: LabelId) -> u32 {
+        match self.b.label_pos.get(l.0 as usize) {
+            Some(&p) if p != NONE => self.b.labels.len() as u32 - 1 - p,
+            _ => {
+                self.bug(format!("branch to label {} outside its construct", l.0));
+                0
+            }
+        }
+    }
+
+    pub(super) fn open(&mut self, label: u32, is_loop: bool) {
+        if is_loop {
+            self.w().loop_(BlockType::Empty);
+        } else {
+            self.w().block(BlockType::Empty);
+        }
+        self.push_label(label);
+        self.terminal = false;
+    }
+
+    pub(super) fn close(&mut self) {
+        self.w().end();
+        self.pop_label();
+        self.terminal = false;
+    }
+
+    fn br(&mut self, l: LabelId) {
+        let d = self.depth(l);
+        self.w().br(d);
+        self.terminal = true;
+    }
+
+    /// Emits a node list (the whole body, or a setjmp function's inner body).
+    pub(super) fn emit_tree(&mut self, nodes: &[Node]) {
+        let mut work: Vec<Work<'_>> = Vec::with_capacity(32);
+        work.push(Work::Nodes(nodes, None));
+        while let Some(item) = work.pop() {
+            match item {
+                Work::Nodes(list, fall) => {
+                    let Some((node, rest)) = list.split_first() else { continue };
+                    let node_fall = if rest.is_empty() {
+                        fall
+                    } else {
+                        work.push(Work::Nodes(rest, fall));
+                        None
+                    };
+                    self.emit_node(node, node_fall, &mut work);
+                }
+                Work::End => self.close(),
+                Work::Else => {
+                    self.w().else_();
+                    self.terminal = false;
+                }
+                Work::Exit(from, exit, fall) => self.emit_exit(from, exit, fall, &mut work),
+            }
+        }
+    }
+
+    fn emit_node<'t>(&mut self, node: &'t Node, fall: Fall, work: &mut Vec<Work<'t>>) {
+        match node {
+            Node::Block { label, body } => {
+                self.open(label.0, false);
+                work.push(Work::End);
+                work.push(Work::Nodes(body, Some(*label)));
+            }
+            Node::Loop { label, body } => {
+                self.open(label.0, true);
+                work.push(Work::End);
+                work.push(Work::Nodes(body, fall));
+            }
+            Node::Basic { block, exits } => self.emit_basic(*block, exits, fall, work),
+            Node::Dispatch { var, exits } => {
+                let Some(&local) = self.b.dispatch_locals.get(*var as usize) else {
+                    self.bug("dispatch variable out of range");
+                    return;
+                };
+                self.emit_index_multiway(local, exits, fall, work);
+            }
+        }
+    }
+
+    fn emit_basic<'t>(&mut self, vb: u32, exits: &'t [Exit], fall: Fall, work: &mut Vec<Work<'t>>) {
+        let Some(&info) = self.b.vblocks.get(vb as usize) else {
+            self.bug("structured block out of range");
+            return;
+        };
+        match info.term {
+            Term::SjEntry => {
+                let t = self.sj_target_local;
+                self.emit_index_multiway(t, exits, fall, work);
+                return;
+            }
+            Term::Split => {
+                for k in info.start as usize..info.end as usize {
+                    if self.b.insts[k].emit && !matches!(self.f.insts[k].kind, InstKind::Phi { .. }) {
+                        self.emit_inst(k);
+                    }
+                }
+                match exits.first() {
+                    Some(e) => work.push(Work::Exit(vb, e, fall)),
+                    None => self.bug("split block without an exit"),
+                }
+                return;
+            }
+            Term::Real => {}
+        }
+        let last = info.end as usize - 1;
+        for k in info.start as usize..last {
+            if self.b.insts[k].emit && !matches!(self.f.insts[k].kind, InstKind::Phi { .. }) {
+                self.emit_inst(k);
+            }
+        }
+        let f = self.f;
+        let term = &f.insts[last];
+        self.emit_pushes(last);
+        match &term.kind {
+            InstKind::Ret { .. } => self.emit_return(),
+            InstKind::Unreachable => {
+                self.w().unreachable();
+                self.terminal = true;
+            }
+            InstKind::Br { .. } => match exits.first() {
+                Some(e) => work.push(Work::Exit(vb, e, fall)),
+                None => self.bug("br without an exit"),
+            },
+            InstKind::CondBr { .. } => {
+                let [e0, e1] = exits else {
+                    self.bug("condbr without two exits");
+                    return;
+                };
+                if let Some(l0) = self.plain_label(vb, e0) {
+                    let d = self.depth(l0);
+                    self.w().br_if(d);
+                    work.push(Work::Exit(vb, e1, fall));
+                } else if let Some(l1) = self.plain_label(vb, e1) {
+                    let d = self.depth(l1);
+                    self.w().i32_eqz().br_if(d);
+                    work.push(Work::Exit(vb, e0, fall));
+                } else {
+                    self.w().if_(BlockType::Empty);
+                    self.push_label(ANON);
+                    work.push(Work::End);
+                    work.push(Work::Exit(vb, e1, fall));
+                    work.push(Work::Else);
+                    work.push(Work::Exit(vb, e0, fall));
+                }
+            }
+            InstKind::Switch { ty, cond, cases, .. } => self.emit_switch(vb, *ty, *cond, cases, exits, fall, work),
+            _ => self.bug("a block that does not end in a terminator"),
+        }
+    }
+
+    /// The label of an exit that is only a `br` (no copies, no dispatch).
+    fn plain_label(&self, from: u32, e: &Exit) -> Option<LabelId> {
+        let ExitHow::Br(l) = e.how else { return None };
+        if e.set_dispatch.is_some() || (from != NONE && self.edge_has_copies(e.target)) {
+            return None;
+        }
+        Some(l)
+    }
+
+    fn edge_has_copies(&self, target: u32) -> bool {
+        self.b.has_phis.get(target as usize).copied().unwrap_or(false)
+            && self.b.vblocks.get(target as usize).is_some_and(|v| v.first_part)
+    }
+
+    fn emit_exit<'t>(&mut self, from: u32, e: &'t Exit, fall: Fall, work: &mut Vec<Work<'t>>) {
+        if from != NONE {
+            self.emit_phi_copies(from, e.target);
+        }
+        if let Some((var, value)) = e.set_dispatch {
+            match self.b.dispatch_locals.get(var as usize) {
+                Some(&l) => {
+                    self.w().i32_const(value as i32).local_set(l);
+                }
+                None => self.bug("dispatch variable out of range"),
+            }
+        }
+        match &e.how {
+            ExitHow::Br(l) => {
+                if fall != Some(*l) {
+                    self.br(*l);
+                }
+            }
+            ExitHow::Inline(nodes) => work.push(Work::Nodes(nodes, fall)),
+        }
+    }
+
+    /// The parallel copy `phi_i := incoming_i(from)` of the phis of `target`.
+    fn emit_phi_copies(&mut self, from: u32, target: u32) {
+        if !self.edge_has_copies(target) {
+            return;
+        }
+        let f = self.f;
+        let fv = self.b.vblocks[from as usize];
+        let pred = fv.orig;
+        let tb = self.b.vblocks[target as usize].orig as usize;
+        let blk = f.blocks[tb];
+        // Sources already pushed by the block's `br` (see `plan_copies`).
+        let planned = fv.term == Term::Real && self.b.insts[fv.end as usize - 1].copies_planned;
+        self.b.copies.clear();
+        let mut interferes = planned;
+        for k in blk.start..blk.end {
+            let inst = &f.insts[k as usize];
+            if !matches!(inst.kind, InstKind::Phi { .. }) {
+                break;
+            }
+            let Some(src) = self.copy_source(k as usize, pred) else { continue };
+            let Some((dv, _)) = inst.result else { continue };
+            let Some(di) = self.local_index(dv) else { continue };
+            let super::Kind::Local(dl) = self.b.vals[di].kind else { continue };
+            // Does the source read another phi of this block?
+            if let Some(d) = self.def_inst(src) {
+                let d32 = d as u32;
+                if d32 >= blk.start && d32 < blk.end && matches!(f.insts[d].kind, InstKind::Phi { .. }) {
+                    interferes = true;
+                }
+            }
+            self.b.copies.push((dl, src));
+        }
+        let n = self.b.copies.len();
+        if interferes {
+            // All sources on the stack, then the phis set last to first.
+            if !planned {
+                for i in 0..n {
+                    let (_, src) = self.b.copies[i];
+                    self.get(src);
+                }
+            }
+            for i in (0..n).rev() {
+                let (dl, _) = self.b.copies[i];
+                self.w().local_set(dl);
+            }
+        } else {
+            for i in 0..n {
+                let (dl, src) = self.b.copies[i];
+                self.get(src);
+                self.w().local_set(dl);
+            }
+        }
+        if n > 0 {
+            self.terminal = false;
+        }
+    }
+
+    /// Groups `exits` into destinations: plain branches go straight to
+    /// their label, the others get a wrapper block each (identical branches
+    /// share one). Fills `b.slot_of[k]` for exit `k` and `b.wrapper_exit[w]`
+    /// with the exit whose code follows wrapper `w`; returns the wrapper count.
+    fn assign_slots(&mut self, from: u32, exits: &[Exit]) -> u32 {
+        self.b.slot_of.clear();
+        self.b.wrapper_exit.clear();
+        self.b.seen_exits.clear();
+        for (k, e) in exits.iter().enumerate() {
+            let slot = match (self.plain_label(from, e), &e.how) {
+                (Some(l), _) => Slot::Label(l),
+                (None, ExitHow::Br(l)) => {
+                    let key = (e.target, e.set_dispatch, l.0);
+                    match self.b.seen_exits.iter().find(|s| (s.0, s.1, s.2) == key) {
+                        Some(s) => Slot::Wrapper(s.3),
+                        None => {
+                            let w = self.b.wrapper_exit.len() as u32;
+                            self.b.seen_exits.push((key.0, key.1, key.2, w));
+                            self.b.wrapper_exit.push(k as u32);
+                            Slot::Wrapper(w)
+                        }
+                    }
+                }
+                (None, ExitHow::Inline(_)) => {
+                    let w = self.b.wrapper_exit.len() as u32;
+                    self.b.wrapper_exit.push(k as u32);
+                    Slot::Wrapper(w)
+                }
+            };
+            self.b.slot_of.push(encode_slot(slot));
+        }
+        self.b.wrapper_exit.len() as u32
+    }
+
+    /// The br depth of a slot, inside all `wrappers` wrapper blocks.
+    fn slot_depth(&mut self, slot: u32) -> u32 {
+        match decode_slot(slot) {
+            Slot::Label(l) => self.depth(l),
+            // Wrappers are the innermost constructs when the multiway
+            // branch starts; deeper code adds its own nesting.
+            Slot::Wrapper(w) => w + (self.b.labels.len() as u32 - self.wrapper_base),
+        }
+    }
+
+    /// Opens the wrappers, runs `branch` (which ends in a br_table or a
+    /// chain of br_ifs), then schedules each wrapper's exit code. With
+    /// `carry_index`, an i32 on the stack is passed in as a block parameter.
+    #[allow(clippy::too_many_arguments)]
+    fn with_wrappers<'t>(
+        &mut self,
+        from: u32,
+        exits: &'t [Exit],
+        wrappers: u32,
+        carry_index: bool,
+        fall: Fall,
+        work: &mut Vec<Work<'t>>,
+        branch: impl FnOnce(&mut Self),
+    ) {
+        let bt = if carry_index { BlockType::FunctionType(self.cx.i32_to_void) } else { BlockType::Empty };
+        for _ in 0..wrappers {
+            self.w().block(bt);
+            self.push_label(ANON);
+        }
+        self.wrapper_base = self.b.labels.len() as u32;
+        branch(self);
+        self.terminal = true;
+        // After `end` of wrapper w comes the code of the exit using it; the
+        // last one is in tail position.
+        for w in (0..wrappers).rev() {
+            let k = self.b.wrapper_exit[w as usize] as usize;
+            let f = if w + 1 == wrappers { fall } else { None };
+            work.push(Work::Exit(from, &exits[k], f));
+            work.push(Work::End);
+        }
+    }
+
+    /// A dispatcher: exit `k` when local `index` is `k` (the last exit
+    /// when out of range).
+    fn emit_index_multiway<'t>(&mut self, index: u32, exits: &'t [Exit], fall: Fall, work: &mut Vec<Work<'t>>) {
+        if exits.is_empty() {
+            self.w().unreachable();
+            self.terminal = true;
+            return;
+        }
+        let wrappers = self.assign_slots(NONE, exits);
+        self.with_wrappers(NONE, exits, wrappers, false, fall, work, |fx| {
+            fx.w().local_get(index);
+            fx.b.table.clear();
+            for k in 0..exits.len() {
+                let d = fx.slot_depth(fx.b.slot_of[k]);
+                fx.b.table.push(d);
+            }
+            let default = fx.b.table.pop().unwrap_or(0);
+            let table = std::mem::take(&mut fx.b.table);
+            fx.w().br_table(table.iter().copied(), default);
+            fx.b.table = table;
+        });
+    }
+
+    /// Whether a switch is lowered to one `br_table` (its condition is then
+    /// pushed once) rather than a compare chain.
+    pub(super) fn switch_is_dense(&self, ty: IrType, cases: &[SwitchCase]) -> bool {
+        if cases.len() < MIN_TABLE_CASES {
+            return false;
+        }
+        let bits = match ty {
+            IrType::Scalar(s) => s.bits(),
+            _ => return false,
+        };
+        let (mut lo, mut hi) = (u64::MAX, 0u64);
+        for c in cases {
+            let v = case_value(c.value, bits);
+            lo = lo.min(v);
+            hi = hi.max(v);
+        }
+        let span = hi - lo;
+        span < MAX_BR_TABLE && span <= 3 * cases.len() as u64 + 8
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn emit_switch<'t>(
+        &mut self,
+        vb: u32,
+        ty: IrType,
+        cond: ValueId,
+        cases: &[SwitchCase],
+        exits: &'t [Exit],
+        fall: Fall,
+        work: &mut Vec<Work<'t>>,
+    ) {
+        if exits.len() != cases.len() + 1 {
+            self.bug("switch exits do not match its cases");
+            return;
+        }
+        let bits = match ty {
+            IrType::Scalar(s) => s.bits(),
+            _ => 32,
+        };
+        let wide = ty == IrType::Scalar(Scalar::I64);
+        if cases.is_empty() {
+            work.push(Work::Exit(vb, &exits[0], fall));
+            return;
+        }
+        let wrappers = self.assign_slots(vb, exits);
+        if self.switch_is_dense(ty, cases) {
+            // The condition is on the stack. index = cond - lo.
+            let lo = cases.iter().map(|c| case_value(c.value, bits)).min().unwrap_or(0);
+            let hi = cases.iter().map(|c| case_value(c.value, bits)).max().unwrap_or(0);
+            let span = (hi - lo + 1) as u32;
+            if wide {
+                let tmp = self.scratch(W::I64, 0);
+                self.w()
+                    .i64_const(lo as i64)
+                    .i64_sub()
+                    .local_tee(tmp)
+                    .i64_const(i64::from(span))
+                    .local_get(tmp)
+                    .i64_const(i64::from(span))
+                    .i64_lt_u()
+                    .select()
+                    .i32_wrap_i64();
+            } else if lo != 0 {
+                self.w().i32_const(lo as u32 as i32).i32_sub();
+            }
+            self.with_wrappers(vb, exits, wrappers, true, fall, work, |fx| {
+                fx.b.table.clear();
+                let default_depth = fx.slot_depth(fx.b.slot_of[0]);
+                fx.b.table.resize(span as usize, default_depth);
+                for (i, c) in cases.iter().enumerate() {
+                    let at = (case_value(c.value, bits) - lo) as usize;
+                    let s = fx.b.slot_of[i + 1];
+                    fx.b.table[at] = fx.slot_depth(s);
+                }
+                let dd = fx.slot_depth(fx.b.slot_of[0]);
+                let table = std::mem::take(&mut fx.b.table);
+                fx.w().br_table(table.iter().copied(), dd);
+                fx.b.table = table;
+            });
+        } else {
+            self.with_wrappers(vb, exits, wrappers, false, fall, work, |fx| {
+                // Cases sorted by value, then grouped into dense clusters.
+                fx.b.case_order.clear();
+                fx.b.case_order
+                    .extend(cases.iter().enumerate().map(|(i, c)| (case_value(c.value, bits), i as u32 + 1)));
+                fx.b.case_order.sort_unstable();
+                fx.b.clusters.clear();
+                let n = fx.b.case_order.len();
+                let mut i = 0;
+                while i < n {
+                    let lo = fx.b.case_order[i].0;
+                    let mut j = i + 1;
+                    // Grow while the cluster stays dense enough for a table.
+                    while j < n {
+                        let span = fx.b.case_order[j].0 - lo;
+                        if span >= MAX_BR_TABLE || span > 3 * (j - i + 1) as u64 + 8 {
+                            break;
+                        }
+                        j += 1;
+                    }
+                    if j - i < MIN_TABLE_CASES {
+                        j = i + 1;
+                    }
+                    fx.b.clusters.push((i as u32, j as u32));
+                    i = j;
+                }
+                let nclusters = fx.b.clusters.len();
+                fx.emit_case_search(cond, wide, 0, nclusters);
+            });
+        }
+    }
+
+    /// Branches on the cases of `clusters[from..to]` (a binary search over
+    /// the clusters, a table or a compare for each); every path ends in a
+    /// branch (to the default exit when no case matches).
+    fn emit_case_search(&mut self, cond: ValueId, wide: bool, from: usize, to: usize) {
+        if to - from > 3 {
+            let mid = (from + to) / 2;
+            let pivot = self.b.case_order[self.b.clusters[mid].0 as usize].0;
+            self.get(cond);
+            if wide {
+                self.w().i64_const(pivot as i64).i64_lt_u();
+            } else {
+                self.i32_const(pivot as u32 as i32);
+                self.w().i32_lt_u();
+            }
+            self.w().if_(BlockType::Empty);
+            self.push_label(ANON);
+            self.emit_case_search(cond, wide, from, mid);
+            self.w().else_();
+            self.emit_case_search(cond, wide, mid, to);
+            self.w().end();
+            self.pop_label();
+            return;
+        }
+        for c in from..to {
+            let (i, j) = self.b.clusters[c];
+            if j - i == 1 {
+                let (v, k) = self.b.case_order[i as usize];
+                self.get(cond);
+                if wide {
+                    self.w().i64_const(v as i64).i64_eq();
+                } else {
+                    self.i32_const(v as u32 as i32);
+                    self.w().i32_eq();
+                }
+                let d = self.slot_depth(self.b.slot_of[k as usize]);
+                self.w().br_if(d);
+                continue;
+            }
+            // A table: holes and out-of-range values fall to the next test.
+            let lo = self.b.case_order[i as usize].0;
+            let hi = self.b.case_order[j as usize - 1].0;
+            let span = (hi - lo + 1) as u32;
+            self.w().block(BlockType::Empty);
+            self.push_label(ANON);
+            self.get(cond);
+            if wide {
+                let tmp = self.scratch(W::I64, 0);
+                self.w()
+                    .i64_const(lo as i64)
+                    .i64_sub()
+                    .local_tee(tmp)
+                    .i64_const(i64::from(span))
+                    .i64_ge_u()
+                    .br_if(0)
+                    .local_get(tmp)
+                    .i32_wrap_i64();
+            } else if lo != 0 {
+                self.i32_const(lo as u32 as i32);
+                self.w().i32_sub();
+            }
+            let mut table = std::mem::take(&mut self.b.table);
+            table.clear();
+            table.resize(span as usize, 0);
+            for x in i..j {
+                let (v, k) = self.b.case_order[x as usize];
+                table[(v - lo) as usize] = self.slot_depth(self.b.slot_of[k as usize]);
+            }
+            self.w().br_table(table.iter().copied(), 0);
+            self.b.table = table;
+            self.w().end();
+            self.pop_label();
+        }
+        let d = self.slot_depth(self.b.slot_of[0]);
+        self.w().br(d);
+    }
+}
+
+/// A case value as the unsigned value of its `bits`-wide type (how i8/i16
+/// values sit zero-extended in an i32).
+fn case_value(v: i64, bits: u32) -> u64 {
+    if bits >= 64 {
+        v as u64
+    } else {
+        (v as u64) & ((1u64 << bits) - 1)
+    }
+}
+
+fn encode_slot(s: Slot) -> u32 {
+    match s {
+        Slot::Label(l) => l.0 << 1,
+        Slot::Wrapper(w) => (w << 1) | 1,
+    }
+}
+
+fn decode_slot(s: u32) -> Slot {
+    if s & 1 == 0 {
+        Slot::Label(LabelId(s >> 1))
+    } else {
+        Slot::Wrapper(s >> 1)
+    }
+}

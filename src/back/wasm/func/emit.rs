@@ -1,0 +1,157 @@
+//! Putting values on the stack: locals, constants, frame addresses, folded
+//! trees with their pre-pushes and fix-ups.
+#[allow(unused_imports)]
+use super::*;
+
+impl<'a> Fx<'a> {
+    // ----------------------------------------------------------------
+    // Emission of values
+    // ----------------------------------------------------------------
+
+    /// Pushes value `v` (which must not be folded).
+    pub(super) fn get(&mut self, v: ValueId) {
+        let v = self.resolve(v);
+        let Some(i) = self.local_index(v) else {
+            let x = v.0;
+            if x < self.cx.num_funcs {
+                self.i32_const((self.cx.pexe_table_base + x) as i32);
+            } else {
+                let g = (x - self.cx.num_funcs) as usize;
+                match self.cx.global_addrs.get(g) {
+                    Some(&a) => self.i32_const(a as i32),
+                    None => self.bug(format!("value %{x} is not defined")),
+                }
+            }
+            return;
+        };
+        let val = self.b.vals[i];
+        match val.kind {
+            Kind::Local(l) => {
+                let (at, set, end) = self.last_set;
+                if set == l && end == self.b.code.len() {
+                    self.b.code[at] = 0x22; // local.set → local.tee
+                    self.last_set.1 = NONE;
+                } else {
+                    self.op_u32(0x20, l);
+                }
+            }
+            Kind::Const => self.emit_const(i),
+            Kind::Frame(off) => {
+                let fl = self.frame_local;
+                self.w().local_get(fl);
+                if off != 0 {
+                    self.w().i32_const(off as i32).i32_add();
+                }
+            }
+            Kind::Folded | Kind::None => {
+                // Unused values read only by dead code: any value will do.
+                if val.uses == 0 {
+                    self.zero(val.ty);
+                } else {
+                    self.bug(format!("value %v{} read out of order", v.0))
+                }
+            }
+        }
+    }
+
+    pub(super) fn emit_const(&mut self, i: usize) {
+        let c = self.f.consts[i - self.num_params as usize];
+        match (c.value, c.ty) {
+            (ConstValue::Int(x), IrType::Scalar(s)) => match s {
+                Scalar::I64 => {
+                    self.w().i64_const(x);
+                }
+                _ => {
+                    let x = match int_mask(s) {
+                        Some(m) => (x as i32) & m,
+                        None => x as i32,
+                    };
+                    self.i32_const(x);
+                }
+            },
+            (ConstValue::Float(bits), IrType::Scalar(Scalar::F32)) => {
+                self.w().f32_const(Ieee32::new(bits as u32));
+            }
+            (ConstValue::Float(bits), IrType::Scalar(Scalar::F64)) => {
+                self.w().f64_const(Ieee64::new(bits));
+            }
+            (_, t) => self.zero(t),
+        }
+    }
+
+    pub(super) fn zero(&mut self, t: IrType) {
+        self.zero_w(wasm_type(t));
+    }
+
+    pub(super) fn zero_w(&mut self, t: W) {
+        match t {
+            W::I32 => self.w().i32_const(0),
+            W::I64 => self.w().i64_const(0),
+            W::F32 => self.w().f32_const(Ieee32::new(0)),
+            W::F64 => self.w().f64_const(Ieee64::new(0)),
+            _ => self.w().v128_const(0),
+        };
+    }
+
+    pub(super) fn fixup(&mut self, fix: Fixup) {
+        match fix {
+            Fixup::None => {}
+            Fixup::Sext8 => {
+                self.w().i32_extend8_s();
+            }
+            Fixup::Sext16 => {
+                self.w().i32_extend16_s();
+            }
+            Fixup::NegI1 => {
+                self.w().i32_const(-1).i32_mul();
+            }
+            Fixup::Promote => {
+                self.w().f64_promote_f32();
+            }
+        }
+    }
+
+    pub(super) fn push_range(&mut self, from: u32, to: u32) {
+        for p in from..to {
+            let Push { value, fixup } = self.b.pushes[p as usize];
+            self.get(value);
+            self.fixup(fixup);
+        }
+    }
+
+    /// Emits the pre-pushes that start at `k` and `k`'s own pushes.
+    pub(super) fn emit_pushes(&mut self, k: usize) {
+        let mut e = self.b.insts[k].prepush_head;
+        while e != NONE {
+            let PrePush { from, to, next } = self.b.prepush[e as usize];
+            self.push_range(from, to);
+            e = next;
+        }
+        let InstInfo { own_from, push_end, .. } = self.b.insts[k];
+        self.push_range(own_from, push_end);
+    }
+
+    /// Emits non-terminator instruction `k` in full.
+    pub(super) fn emit_inst(&mut self, k: usize) {
+        self.emit_pushes(k);
+        let inst = &self.f.insts[k];
+        let pushed = self.lower(k, inst);
+        self.terminal = false;
+        if let Some((v, _)) = inst.result {
+            let Some(i) = self.local_index(v) else { return };
+            let val = self.b.vals[i];
+            match val.kind {
+                Kind::Local(l) if pushed => {
+                    let at = self.b.code.len();
+                    self.op_u32(0x21, l);
+                    self.last_set = (at, l, self.b.code.len());
+                }
+                Kind::Folded => self.fixup(val.fold_fixup),
+                _ if pushed => {
+                    self.w().drop();
+                }
+                _ => {}
+            }
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! The frame, the whole function's code and its code-section entry.
+#[allow(unused_imports)]
+use super::*;
+
+impl<'a> Fx<'a> {
+    /// Function prologue: the static frame.
+    pub(super) fn emit_prologue(&mut self) {
+        if self.frame_local != NONE {
+            let (fl, saved) = (self.frame_local, self.saved_sp_local);
+            let size = self.frame_size;
+            self.w().global_get(global::STACK_POINTER).local_tee(saved).i32_const(size as i32).i32_sub();
+            if self.frame_align > 1 {
+                let mask = -(self.frame_align as i32);
+                self.w().i32_const(mask).i32_and();
+            }
+            self.w().local_tee(fl).global_get(global::STACK_LIMIT).i32_lt_u();
+            if u64::from(size) + u64::from(self.frame_align) >= 0x1_0000 {
+                // A large frame could wrap below address 0.
+                self.w().local_get(fl).local_get(saved).i32_gt_u().i32_or();
+            }
+            self.w()
+                .if_(BlockType::Empty)
+                .i32_const(crate::back::wasm::imports::fault::STACK_OVERFLOW)
+                .i32_const(0)
+                .call(FAULT_FUNC)
+                .end()
+                .local_get(fl)
+                .global_set(global::STACK_POINTER);
+        } else if self.saved_sp_local != NONE {
+            let saved = self.saved_sp_local;
+            self.w().global_get(global::STACK_POINTER).local_set(saved);
+        }
+    }
+
+    /// `ret`: its value is already pushed.
+    pub(super) fn emit_return(&mut self) {
+        if self.saved_sp_local != NONE {
+            let saved = self.saved_sp_local;
+            self.w().local_get(saved).global_set(global::STACK_POINTER);
+        }
+        self.w().return_();
+        self.terminal = true;
+    }
+
+    /// The whole body: prologue, structured code, and the end.
+    pub(super) fn emit_function(&mut self, tree: &crate::back::wasm::structure::Structured) {
+        self.emit_prologue();
+        self.b.labels.clear();
+        self.b.label_pos.clear();
+        self.b.label_pos.resize(tree.num_labels as usize, NONE);
+        for _ in 0..tree.num_dispatch_vars {
+            let l = self.new_local(W::I32);
+            self.b.dispatch_locals.push(l);
+        }
+        if self.has_setjmp {
+            self.emit_setjmp_body(tree);
+        } else {
+            self.emit_tree(&tree.body);
+        }
+        if self.ret.is_some() && !self.terminal {
+            self.w().unreachable();
+        }
+        self.w().end();
+    }
+
+    /// Writes `size, locals, body` to `out`.
+    pub(super) fn write_entry(&mut self, out: &mut Vec<u8>, fixups: &mut BodyFixups) {
+        let entry_start = out.len();
+        let mut head: Vec<u8> = Vec::with_capacity(16);
+        let order = locals::LOCAL_TYPES;
+        let mut runs: Vec<(u32, W)> = Vec::with_capacity(8);
+        for (t, &n) in order.iter().zip(self.b.local_counts.iter()) {
+            if n > 0 {
+                runs.push((n, *t));
+            }
+        }
+        for &t in &self.b.extra_locals {
+            match runs.last_mut() {
+                Some((n, lt)) if *lt == t => *n += 1,
+                _ => runs.push((1, t)),
+            }
+        }
+        (runs.len() as u32).encode(&mut head);
+        for (n, t) in &runs {
+            n.encode(&mut head);
+            t.encode(&mut head);
+        }
+        let size = (head.len() + self.b.code.len()) as u32;
+        size.encode(out);
+        out.extend_from_slice(&head);
+        let code_at = out.len() - entry_start;
+        out.extend_from_slice(&self.b.code);
+        for (at, key) in self.b.sig_fixups.drain(..) {
+            fixups.sigs.push(SigFixup { at: (code_at + at) as u32, key });
+        }
+        for (at, len, callee) in self.b.call_sites.drain(..) {
+            fixups.calls.push(CallSite { at: (code_at + at) as u32, len, callee });
+        }
+    }
+}

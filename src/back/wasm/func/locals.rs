@@ -1,0 +1,301 @@
+//! Local allocation: values whose lives do not overlap share a local.
+//!
+//! A dry walk of the structured body numbers every emitted instruction and
+//! every edge's phi copies in emission order, and notes the span of each
+//! `loop`. A value's interval runs from its first to its last position
+//! (definition, uses, phi copies into it); an interval that is partly
+//! inside a loop is widened to the whole loop (the value is live around the
+//! back edge). A linear scan over the intervals, by start, then gives each
+//! value the first free local of its wasm type. Locals are declared grouped
+//! by type, so the local of a value is `base(type) + slot`.
+//!
+//! Values read before their definition in emission order (possible only
+//! around irreducible regions) and functions that call setjmp (re-entry
+//! makes every position reachable from every other) get one local per
+//! value instead.
+
+use super::{for_each_operand, Fx, Kind, Term, NONE};
+use crate::back::wasm::structure::{Exit, ExitHow, Node, Structured};
+use crate::back::wasm::types::wasm_type;
+use crate::ir::InstKind;
+use std::cmp::Reverse;
+use wasm_encoder::ValType as W;
+
+/// Declaration order of the value locals' types.
+pub(super) const LOCAL_TYPES: [W; 5] = [W::I32, W::I64, W::F32, W::F64, W::V128];
+
+fn type_slot(t: W) -> usize {
+    match t {
+        W::I32 => 0,
+        W::I64 => 1,
+        W::F32 => 2,
+        W::F64 => 3,
+        _ => 4,
+    }
+}
+
+/// A `loop` in emission order: positions `start..end`.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct LoopSpan {
+    start: u32,
+    end: u32,
+    parent: u32,
+}
+
+/// Buffers of the allocation, reused between functions.
+#[derive(Default)]
+pub(in crate::back::wasm) struct LocalBuffers {
+    start: Vec<u32>,
+    end: Vec<u32>,
+    def: Vec<u32>,
+    own: Vec<bool>,
+    loops: Vec<LoopSpan>,
+    loop_at: Vec<u32>,
+    order: Vec<(u32, u32)>,
+    active: [std::collections::BinaryHeap<Reverse<(u32, u32)>>; 5],
+    free: [Vec<u32>; 5],
+}
+
+enum Walk<'t> {
+    Nodes(&'t [Node]),
+    EndLoop(u32),
+    Exit(u32, &'t Exit),
+}
+
+impl<'a> Fx<'a> {
+    /// Whether value index `i` gets a local.
+    pub(super) fn needs_local(&self, i: usize) -> bool {
+        let v = &self.b.vals[i];
+        v.kind == Kind::None && v.uses > 0
+    }
+
+    /// Assigns `Kind::Local` to every value that needs a local.
+    pub(super) fn assign_locals(&mut self, tree: &Structured) {
+        let first_inst = self.num_params as usize + self.f.consts.len();
+        let n = self.b.vals.len();
+        let mut lb = std::mem::take(&mut self.b.locals);
+        lb.start.clear();
+        lb.start.resize(n, NONE);
+        lb.end.clear();
+        lb.end.resize(n, 0);
+        lb.def.clear();
+        lb.def.resize(n, NONE);
+        lb.own.clear();
+        lb.own.resize(n, self.has_setjmp);
+        if !self.has_setjmp {
+            self.number_positions(tree, &mut lb);
+        }
+        // Intervals, widened over loops; then the scan.
+        lb.order.clear();
+        for i in first_inst..n {
+            if !self.needs_local(i) {
+                continue;
+            }
+            if lb.start[i] == NONE || lb.def[i] == NONE || lb.start[i] < lb.def[i] {
+                lb.own[i] = true;
+            }
+            if lb.own[i] {
+                lb.order.push((0, i as u32));
+                continue;
+            }
+            let (s, e) = widen(&lb, lb.start[i], lb.end[i]);
+            lb.start[i] = s;
+            lb.end[i] = e;
+            lb.order.push((s, i as u32));
+        }
+        lb.order.sort_unstable();
+        let mut slots = [0u32; 5];
+        for t in 0..5 {
+            lb.active[t].clear();
+            lb.free[t].clear();
+        }
+        // Slot per value first (stored as Local(slot)), indices after.
+        for k in 0..lb.order.len() {
+            let (s, i) = lb.order[k];
+            let i = i as usize;
+            let t = type_slot(wasm_type(self.b.vals[i].ty));
+            let slot = if lb.own[i] {
+                slots[t] += 1;
+                slots[t] - 1
+            } else {
+                while let Some(&Reverse((end, slot))) = lb.active[t].peek() {
+                    if end >= s {
+                        break;
+                    }
+                    lb.active[t].pop();
+                    lb.free[t].push(slot);
+                }
+                let slot = lb.free[t].pop().unwrap_or_else(|| {
+                    slots[t] += 1;
+                    slots[t] - 1
+                });
+                lb.active[t].push(Reverse((lb.end[i], slot)));
+                slot
+            };
+            self.b.vals[i].kind = Kind::Local(slot);
+        }
+        let mut base = [0u32; 5];
+        let mut next = self.num_params;
+        for t in 0..5 {
+            base[t] = next;
+            next += slots[t];
+        }
+        for k in 0..lb.order.len() {
+            let i = lb.order[k].1 as usize;
+            if let Kind::Local(slot) = self.b.vals[i].kind {
+                let t = type_slot(wasm_type(self.b.vals[i].ty));
+                self.b.vals[i].kind = Kind::Local(base[t] + slot);
+            }
+        }
+        self.num_value_locals = next - self.num_params;
+        self.b.local_counts = slots;
+        self.b.locals = lb;
+    }
+
+    /// The dry walk: positions of instructions and copies, loop spans.
+    fn number_positions(&mut self, tree: &Structured, lb: &mut LocalBuffers) {
+        lb.loops.clear();
+        lb.loop_at.clear();
+        let mut cur_loop = NONE;
+        let mut work: Vec<Walk<'_>> = Vec::with_capacity(32);
+        work.push(Walk::Nodes(&tree.body));
+        let f = self.f;
+        let first = f.first_local;
+        while let Some(item) = work.pop() {
+            match item {
+                Walk::Nodes(list) => {
+                    let Some((node, rest)) = list.split_first() else { continue };
+                    if !rest.is_empty() {
+                        work.push(Walk::Nodes(rest));
+                    }
+                    match node {
+                        Node::Block { body, .. } => work.push(Walk::Nodes(body)),
+                        Node::Loop { body, .. } => {
+                            let li = lb.loops.len() as u32;
+                            lb.loops.push(LoopSpan { start: lb.loop_at.len() as u32, end: NONE, parent: cur_loop });
+                            cur_loop = li;
+                            work.push(Walk::EndLoop(li));
+                            work.push(Walk::Nodes(body));
+                        }
+                        Node::Basic { block, exits } => {
+                            let Some(&info) = self.b.vblocks.get(*block as usize) else { continue };
+                            if info.term != Term::SjEntry {
+                                for k in info.start as usize..info.end as usize {
+                                    if !self.b.insts[k].emit || matches!(f.insts[k].kind, InstKind::Phi { .. }) {
+                                        continue;
+                                    }
+                                    let p = lb.loop_at.len() as u32;
+                                    lb.loop_at.push(cur_loop);
+                                    let vals = &self.b.vals;
+                                    let mut touch = |v: u32| {
+                                        let v = self.resolve(crate::ir::ValueId(v)).0;
+                                        let i = v.wrapping_sub(first) as usize;
+                                        if i < vals.len() {
+                                            lb.start[i] = lb.start[i].min(p);
+                                            lb.end[i] = lb.end[i].max(p);
+                                        }
+                                    };
+                                    for_each_operand(&f.insts[k].kind, |o| touch(o.0));
+                                    if self.b.insts[k].addr != NONE {
+                                        touch(self.b.insts[k].addr);
+                                    }
+                                    if let Some((v, _)) = f.insts[k].result {
+                                        touch(v.0);
+                                        let i = v.0.wrapping_sub(first) as usize;
+                                        if i < lb.def.len() {
+                                            lb.def[i] = lb.def[i].min(p);
+                                        }
+                                    }
+                                }
+                            }
+                            for e in exits.iter().rev() {
+                                work.push(Walk::Exit(*block, e));
+                            }
+                        }
+                        Node::Dispatch { exits, .. } => {
+                            for e in exits.iter().rev() {
+                                work.push(Walk::Exit(NONE, e));
+                            }
+                        }
+                    }
+                }
+                Walk::EndLoop(li) => {
+                    let l = &mut lb.loops[li as usize];
+                    l.end = lb.loop_at.len() as u32;
+                    cur_loop = l.parent;
+                }
+                Walk::Exit(from, e) => {
+                    if from != NONE {
+                        let p = lb.loop_at.len() as u32;
+                        lb.loop_at.push(cur_loop);
+                        self.touch_copies(from, e.target, p, lb);
+                    }
+                    if let ExitHow::Inline(nodes) = &e.how {
+                        work.push(Walk::Nodes(nodes));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Marks the phi copies of edge `from → target` at position `p`: each
+    /// live phi is written, each source read.
+    fn touch_copies(&self, from: u32, target: u32, p: u32, lb: &mut LocalBuffers) {
+        let Some(tv) = self.b.vblocks.get(target as usize) else { return };
+        if !tv.first_part || !self.b.has_phis.get(target as usize).copied().unwrap_or(false) {
+            return;
+        }
+        let f = self.f;
+        let first = f.first_local;
+        let pred = self.b.vblocks[from as usize].orig;
+        let blk = f.blocks[tv.orig as usize];
+        for k in blk.start..blk.end {
+            let inst = &f.insts[k as usize];
+            if !matches!(inst.kind, InstKind::Phi { .. }) {
+                break;
+            }
+            let Some(src) = self.copy_source(k as usize, pred) else { continue };
+            let Some((dv, _)) = inst.result else { continue };
+            for v in [dv.0, src.0] {
+                let i = v.wrapping_sub(first) as usize;
+                if i < self.b.vals.len() {
+                    lb.start[i] = lb.start[i].min(p);
+                    lb.end[i] = lb.end[i].max(p);
+                }
+            }
+            let di = dv.0.wrapping_sub(first) as usize;
+            if di < lb.def.len() {
+                lb.def[di] = lb.def[di].min(p);
+            }
+        }
+    }
+}
+
+/// Widens `[s, e]` until no loop holds part of it: a value live on both
+/// sides of a loop boundary is live around the whole loop.
+fn widen(lb: &LocalBuffers, mut s: u32, mut e: u32) -> (u32, u32) {
+    loop {
+        let (s0, e0) = (s, e);
+        let mut l = lb.loop_at.get(s as usize).copied().unwrap_or(NONE);
+        while l != NONE {
+            let span = lb.loops[l as usize];
+            if span.end <= e {
+                s = s.min(span.start);
+                e = e.max(span.end);
+            }
+            l = span.parent;
+        }
+        let mut l = lb.loop_at.get(e as usize).copied().unwrap_or(NONE);
+        while l != NONE {
+            let span = lb.loops[l as usize];
+            if span.start > s {
+                s = s.min(span.start);
+                e = e.max(span.end);
+            }
+            l = span.parent;
+        }
+        if (s, e) == (s0, e0) {
+            return (s, e);
+        }
+    }
+}

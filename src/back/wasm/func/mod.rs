@@ -1,0 +1,720 @@
+//! One function body: from IR to the bytes of a wasm code-section entry.
+//!
+//! # How values become wasm
+//!
+//! Every SSA value ends up as one of:
+//! - a **local** (parameters, phis, and results used more than once, or
+//!   used out of stack order); values whose lives do not overlap share one
+//!   (`locals.rs`), and locals are declared grouped by wasm type;
+//! - **folded**: left on the operand stack by its definition and consumed
+//!   there by its single user. A result is folded when its only use is an
+//!   operand of an instruction in the same basic block and the values pushed
+//!   between its definition and that use are exactly the user's other
+//!   operands (see "Stack folding" below). Nothing is moved, so no side
+//!   effect is reordered;
+//! - **rematerialized** at each use: constants, function and global
+//!   addresses, and the addresses of the entry block's constant-size allocas
+//!   (`frame + offset`, one stack frame allocated on entry);
+//! - nothing, when it has no use and computing it has no effect;
+//! - its operand, for casts that change nothing in wasm (`zext i8 → i32`,
+//!   same-representation bitcasts): an alias.
+//!
+//! Loads and stores of `add p, C` (C a small constant, every use of the add
+//! an access) use `p` with `offset=C`; an integer computation repeated in a
+//! block reuses the first one; a `local.set` followed at once by a
+//! `local.get` of the same local becomes a `local.tee`.
+//!
+//! # Stack folding
+//!
+//! Each instruction lists the operands it pushes, in push order (its
+//! "pushes", with a fix-up such as a sign extension applied after each).
+//! Scanning a block in order, the analysis keeps the top-level trees emitted
+//! so far; an instruction takes over the trees at the end of that list whose
+//! results are its single-use operands, in push order. Its other operands
+//! are rematerializable, so those that must sit below a folded operand on
+//! the stack are pushed just before that operand's tree starts ("pre-pushes"),
+//! the rest just before the instruction itself.
+//!
+//! # Control flow
+//!
+//! [`super::structure::structure`] turns the CFG into nested blocks and
+//! loops; `control.rs` emits that tree. Phis are locals written on each
+//! edge (a parallel copy: sequential when no phi reads another phi of the
+//! block, else all sources pushed and the phis set in reverse; a block that
+//! ends in `br` pushes its sources like operands, so values computed last
+//! go straight from the stack into the phis). Functions that call `setjmp`
+//! are split after each call and wrapped in a `loop`/`try` (see
+//! `setjmp.rs`).
+//!
+//! All scratch space lives in [`FuncTranslator`] and is reused from one body
+//! to the next.
+//!
+//! # Files
+//!
+//! This file is the hub: the per-value and per-instruction records, the
+//! reused buffers, [`Fx`] (one body's translation state) with its small
+//! helpers, and [`FuncTranslator::translate`], which runs the passes in
+//! order. Each pass is an `impl Fx` in a file of its own that uses only the
+//! hub (never a sibling, but `analyze` asks `lower` which operations have a
+//! one-instruction form):
+//!
+//! | file | pass |
+//! |---|---|
+//! | `analyze.rs` | virtual blocks, aliases, use counts, static allocas, dead code, address offsets, phi entries, stack folding |
+//! | `locals.rs` | locals for the values that need one, shared between values whose lives do not overlap |
+//! | `emit.rs` | pushing values: locals, constants, frame addresses, folded trees |
+//! | `lower.rs` | instruction selection |
+//! | `intrinsics.rs` | the PNaCl intrinsics |
+//! | `control.rs` | the structured tree as `block`/`loop`/`br`, phi copies on edges, switches |
+//! | `setjmp.rs` | functions that call setjmp |
+//! | `function.rs` | the frame, the whole body, the code-section entry |
+
+mod analyze;
+mod control;
+mod emit;
+mod function;
+mod intrinsics;
+mod locals;
+mod lower;
+mod setjmp;
+
+use super::imports::{FAULT_FUNC, FMOD_FUNC};
+use super::types::{wasm_type, Signatures};
+use super::{global, Callee, ModuleCx, TranslateError};
+use crate::ir::{BinOp, CastOp, CmpPred, ConstValue, Function, Inst, InstKind, Scalar, ValType as IrType, ValueId};
+use crate::verify::{FunctionAnalysis, Intrinsic};
+use wasm_encoder::{BlockType, Encode, Ieee32, Ieee64, InstructionSink, MemArg, MemArgTarget, ValType as W};
+
+pub(super) const NONE: u32 = u32::MAX;
+
+/// What to do to an operand right after pushing it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Fixup {
+    None,
+    /// i8 → signed i32.
+    Sext8,
+    /// i16 → signed i32.
+    Sext16,
+    /// i1 (0/1) → 0/-1.
+    NegI1,
+    /// f32 → f64.
+    Promote,
+}
+
+/// One operand an instruction pushes.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Push {
+    pub value: ValueId,
+    pub fixup: Fixup,
+}
+
+/// Where a function-local value lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// Not decided yet / no value (unused, or no local needed).
+    None,
+    Local(u32),
+    /// A constant of the function's constants block.
+    Const,
+    /// Left on the stack for its single user.
+    Folded,
+    /// A static alloca: frame base + offset.
+    Frame(u32),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Val {
+    pub kind: Kind,
+    pub ty: IrType,
+    pub uses: u32,
+    /// The instruction of the last use seen (the only one when `uses == 1`);
+    /// `NONE` for a phi use.
+    pub user: u32,
+    /// Must live in a local (setjmp results: written on two paths).
+    pub pinned: bool,
+    /// Fix-up the user wants, applied after the definition when folded.
+    pub fold_fixup: Fixup,
+    /// The result of a cast that changes nothing in wasm: it is this value
+    /// (`NONE` otherwise). Uses count toward the source.
+    pub alias: u32,
+}
+
+/// Per-instruction analysis results.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct InstInfo {
+    pub vblock: u32,
+    pub emit: bool,
+    pub push_start: u32,
+    pub push_end: u32,
+    /// Pushes from here to `push_end` are emitted right before the
+    /// instruction; earlier ones are folded or pre-pushed.
+    pub own_from: u32,
+    /// Head of this instruction's pre-push list (`NONE` if empty).
+    pub prepush_head: u32,
+    /// First instruction of the tree this instruction roots.
+    pub first: u32,
+    /// Load/store address replaced by `addr + offset` (absorbed `add`).
+    pub addr: u32,
+    pub offset: u32,
+    /// A `br` whose pushes are the phi copies of its edge.
+    pub copies_planned: bool,
+}
+
+impl Default for InstInfo {
+    fn default() -> Self {
+        InstInfo {
+            vblock: NONE,
+            emit: true,
+            push_start: 0,
+            push_end: 0,
+            own_from: 0,
+            prepush_head: NONE,
+            first: NONE,
+            addr: NONE,
+            offset: 0,
+            copies_planned: false,
+        }
+    }
+}
+
+/// Operands `pushes[from..to]` of instruction `user`, pushed before the
+/// instruction that starts one of its folded operands' trees.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct PrePush {
+    pub from: u32,
+    pub to: u32,
+    pub next: u32,
+}
+
+/// How a virtual block ends (see `setjmp.rs` for the split blocks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Term {
+    /// The last instruction of the range is the block's terminator.
+    Real,
+    /// Split after a setjmp call: continues into the next virtual block.
+    Split,
+    /// The synthetic entry of a setjmp function: dispatches on the
+    /// re-entry local to the real entry or a setjmp continuation.
+    SjEntry,
+}
+
+/// A block as the structurer sees it: an original basic block, or a part
+/// of one split at setjmp calls.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct VBlock {
+    pub orig: u32,
+    pub start: u32,
+    pub end: u32,
+    pub term: Term,
+    /// First part of its original block (phis live there).
+    pub first_part: bool,
+}
+
+/// The buffers reused from one function to the next.
+#[derive(Default)]
+pub(super) struct Buffers {
+    pub vals: Vec<Val>,
+    pub insts: Vec<InstInfo>,
+    pub pushes: Vec<Push>,
+    pub prepush: Vec<PrePush>,
+    pub roots: Vec<u32>,
+    pub matched: Vec<u32>,
+    pub vblocks: Vec<VBlock>,
+    pub succ_start: Vec<u32>,
+    pub succs: Vec<u32>,
+    pub first_vblock: Vec<u32>,
+    /// Whether the (first part of the) block has phis with a local.
+    pub has_phis: Vec<bool>,
+    /// Phi incoming entries sorted by block: `(block, value)`, per phi
+    /// instruction a range in `phi_ranges`.
+    pub phi_in: Vec<(u32, u32)>,
+    pub phi_range: Vec<(u32, u32)>,
+    pub copies: Vec<(u32, ValueId)>,
+    pub extra_locals: Vec<W>,
+    pub scratch: [[u32; 4]; 5],
+    pub dispatch_locals: Vec<u32>,
+    pub labels: Vec<u32>,
+    pub label_pos: Vec<u32>,
+    pub slot_of: Vec<u32>,
+    /// A sparse switch's cases sorted by value: (value, exit index).
+    pub case_order: Vec<(u64, u32)>,
+    /// Dense runs of `case_order`: index ranges.
+    pub clusters: Vec<(u32, u32)>,
+    pub table: Vec<u32>,
+    pub setjmp_sites: Vec<SetjmpSite>,
+    pub code: Vec<u8>,
+    /// Value locals per wasm type (i32, i64, f32, f64, v128).
+    pub local_counts: [u32; 5],
+    pub wrapper_exit: Vec<u32>,
+    pub locals: locals::LocalBuffers,
+    /// Per add: uses as a load/store address, and the last such access.
+    pub addr_uses: Vec<(u32, u32)>,
+    /// Pure computations of the block being scanned, for reuse.
+    pub cse: std::collections::HashMap<CseKey, u32>,
+    pub seen_exits: Vec<SeenExit>,
+    /// `call_indirect` type indices left as placeholders: (offset in
+    /// `code`, signature key).
+    pub sig_fixups: Vec<(usize, Box<[u8]>)>,
+    /// Direct calls that may be patched later: (offset of the `call` in
+    /// `code`, its length, callee).
+    pub call_sites: Vec<(usize, u8, u32)>,
+    /// Buffers of the dominator computation for the structurer's graphs.
+    pub dominators: crate::cfg::Cfg,
+}
+
+/// A `call_indirect` whose signature the module context's frozen type
+/// table lacked: a 5-byte LEB placeholder at `at` (bytes from the start of
+/// the body's code-section entry) for the type index of the signature `key`
+/// (parameter type codes, 0, result type codes), interned when the body is
+/// stitched into the module.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SigFixup {
+    pub at: u32,
+    pub key: Box<[u8]>,
+}
+
+/// A direct `call` of pexe function `callee` at `at` (bytes from the start
+/// of the entry), `len` bytes long, which the module may rewrite in place
+/// (the `sqrt` form, `libm.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallSite {
+    pub at: u32,
+    pub len: u8,
+    pub callee: u32,
+}
+
+/// What a translated body leaves for the module to fill in.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BodyFixups {
+    pub sigs: Vec<SigFixup>,
+    pub calls: Vec<CallSite>,
+}
+
+/// A branch exit already given a wrapper: (target, set_dispatch, label,
+/// wrapper).
+pub(super) type SeenExit = (u32, Option<(u32, u32)>, u32, u32);
+
+/// A setjmp call site of the function being translated.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct SetjmpSite {
+    pub inst: u32,
+    /// The virtual block that continues after the call.
+    pub cont: u32,
+    /// Local holding the id this invocation stored in the jmp_buf.
+    pub id_local: u32,
+}
+
+/// Translates function bodies, one after the other, reusing its buffers.
+#[derive(Default)]
+pub struct FuncTranslator {
+    b: Buffers,
+}
+
+/// The state of one function's translation.
+pub(super) struct Fx<'a> {
+    pub b: &'a mut Buffers,
+    pub f: &'a Function,
+    pub cx: &'a ModuleCx,
+    pub sigs: &'a Signatures,
+    pub num_params: u32,
+    /// Locals for values (after the parameters); extras follow.
+    pub num_value_locals: u32,
+    pub ret: Option<IrType>,
+    /// Frame base of the static allocas (`NONE` if none).
+    pub frame_local: u32,
+    pub frame_size: u32,
+    pub frame_align: u32,
+    /// The stack pointer at entry, restored before returning.
+    pub saved_sp_local: u32,
+    pub has_dynamic_alloca: bool,
+    /// Allocas in the body, and whether some are static (in the frame).
+    pub num_allocas: u32,
+    pub has_frame: bool,
+    pub has_setjmp: bool,
+    /// setjmp re-entry: which continuation the entry dispatch goes to.
+    pub sj_target_local: u32,
+    /// Set when a `return`, `br`, `unreachable`… ended the code so far.
+    pub terminal: bool,
+    /// First internal inconsistency met (reported as an error).
+    pub bug: Option<String>,
+    /// The last `local.set`: (offset of its opcode, local, end offset), so
+    /// an immediately following `local.get` of it becomes a `local.tee`.
+    pub last_set: (usize, u32, usize),
+    /// Label-stack height inside the wrapper blocks of the multiway branch
+    /// being emitted.
+    pub wrapper_base: u32,
+}
+
+impl FuncTranslator {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends the code-section entry of `f` (size, locals, body) to `out`,
+    /// and to `fixups` the placeholders it left for signatures `sigs` lacks.
+    ///
+    /// `known` is the body's control-flow analysis as the verifier made it,
+    /// if the caller has it.
+    pub(super) fn translate(
+        &mut self,
+        cx: &ModuleCx,
+        sigs: &Signatures,
+        f: &Function,
+        known: Option<FunctionAnalysis<'_>>,
+        out: &mut Vec<u8>,
+        fixups: &mut BodyFixups,
+    ) -> Result<(), TranslateError> {
+        if f.blocks.is_empty() {
+            // A body with no blocks (the verifier lets it through): it has
+            // nothing to run, so calling it traps.
+            out.extend_from_slice(&[3, 0, 0x00, 0x0B]);
+            return Ok(());
+        }
+        let decl_ret = cx.funcs.get(f.id.0 as usize).map(|e| e.ret).unwrap_or(None);
+        let mut fx = Fx {
+            b: &mut self.b,
+            f,
+            cx,
+            sigs,
+            num_params: f.params.len() as u32,
+            num_value_locals: 0,
+            ret: decl_ret,
+            frame_local: NONE,
+            frame_size: 0,
+            frame_align: 1,
+            saved_sp_local: NONE,
+            has_dynamic_alloca: false,
+            num_allocas: 0,
+            has_frame: false,
+            has_setjmp: false,
+            sj_target_local: NONE,
+            terminal: false,
+            bug: None,
+            last_set: (0, NONE, usize::MAX),
+            wrapper_base: 0,
+        };
+        fx.analyze()?;
+        let tree = {
+            // Without setjmp the structurer's graph is the basic blocks: the
+            // verifier's orders and dominators are that graph's.
+            let known = known.filter(|_| !fx.has_setjmp).map(|a| a.cfg()).filter(|c| c.len() == f.blocks.len());
+            let b = &mut *fx.b;
+            let n = b.vblocks.len();
+            let (succ_start, succs) = (&b.succ_start, &b.succs);
+            super::structure::structure_in(
+                n,
+                |v: u32| {
+                    let v = v as usize;
+                    &succs[succ_start[v] as usize..succ_start[v + 1] as usize]
+                },
+                &mut b.dominators,
+                known,
+            )
+        };
+        fx.assign_locals(&tree);
+        fx.frame_locals();
+        fx.emit_function(&tree);
+        if let Some(message) = fx.bug.take() {
+            return Err(TranslateError::Unsupported { function: f.id.0, message });
+        }
+        fx.write_entry(out, fixups);
+        Ok(())
+    }
+}
+
+fn int_mask(s: Scalar) -> Option<i32> {
+    match s {
+        Scalar::I1 => Some(1),
+        Scalar::I8 => Some(0xff),
+        Scalar::I16 => Some(0xffff),
+        _ => None,
+    }
+}
+
+fn sext_fixup(s: Scalar) -> Fixup {
+    match s {
+        Scalar::I1 => Fixup::NegI1,
+        Scalar::I8 => Fixup::Sext8,
+        Scalar::I16 => Fixup::Sext16,
+        _ => Fixup::None,
+    }
+}
+
+/// log2 of the alignment hint for an access of `natural` bytes stated to be
+/// aligned to `align` bytes (capped at natural; 0 = natural).
+pub(super) fn align_log2(align: u32, natural: u32) -> u32 {
+    let a = if align == 0 { natural } else { align.min(natural) };
+    a.max(1).trailing_zeros()
+}
+
+pub(super) fn memarg(offset: u32, align_log2: u32) -> MemArg {
+    MemArg { offset: u64::from(offset), align: align_log2, target: MemArgTarget::Memory(0), ordering: None }
+}
+
+/// Bytes of a memory access of type `t`.
+pub(super) fn access_size(t: IrType) -> u32 {
+    match t {
+        IrType::Scalar(s) => s.bits().div_ceil(8),
+        IrType::Vector { .. } => 16,
+    }
+}
+
+/// Whether computing `kind` has no effect beyond its result (so an unused
+/// one can be left out).
+fn is_pure(cx: &ModuleCx, kind: &InstKind) -> bool {
+    match kind {
+        InstKind::Binop { .. }
+        | InstKind::Cast { .. }
+        | InstKind::Cmp { .. }
+        | InstKind::Select { .. }
+        | InstKind::ExtractElement { .. }
+        | InstKind::InsertElement { .. }
+        | InstKind::Load { .. }
+        | InstKind::Phi { .. } => true,
+        InstKind::Call { callee, .. } => matches!(
+            cx.callee(*callee),
+            Some(Callee::Intrinsic(
+                Intrinsic::ReadTp
+                    | Intrinsic::Stacksave
+                    | Intrinsic::AtomicIsLockFree
+                    | Intrinsic::Bswap(_)
+                    | Intrinsic::Ctlz(_)
+                    | Intrinsic::Cttz(_)
+                    | Intrinsic::Ctpop(_)
+                    | Intrinsic::Fabs(_)
+                    | Intrinsic::Sqrt(_)
+            ))
+        ),
+        _ => false,
+    }
+}
+
+/// Follows aliases from `v` (a bounded walk: chains are short in valid SSA).
+#[inline]
+fn resolve_in(vals: &[Val], first: u32, mut v: ValueId) -> ValueId {
+    match vals.get(v.0.wrapping_sub(first) as usize) {
+        Some(val) if val.alias != NONE => {}
+        _ => return v,
+    }
+    for _ in 0..64 {
+        match vals.get(v.0.wrapping_sub(first) as usize) {
+            Some(val) if val.alias != NONE => v = ValueId(val.alias),
+            _ => break,
+        }
+    }
+    v
+}
+
+/// Key of a pure computation for [`Fx::cse_key`].
+pub(super) type CseKey = (u32, u32, u32, u32);
+
+/// A number naming a value type.
+fn type_code(t: IrType) -> u32 {
+    match t {
+        IrType::Scalar(s) => s.bits() | (u32::from(s.is_float()) << 7),
+        IrType::Vector { elem, lanes } => (lanes << 8) | elem.bits() | (u32::from(elem.is_float()) << 7),
+    }
+}
+
+/// Whether a cast leaves the wasm value unchanged.
+fn is_noop_cast(op: CastOp, from: IrType, to: IrType) -> bool {
+    match (op, from, to) {
+        (CastOp::ZExt, IrType::Scalar(a), IrType::Scalar(b)) => {
+            a.is_int() && b.is_int() && a.bits() < b.bits() && b.bits() <= 32
+        }
+        (CastOp::SExt, IrType::Vector { elem: Scalar::I1, lanes: a }, IrType::Vector { lanes: b, .. }) => a == b,
+        (CastOp::Bitcast, a, b) if a == b => true,
+        (CastOp::Bitcast, IrType::Vector { elem: a, .. }, IrType::Vector { elem: b, .. }) => {
+            a != Scalar::I1 && b != Scalar::I1
+        }
+        _ => false,
+    }
+}
+
+/// Whether `inst` calls `llvm.nacl.setjmp`.
+pub(super) fn is_setjmp_call(cx: &ModuleCx, inst: &Inst) -> bool {
+    matches!(&inst.kind, InstKind::Call { callee, .. }
+        if matches!(cx.callee(*callee), Some(Callee::Intrinsic(Intrinsic::Setjmp))))
+}
+
+/// Calls `visit` with every value operand of `kind` (no allocation).
+pub(super) fn for_each_operand(kind: &InstKind, mut visit: impl FnMut(ValueId)) {
+    use InstKind::*;
+    match kind {
+        Binop { lhs, rhs, .. } | Cmp { lhs, rhs, .. } => {
+            visit(*lhs);
+            visit(*rhs);
+        }
+        Cast { value, .. } => visit(*value),
+        Ret { value } => {
+            if let Some(v) = value {
+                visit(*v)
+            }
+        }
+        Br { .. } | Unreachable => {}
+        CondBr { cond, .. } | Switch { cond, .. } => visit(*cond),
+        Phi { incoming, .. } => incoming.iter().for_each(|(v, _)| visit(*v)),
+        Alloca { size, .. } => visit(*size),
+        Load { ptr, .. } => visit(*ptr),
+        Store { ptr, value, .. } => {
+            visit(*ptr);
+            visit(*value);
+        }
+        Select { cond, if_true, if_false } => {
+            visit(*cond);
+            visit(*if_true);
+            visit(*if_false);
+        }
+        ExtractElement { vector, index } => {
+            visit(*vector);
+            visit(*index);
+        }
+        InsertElement { vector, element, index } => {
+            visit(*vector);
+            visit(*element);
+            visit(*index);
+        }
+        Call { callee, args, .. } | CallIndirect { callee, args, .. } => {
+            visit(*callee);
+            args.iter().for_each(|a| visit(*a));
+        }
+    }
+}
+
+/// Calls `visit` with every successor block of a terminator, in order.
+pub(super) fn for_each_successor(kind: &InstKind, mut visit: impl FnMut(u32)) {
+    match kind {
+        InstKind::Br { target } => visit(target.0),
+        InstKind::CondBr { if_true, if_false, .. } => {
+            visit(if_true.0);
+            visit(if_false.0);
+        }
+        InstKind::Switch { default, cases, .. } => {
+            visit(default.0);
+            cases.iter().for_each(|c| visit(c.target.0));
+        }
+        _ => {}
+    }
+}
+
+impl<'a> Fx<'a> {
+    // ----------------------------------------------------------------
+    // Small helpers
+    // ----------------------------------------------------------------
+
+    pub(super) fn w(&mut self) -> InstructionSink<'_> {
+        InstructionSink::new(&mut self.b.code)
+    }
+
+    /// `op` with an unsigned LEB immediate (local.get/set/tee…), written
+    /// directly (these are most of the bytes emitted).
+    #[inline]
+    pub(super) fn op_u32(&mut self, op: u8, mut x: u32) {
+        let mut buf = [op, 0, 0, 0, 0, 0];
+        let mut n = 1;
+        loop {
+            let byte = (x & 0x7f) as u8;
+            x >>= 7;
+            if x == 0 {
+                buf[n] = byte;
+                n += 1;
+                break;
+            }
+            buf[n] = byte | 0x80;
+            n += 1;
+        }
+        self.b.code.extend_from_slice(&buf[..n]);
+    }
+
+    /// A load or store (one-byte opcode) on memory 0.
+    #[inline]
+    fn mem_op(&mut self, op: u8, align_log2: u32, offset: u32) {
+        self.b.code.push(op);
+        self.op_u32(align_log2 as u8, offset);
+    }
+
+    /// `i32.const x`.
+    #[inline]
+    pub(super) fn i32_const(&mut self, x: i32) {
+        let mut buf = [0x41u8, 0, 0, 0, 0, 0];
+        let mut n = 1;
+        let mut v = x;
+        loop {
+            let byte = (v & 0x7f) as u8;
+            v >>= 7;
+            let done = (v == 0 && byte & 0x40 == 0) || (v == -1 && byte & 0x40 != 0);
+            buf[n] = if done { byte } else { byte | 0x80 };
+            n += 1;
+            if done {
+                break;
+            }
+        }
+        self.b.code.extend_from_slice(&buf[..n]);
+    }
+
+    #[cold]
+    pub(super) fn bug(&mut self, message: impl Into<String>) {
+        if self.bug.is_none() {
+            self.bug = Some(message.into());
+        }
+        self.w().unreachable();
+    }
+
+    /// Index into `vals` of a function-local value, if it is one.
+    pub(super) fn local_index(&self, v: ValueId) -> Option<usize> {
+        let i = v.0.checked_sub(self.f.first_local)? as usize;
+        (i < self.b.vals.len()).then_some(i)
+    }
+
+    /// The PNaCl type of `v` (module-level values are i32 addresses).
+    pub(super) fn ty(&self, v: ValueId) -> IrType {
+        match self.local_index(v) {
+            Some(i) => self.b.vals[i].ty,
+            None => IrType::I32,
+        }
+    }
+
+    /// The integer constant `v`, if it is one.
+    pub(super) fn const_int(&self, v: ValueId) -> Option<i64> {
+        let i = self.local_index(self.resolve(v))?;
+        if self.b.vals[i].kind != Kind::Const {
+            return None;
+        }
+        let c = self.f.consts.get(i - self.num_params as usize)?;
+        match c.value {
+            ConstValue::Int(x) => Some(x),
+            _ => None,
+        }
+    }
+
+    pub(super) fn is_undef(&self, v: ValueId) -> bool {
+        match self.local_index(v) {
+            Some(i) if self.b.vals[i].kind == Kind::Const => {
+                self.f.consts.get(i - self.num_params as usize).is_some_and(|c| c.value == ConstValue::Undef)
+            }
+            _ => false,
+        }
+    }
+
+    /// A local of type `t` beyond the value locals.
+    pub(super) fn new_local(&mut self, t: W) -> u32 {
+        self.b.extra_locals.push(t);
+        self.num_params + self.num_value_locals + self.b.extra_locals.len() as u32 - 1
+    }
+
+    /// Scratch local `k` of type `t`, live only inside one instruction's code.
+    pub(super) fn scratch(&mut self, t: W, k: usize) -> u32 {
+        let ti = match t {
+            W::I32 => 0,
+            W::I64 => 1,
+            W::F32 => 2,
+            W::F64 => 3,
+            _ => 4,
+        };
+        if self.b.scratch[ti][k] == NONE {
+            self.b.scratch[ti][k] = self.new_local(t);
+        }
+        self.b.scratch[ti][k]
+    }
+
+}

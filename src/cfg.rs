@@ -1,0 +1,585 @@
+//! Control-flow graph and dominator tree: the one implementation the
+//! verifier (of each body's basic blocks) and the back ends (of the graphs
+//! they derive, such as the wasm structurer's with dispatchers) share. The
+//! verifier's result for a body is handed on to the back ends
+//! ([`crate::verify::FunctionAnalysis`]) so they need not compute it again.
+//!
+//! Built from `(from, to)` edges; duplicate edges (a switch with several
+//! cases to one block) collapse to one. Dominators come from one pass of
+//! the algorithm of Cooper, Harvey and Kennedy ("A Simple, Fast Dominance
+//! Algorithm") in reverse postorder, ignoring retreating edges. That is
+//! exact when every retreating edge goes to a block dominating its source
+//! (then no simple path from the entry uses such an edge), which holds for
+//! every reducible graph, i.e. for everything a compiler emits. Otherwise
+//! the graph is irreducible and Lengauer–Tarjan (with path compression,
+//! O(E log V)) recomputes them: iterating Cooper–Harvey–Kennedy to its
+//! fixed point can take quadratic time on crafted input. The dominator tree
+//! is then numbered in preorder with subtree sizes, so `dominates` is two
+//! comparisons. Only
+//! blocks reachable from the entry block (block 0) have dominators; every
+//! buffer is kept between functions and reused.
+
+const NONE: u32 = u32::MAX;
+
+/// Per-block facts, kept together for locality.
+#[derive(Clone, Copy)]
+struct Node {
+    /// Position in reverse postorder; `NONE` if unreachable.
+    rpo: u32,
+    idom: u32,
+    /// Dominator-tree preorder number and subtree size: `a` dominates `b`
+    /// iff `b.pre` is in `a.pre .. a.pre + a.size`. Unreachable blocks keep
+    /// `pre = NONE, size = 0`: inside nothing, containing nothing.
+    pre: u32,
+    size: u32,
+    /// Scratch: last source seen (deduplication), then a fill cursor.
+    mark: u32,
+}
+
+const FRESH: Node = Node { rpo: NONE, idom: NONE, pre: NONE, size: 0, mark: NONE };
+
+/// The CFG and dominators of one function. See the module docs.
+#[derive(Default)]
+pub struct Cfg {
+    node: Vec<Node>,
+    succ_start: Vec<u32>,
+    succs: Vec<u32>,
+    pred_start: Vec<u32>,
+    preds: Vec<u32>,
+    /// Reachable blocks in reverse postorder.
+    rpo: Vec<u32>,
+    // Scratch.
+    stack: Vec<(u32, u32)>,
+    lt: LengauerTarjan,
+}
+
+/// Scratch arrays of Lengauer–Tarjan, indexed by DFS preorder number.
+#[derive(Default)]
+struct LengauerTarjan {
+    /// Preorder number of each block (`NONE` if unreachable).
+    dfn: Vec<u32>,
+    /// The block with each preorder number.
+    vertex: Vec<u32>,
+    parent: Vec<u32>,
+    semi: Vec<u32>,
+    label: Vec<u32>,
+    ancestor: Vec<u32>,
+    idom: Vec<u32>,
+    /// Buckets as linked lists: first member per semidominator, next member.
+    bucket_head: Vec<u32>,
+    bucket_next: Vec<u32>,
+    path: Vec<u32>,
+}
+
+impl Cfg {
+    /// Rebuilds the graph for `n` blocks from `edges`, which must be grouped
+    /// by source block in increasing order and name blocks below `n`.
+    pub fn compute(&mut self, n: usize, edges: &[(u32, u32)]) {
+        self.node.clear();
+        self.node.resize(n, FRESH);
+        self.build_adjacency(n, edges);
+        self.compute_rpo();
+        if self.rpo.is_empty() {
+            return;
+        }
+        match self.idom_pass() {
+            Some(has_retreating_edges) => {
+                self.number_dom_tree();
+                if has_retreating_edges && !self.retreating_edges_are_back_edges() {
+                    self.lengauer_tarjan();
+                    self.number_dom_tree();
+                }
+            }
+            None => {
+                self.lengauer_tarjan();
+                self.number_dom_tree();
+            }
+        }
+    }
+
+    fn build_adjacency(&mut self, n: usize, edges: &[(u32, u32)]) {
+        self.succ_start.clear();
+        self.succs.clear();
+        self.pred_start.clear();
+        self.pred_start.resize(n + 1, 0);
+        // Successors, deduplicated per source: `mark == from` means seen.
+        let mut e = 0;
+        for from in 0..n as u32 {
+            self.succ_start.push(self.succs.len() as u32);
+            while let Some(&(_, to)) = edges.get(e).filter(|edge| edge.0 == from) {
+                let node = &mut self.node[to as usize];
+                if node.mark != from {
+                    node.mark = from;
+                    self.succs.push(to);
+                    self.pred_start[to as usize + 1] += 1;
+                }
+                e += 1;
+            }
+        }
+        self.succ_start.push(self.succs.len() as u32);
+        // Predecessors by counting sort, so each list is in increasing order.
+        let mut sum = 0;
+        for (start, node) in self.pred_start.iter_mut().skip(1).zip(self.node.iter_mut()) {
+            node.mark = sum;
+            sum += *start;
+            *start = sum;
+        }
+        self.preds.clear();
+        self.preds.resize(self.succs.len(), 0);
+        for from in 0..n {
+            for &to in &self.succs[self.succ_start[from] as usize..self.succ_start[from + 1] as usize] {
+                let node = &mut self.node[to as usize];
+                self.preds[node.mark as usize] = from as u32;
+                node.mark += 1;
+            }
+        }
+    }
+
+    fn compute_rpo(&mut self) {
+        self.rpo.clear();
+        if self.node.is_empty() {
+            return;
+        }
+        // Iterative DFS; `rpo == 0` marks visited until the final numbering.
+        self.stack.clear();
+        self.stack.push((0, self.succ_start[0]));
+        self.node[0].rpo = 0;
+        while let Some(top) = self.stack.last_mut() {
+            let (b, next) = *top;
+            if next < self.succ_start[b as usize + 1] {
+                top.1 += 1;
+                let s = self.succs[next as usize];
+                if self.node[s as usize].rpo == NONE {
+                    self.node[s as usize].rpo = 0;
+                    self.stack.push((s, self.succ_start[s as usize]));
+                }
+            } else {
+                self.rpo.push(b); // postorder for now
+                self.stack.pop();
+            }
+        }
+        self.rpo.reverse();
+        for (i, &b) in self.rpo.iter().enumerate() {
+            self.node[b as usize].rpo = i as u32;
+        }
+    }
+
+    /// One Cooper–Harvey–Kennedy pass in reverse postorder, using only
+    /// predecessors that already have an idom. Returns whether it skipped a
+    /// reachable one (a retreating edge).
+    ///
+    /// `None` when the pass would take more than a linear number of steps:
+    /// one pass walks up the dominator tree once per predecessor, which is
+    /// quadratic for a block with many predecessors deep in a long chain
+    /// (100 000 guards branching to one shared return); then
+    /// Lengauer–Tarjan, near-linear whatever the shape, does the work.
+    fn idom_pass(&mut self) -> Option<bool> {
+        self.node[0].idom = 0;
+        let mut skipped = false;
+        let mut budget = 16 * (self.preds.len() as u64 + self.rpo.len() as u64) + 4096;
+        for i in 1..self.rpo.len() {
+            let b = self.rpo[i] as usize;
+            let mut new_idom = NONE;
+            for &p in &self.preds[self.pred_start[b] as usize..self.pred_start[b + 1] as usize] {
+                let pred = self.node[p as usize];
+                if pred.idom == NONE {
+                    // Unreachable, or later in reverse postorder.
+                    skipped |= pred.rpo != NONE;
+                    continue;
+                }
+                new_idom = if new_idom == NONE { p } else { self.intersect(p, new_idom, &mut budget)? };
+            }
+            self.node[b].idom = new_idom;
+        }
+        Some(skipped)
+    }
+
+    /// The nearest common dominator of `a` and `b`, each step paid from
+    /// `budget`; `None` when it runs out.
+    fn intersect(&self, mut a: u32, mut b: u32, budget: &mut u64) -> Option<u32> {
+        while a != b {
+            while self.node[a as usize].rpo > self.node[b as usize].rpo {
+                a = self.node[a as usize].idom;
+                *budget = budget.checked_sub(1)?;
+            }
+            while self.node[b as usize].rpo > self.node[a as usize].rpo {
+                b = self.node[b as usize].idom;
+                *budget = budget.checked_sub(1)?;
+            }
+        }
+        Some(a)
+    }
+
+    /// Whether every reachable retreating edge `p -> b` has `b` dominating
+    /// `p`, which makes the single pass exact (see the module docs).
+    fn retreating_edges_are_back_edges(&self) -> bool {
+        self.rpo.iter().all(|&b| {
+            let rb = self.node[b as usize].rpo;
+            self.preds(b).iter().all(|&p| {
+                let rp = self.node[p as usize].rpo;
+                rp == NONE || rp < rb || self.dominates(b, p)
+            })
+        })
+    }
+
+    /// Immediate dominators of every reachable block by Lengauer–Tarjan
+    /// ("A fast algorithm for finding dominators in a flowgraph", 1979),
+    /// the simple version with path compression, iteratively.
+    fn lengauer_tarjan(&mut self) {
+        let n = self.node.len();
+        let lt = &mut self.lt;
+        reset(&mut lt.dfn, n, NONE);
+        lt.vertex.clear();
+        lt.parent.clear();
+        // Preorder DFS from the entry.
+        self.stack.clear();
+        self.stack.push((0, self.succ_start[0]));
+        lt.dfn[0] = 0;
+        lt.vertex.push(0);
+        lt.parent.push(NONE);
+        while let Some(top) = self.stack.last_mut() {
+            let (b, next) = *top;
+            if next < self.succ_start[b as usize + 1] {
+                top.1 += 1;
+                let s = self.succs[next as usize];
+                if lt.dfn[s as usize] == NONE {
+                    lt.dfn[s as usize] = lt.vertex.len() as u32;
+                    lt.parent.push(lt.dfn[b as usize]);
+                    lt.vertex.push(s);
+                    self.stack.push((s, self.succ_start[s as usize]));
+                }
+            } else {
+                self.stack.pop();
+            }
+        }
+        let count = lt.vertex.len();
+        lt.semi.clear();
+        lt.semi.extend(0..count as u32);
+        lt.label.clear();
+        lt.label.extend(0..count as u32);
+        reset(&mut lt.ancestor, count, NONE);
+        reset(&mut lt.idom, count, NONE);
+        reset(&mut lt.bucket_head, count, NONE);
+        reset(&mut lt.bucket_next, count, NONE);
+        for w in (1..count).rev() {
+            let block = lt.vertex[w] as usize;
+            for &p in &self.preds[self.pred_start[block] as usize..self.pred_start[block + 1] as usize] {
+                let v = lt.dfn[p as usize];
+                if v == NONE {
+                    continue; // unreachable predecessor
+                }
+                let u = lt.eval(v);
+                if lt.semi[u as usize] < lt.semi[w] {
+                    lt.semi[w] = lt.semi[u as usize];
+                }
+            }
+            let s = lt.semi[w] as usize;
+            lt.bucket_next[w] = lt.bucket_head[s];
+            lt.bucket_head[s] = w as u32;
+            let p = lt.parent[w];
+            lt.ancestor[w] = p; // link(parent, w)
+            let mut v = lt.bucket_head[p as usize];
+            lt.bucket_head[p as usize] = NONE;
+            while v != NONE {
+                let u = lt.eval(v);
+                lt.idom[v as usize] = if lt.semi[u as usize] < lt.semi[v as usize] { u } else { p };
+                v = lt.bucket_next[v as usize];
+            }
+        }
+        for w in 1..count {
+            if lt.idom[w] != lt.semi[w] {
+                lt.idom[w] = lt.idom[lt.idom[w] as usize];
+            }
+        }
+        for w in 1..count {
+            self.node[lt.vertex[w] as usize].idom = lt.vertex[lt.idom[w] as usize];
+        }
+    }
+
+    /// Numbers the dominator tree without building it: an idom comes
+    /// before its children in reverse postorder, so sizes accumulate in
+    /// reverse and each parent hands consecutive preorder ranges to its
+    /// children going forward.
+    fn number_dom_tree(&mut self) {
+        for &b in &self.rpo {
+            self.node[b as usize].size = 1;
+        }
+        for &b in self.rpo[1..].iter().rev() {
+            let node = self.node[b as usize];
+            self.node[node.idom as usize].size += node.size;
+        }
+        self.node[0].pre = 0;
+        self.node[0].mark = 1;
+        for &b in &self.rpo[1..] {
+            let parent = self.node[b as usize].idom as usize;
+            let pre = self.node[parent].mark;
+            self.node[parent].mark += self.node[b as usize].size;
+            let node = &mut self.node[b as usize];
+            node.pre = pre;
+            node.mark = pre + 1;
+        }
+    }
+
+    /// Forgets the last graph (a body with no blocks has none).
+    pub fn clear(&mut self) {
+        self.node.clear();
+        self.succ_start.clear();
+        self.succs.clear();
+        self.pred_start.clear();
+        self.preds.clear();
+        self.rpo.clear();
+    }
+
+    /// Number of blocks of the graph.
+    pub fn len(&self) -> usize {
+        self.node.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.node.is_empty()
+    }
+
+    /// Reachable blocks in reverse postorder.
+    pub fn rpo(&self) -> &[u32] {
+        &self.rpo
+    }
+
+    /// Distinct successors of `b`, in the order the terminator names them.
+    pub fn succs(&self, b: u32) -> &[u32] {
+        &self.succs[self.succ_start[b as usize] as usize..self.succ_start[b as usize + 1] as usize]
+    }
+
+    /// Distinct predecessors of `b`, in increasing order.
+    pub fn preds(&self, b: u32) -> &[u32] {
+        &self.preds[self.pred_start[b as usize] as usize..self.pred_start[b as usize + 1] as usize]
+    }
+
+    /// Whether `b` can be reached from the entry block.
+    #[inline]
+    pub fn is_reachable(&self, b: u32) -> bool {
+        self.node.get(b as usize).is_some_and(|n| n.rpo != NONE)
+    }
+
+    /// The immediate dominator of reachable `b` (the entry is its own).
+    pub fn idom(&self, b: u32) -> Option<u32> {
+        self.node.get(b as usize).map(|n| n.idom).filter(|&d| d != NONE)
+    }
+
+    /// Whether `a` dominates `b` (reflexive). False if either is unreachable.
+    #[inline(always)]
+    pub fn dominates(&self, a: u32, b: u32) -> bool {
+        let (a, b) = (&self.node[a as usize], &self.node[b as usize]);
+        // `a.pre <= b.pre && b.pre - a.pre < a.size` in one comparison:
+        // block counts are far below 2^31 (`MAX_BASIC_BLOCKS`), so a
+        // wrapped difference is never below a subtree size.
+        b.pre.wrapping_sub(a.pre) < a.size
+    }
+}
+
+impl LengauerTarjan {
+    /// The vertex of least semidominator on the compressed path from `v`
+    /// up to (not including) its forest root.
+    fn eval(&mut self, v: u32) -> u32 {
+        if self.ancestor[v as usize] == NONE {
+            return v;
+        }
+        // Compress: walk up while the ancestor has an ancestor, then fold
+        // labels back down from the top.
+        self.path.clear();
+        let mut x = v;
+        while self.ancestor[self.ancestor[x as usize] as usize] != NONE {
+            self.path.push(x);
+            x = self.ancestor[x as usize];
+        }
+        while let Some(y) = self.path.pop() {
+            let a = self.ancestor[y as usize] as usize;
+            if self.semi[self.label[a] as usize] < self.semi[self.label[y as usize] as usize] {
+                self.label[y as usize] = self.label[a];
+            }
+            self.ancestor[y as usize] = self.ancestor[a];
+        }
+        self.label[v as usize]
+    }
+}
+
+fn reset(v: &mut Vec<u32>, n: usize, fill: u32) {
+    v.clear();
+    v.resize(n, fill);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(n: usize, edges: &[(u32, u32)]) -> Cfg {
+        let mut c = Cfg::default();
+        c.compute(n, edges);
+        c
+    }
+
+    /// 100 000 guards in a chain, each branching to one shared return: the
+    /// single pass would walk the chain once per guard (quadratic); the
+    /// step budget hands the graph to Lengauer–Tarjan instead.
+    #[test]
+    fn many_predecessors_deep_in_a_chain_stay_fast() {
+        let n = 100_000u32;
+        let mut edges = Vec::new();
+        for i in 0..n - 1 {
+            if i + 1 < n - 1 {
+                edges.push((i, n - 1));
+                edges.push((i, i + 1));
+            } else {
+                edges.push((i, n - 1));
+            }
+        }
+        let start = std::time::Instant::now();
+        let c = cfg(n as usize, &edges);
+        let secs = start.elapsed().as_secs_f64();
+        assert!(secs < 1.0, "{secs} s");
+        assert_eq!(c.idom(n - 1), Some(0));
+        assert_eq!(c.idom(5), Some(4));
+        assert!(c.dominates(3, n - 2) && !c.dominates(3, n - 1));
+    }
+
+    #[test]
+    fn diamond() {
+        // 0 -> 1, 2; 1 -> 3; 2 -> 3
+        let c = cfg(4, &[(0, 1), (0, 2), (1, 3), (2, 3)]);
+        assert_eq!(c.idom(3), Some(0));
+        assert_eq!(c.idom(1), Some(0));
+        assert!(c.dominates(0, 3));
+        assert!(!c.dominates(1, 3));
+        assert!(c.dominates(3, 3));
+        assert_eq!(c.preds(3), &[1, 2]);
+    }
+
+    #[test]
+    fn loop_and_unreachable() {
+        // 0 -> 1; 1 -> 2, 3; 2 -> 1; 4 -> 1 (unreachable)
+        let c = cfg(5, &[(0, 1), (1, 2), (1, 3), (2, 1), (4, 1)]);
+        assert!(c.dominates(1, 2) && c.dominates(1, 3));
+        assert!(!c.dominates(2, 3));
+        assert!(!c.is_reachable(4));
+        assert!(!c.dominates(4, 1) && !c.dominates(0, 4) && !c.dominates(4, 4));
+        assert_eq!(c.preds(1), &[0, 2, 4]);
+    }
+
+    #[test]
+    fn duplicate_edges_collapse() {
+        let c = cfg(2, &[(0, 1), (0, 1), (0, 1)]);
+        assert_eq!(c.succs(0), &[1]);
+        assert_eq!(c.preds(1), &[0]);
+    }
+
+    #[test]
+    fn single_block() {
+        let c = cfg(1, &[]);
+        assert!(c.is_reachable(0) && c.dominates(0, 0));
+        assert_eq!(c.preds(0), &[] as &[u32]);
+    }
+
+    #[test]
+    fn irreducible() {
+        // 0 -> 1, 2; 1 <-> 2; 2 -> 3
+        let c = cfg(4, &[(0, 1), (0, 2), (1, 2), (2, 1), (2, 3)]);
+        assert_eq!(c.idom(1), Some(0));
+        assert_eq!(c.idom(2), Some(0));
+        assert_eq!(c.idom(3), Some(2));
+        assert!(c.dominates(2, 3) && !c.dominates(1, 3));
+    }
+
+    #[test]
+    fn irreducible_needing_iteration() {
+        // 0 -> 1, 3; 1 -> 2; 2 -> 3; 3 -> 2, 4; 4 -> 1. The cycle 1-2-3-4
+        // has two entries (1 and 3), so a single pass is not enough.
+        let c = cfg(5, &[(0, 1), (0, 3), (1, 2), (2, 3), (3, 2), (3, 4), (4, 1)]);
+        for b in 1..5 {
+            assert_eq!(c.idom(b), Some(if b == 4 { 3 } else { 0 }), "idom of {b}");
+        }
+        assert!(c.dominates(3, 4) && !c.dominates(1, 2) && !c.dominates(2, 3));
+    }
+
+    /// Dominators by definition (removing a block disconnects the other),
+    /// against the fast algorithm, on pseudo-random graphs.
+    #[test]
+    fn matches_definition_on_random_graphs() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        for _ in 0..300 {
+            let n = 1 + next(12) as usize;
+            let mut edges: Vec<(u32, u32)> = (0..next(3 * n as u64 + 1))
+                .map(|_| (next(n as u64) as u32, next(n as u64) as u32))
+                .filter(|&(_, t)| t != 0)
+                .collect();
+            edges.sort_unstable();
+            let mut c = cfg(n, &edges);
+            if next(2) == 0 && c.is_reachable(0) {
+                // Half the graphs check Lengauer–Tarjan on its own, reducible or not.
+                c.lengauer_tarjan();
+                c.number_dom_tree();
+            }
+            let reach = |skip: Option<u32>| {
+                let mut seen = vec![false; n];
+                let mut stack = vec![0u32];
+                if skip == Some(0) {
+                    return seen;
+                }
+                seen[0] = true;
+                while let Some(b) = stack.pop() {
+                    for &(f, t) in &edges {
+                        if f == b && Some(t) != skip && !seen[t as usize] {
+                            seen[t as usize] = true;
+                            stack.push(t);
+                        }
+                    }
+                }
+                seen
+            };
+            let all = reach(None);
+            for a in 0..n as u32 {
+                let without = reach(Some(a));
+                for b in 0..n as u32 {
+                    assert_eq!(c.is_reachable(b), all[b as usize]);
+                    let expected = all[a as usize] && all[b as usize] && (a == b || !without[b as usize]);
+                    assert_eq!(c.dominates(a, b), expected, "dominates({a}, {b}) in {edges:?}");
+                }
+            }
+        }
+    }
+
+    /// A two-way chain entered at both ends: irreducible everywhere, the
+    /// shape on which iterating Cooper–Harvey–Kennedy takes quadratic time.
+    #[test]
+    fn large_irreducible_graph_is_fast() {
+        let n = 200_000u32;
+        let mut edges = vec![(0, 1), (0, n - 1)];
+        for i in 1..n {
+            if i > 1 {
+                edges.push((i, i - 1));
+            }
+            if i + 1 < n {
+                edges.push((i, i + 1));
+            }
+        }
+        let c = cfg(n as usize, &edges);
+        for b in [1, 2, n / 2, n - 2, n - 1] {
+            assert_eq!(c.idom(b), Some(0), "idom of {b}");
+        }
+        assert!(!c.dominates(1, 2) && !c.dominates(n - 1, n - 2));
+    }
+
+    #[test]
+    fn long_chain_is_linear() {
+        let n = 100_000u32;
+        let edges: Vec<(u32, u32)> = (0..n - 1).map(|i| (i, i + 1)).collect();
+        let c = cfg(n as usize, &edges);
+        assert!(c.dominates(0, n - 1));
+        assert!(c.dominates(n / 2, n - 1));
+        assert!(!c.dominates(n - 1, n / 2));
+    }
+}

@@ -1,0 +1,298 @@
+//! End to end: `pexe run` on the real command-line pexes of the corpus, and
+//! on small pexes built with the assembler that fault in each way a guest
+//! can (the host must survive with a clear message).
+//!
+//! The corpus cases come from the expectation files of an earlier pexe
+//! interpreter (`../shared/corpus/cli/binji_pnacl_c/test/**/*.txt`): every
+//! file with `# STDOUT:` (expected stdout to EOF) or `# STDOUT_FILE:` runs
+//! `pexe run FILE -- ARGS` from that directory, so argv[0] is the path as
+//! written there, and must print exactly that, nothing on stderr, and exit
+//! 0. Needs Node.js 20+ (`node` on PATH or `$PEXE_NODE`).
+
+use crate::expect::{discover, fault_module, parse_expectation, pnacl_c_tests, shell_split, CASES, CORPUS};
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// `pexe run <file> -- <args>` in `cwd`.
+fn pexe_run(cwd: &Path, file: &str, args: &[String]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pexe"))
+        .current_dir(cwd)
+        .arg("run")
+        .arg(file)
+        .arg("--")
+        .args(args)
+        .output()
+        .expect("cannot start the pexe binary")
+}
+
+#[test]
+fn every_corpus_case_with_expected_stdout_is_run_here() {
+    let base = pnacl_c_tests();
+    let mut found = Vec::new();
+    discover(&base, &base, &mut found);
+    found.sort();
+    assert_eq!(
+        found, CASES,
+        "the expectation files with # STDOUT changed: update CASES"
+    );
+}
+
+/// Runs case `name` `times` times; each run must match byte for byte.
+fn run_case(name: &str, times: usize) {
+    let base = pnacl_c_tests();
+    let text = std::fs::read(base.join(name)).unwrap();
+    let exp = parse_expectation(&base, &text).unwrap();
+    for round in 0..times {
+        let out = pexe_run(&base, &exp.file, &exp.args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.stdout == exp.stdout,
+            "{name} (run {round}): stdout differs\n--- expected\n{}\n--- got\n{}\n--- stderr\n{stderr}",
+            String::from_utf8_lossy(&exp.stdout),
+            String::from_utf8_lossy(&out.stdout),
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{name} (run {round}): exit status; stderr:\n{stderr}"
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "{name} (run {round}): unexpected stderr:\n{stderr}"
+        );
+    }
+}
+
+#[test]
+fn binarytrees() {
+    run_case("benchmark/binarytrees.txt", 1);
+}
+
+#[test]
+fn fannkuchredux() {
+    run_case("benchmark/fannkuchredux.txt", 1);
+}
+
+#[test]
+fn fasta() {
+    run_case("benchmark/fasta.txt", 1);
+}
+
+#[test]
+fn mandelbrot_binary_output() {
+    run_case("benchmark/mandelbrot.txt", 1);
+}
+
+#[test]
+fn meteor() {
+    run_case("benchmark/meteor.txt", 1);
+}
+
+#[test]
+fn nbody() {
+    run_case("benchmark/nbody.txt", 1);
+}
+
+#[test]
+fn spectralnorm() {
+    run_case("benchmark/spectralnorm.txt", 1);
+}
+
+#[test]
+fn printf_argv() {
+    run_case("printf/printf-0.txt", 1);
+    run_case("printf/printf-1.txt", 1);
+    run_case("printf/printf-3.txt", 1);
+}
+
+#[test]
+fn puts() {
+    run_case("puts.txt", 1);
+}
+
+#[test]
+fn setjmp_longjmp() {
+    run_case("setjmp.txt", 1);
+}
+
+#[test]
+fn pthreads_thread_20_times() {
+    run_case("thread.txt", 20);
+}
+
+#[test]
+fn pthreads_semaphores_20_times() {
+    run_case("sem.txt", 20);
+}
+
+#[test]
+fn pexe_py_hello_world_and_simple() {
+    let dir = Path::new(CORPUS).join("binji_pexe_py/tests");
+    let hello = pexe_run(&dir, "hello_world.pexe", &[]);
+    assert_eq!(String::from_utf8_lossy(&hello.stderr), "");
+    assert_eq!(hello.stdout, b"Hello, World!\n");
+    assert_eq!(hello.status.code(), Some(0));
+    let simple = pexe_run(&dir, "simple.pexe", &[]);
+    assert_eq!(String::from_utf8_lossy(&simple.stderr), "");
+    assert_eq!(simple.stdout, b"");
+    assert_eq!(simple.status.code(), Some(0));
+}
+
+#[test]
+fn guest_exit_status_and_errors_of_the_command() {
+    let base = pnacl_c_tests();
+    // Not a pexe: the translator's error, exit 1, node never runs.
+    let bad = pexe_run(&base, "puts.txt", &[]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).starts_with("puts.txt"),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
+    let missing = pexe_run(&base, "no-such.pexe", &[]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no-such.pexe"));
+    // --trace shows the IRT calls on stderr, stdout untouched.
+    let traced = Command::new(env!("CARGO_BIN_EXE_pexe"))
+        .current_dir(&base)
+        .args(["run", "--trace", "res/puts.pexe"])
+        .output()
+        .unwrap();
+    assert_eq!(traced.stdout, b"Hello, World!\n\n");
+    let trace = String::from_utf8_lossy(&traced.stderr);
+    assert!(
+        trace.contains("[pexe 0] query(\"nacl-irt-basic-0.1\", "),
+        "{trace}"
+    );
+    assert!(trace.contains("[pexe 0] exit(0) -> exit"), "{trace}");
+}
+
+// ---------------------------------------------------------------------------
+// Guest faults, with pexes built by the assembler.
+
+/// Assembles, runs, and checks the fault message and status 134.
+fn expect_fault(name: &str, consts: &[i64], body: &[&str], message: &str) {
+    let text = fault_module(name, consts, body);
+    let bytes = pexe::asm::assemble(&text).unwrap_or_else(|e| panic!("{name}: {e}\n{text}"));
+    let diagnostics = pexe::verify::verify_bytes(&bytes);
+    assert!(diagnostics.is_empty(), "{name}: {diagnostics:?}");
+    let dir = std::env::temp_dir().join(format!("pexe-run-faults-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = format!("{name}.pexe");
+    std::fs::write(dir.join(&file), &bytes).unwrap();
+    let out = pexe_run(&dir, &file, &[]);
+    let _ = std::fs::remove_file(dir.join(&file));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(134), "{name}: stderr:\n{stderr}");
+    assert_eq!(
+        stderr,
+        format!("pexe: guest fault: {message} in function {name}\n")
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn fault_out_of_bounds_load() {
+    // %v0 = load i32, i32* -16, align 1; ret %v0
+    expect_fault(
+        "load_oob",
+        &[-16],
+        &["20,1,1,0;", "10,1;"],
+        "memory access out of bounds",
+    );
+}
+
+#[test]
+fn fault_bad_indirect_call() {
+    // %v0 = call i32 %p0(i32 %p0): %p0 is the startinfo address, far past the table.
+    expect_fault(
+        "call_bad",
+        &[],
+        &["44,0,1,0,1;", "10,1;"],
+        "table index is out of bounds",
+    );
+}
+
+#[test]
+fn fault_unreachable() {
+    expect_fault("hit_unreachable", &[], &["15;"], "unreachable");
+}
+
+#[test]
+fn fault_integer_divide_by_zero() {
+    // %v0 = sub %p0, %p0; %v1 = sdiv 1, %v0; ret %v1
+    expect_fault(
+        "divide",
+        &[1],
+        &["2,2,2,1;", "2,2,1,4;", "10,1;"],
+        "divide by zero",
+    );
+}
+
+#[test]
+fn fault_alloca_stack_overflow() {
+    // %v0 = alloca i8, i32 (8 MiB + 1): more than the whole main stack.
+    expect_fault(
+        "alloca_big",
+        &[0x80_0001],
+        &["19,1,1;", "10,1;"],
+        "stack overflow (alloca below the stack limit)",
+    );
+}
+
+#[test]
+fn fault_deep_recursion() {
+    // %v0 = call i32 @f1(i32 %p0); ret %v0 — forever.
+    expect_fault(
+        "recurse",
+        &[],
+        &["34,0,2,1;", "10,1;"],
+        "call stack exhausted (Maximum call stack size exceeded)",
+    );
+}
+
+#[test]
+fn fault_longjmp_without_setjmp() {
+    // _start(i32 %p0) calls llvm.nacl.longjmp(%p0, 1): no frame has a live
+    // setjmp, so the exception reaches the runtime. Wasm exceptions carry
+    // no stack: the message names no function.
+    let text = "
+        65535,8,2; 1,1;
+        65535,17,2; 1,4; 7,32; 2; 21,0,1,0; 21,0,1,0,0; 65534;
+        8,2,0,0,0;
+        8,3,0,1,0;
+        65535,19,2; 5,0; 65534;
+        65535,14,2;
+          1,0,95,115,116,97,114,116;
+          1,1,108,108,118,109,46,110,97,99,108,46,108,111,110,103,106,109,112;
+        65534;
+        65535,12,2; 1,1;
+          65535,11,2; 1,0; 4,2; 65534;
+          34,0,3,2,1;
+          10;
+        65534;
+        65534;";
+    let bytes = pexe::asm::assemble(text).unwrap();
+    assert!(pexe::verify::verify_bytes(&bytes).is_empty());
+    let dir = std::env::temp_dir().join(format!("pexe-run-faults-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("longjmp.pexe"), &bytes).unwrap();
+    let out = pexe_run(&dir, "longjmp.pexe", &[]);
+    let _ = std::fs::remove_file(dir.join("longjmp.pexe"));
+    assert_eq!(out.status.code(), Some(134));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "pexe: guest fault: longjmp to a jmp_buf with no live setjmp\n"
+    );
+}
+
+#[test]
+fn shell_split_handles_quotes() {
+    assert_eq!(shell_split("one two  three"), ["one", "two", "three"]);
+    assert_eq!(
+        shell_split(r#"-S -c "print 'x'""#),
+        ["-S", "-c", "print 'x'"]
+    );
+    assert_eq!(shell_split(r#"a "" b"#), ["a", "", "b"]);
+    assert!(shell_split("").is_empty());
+}
