@@ -1456,8 +1456,7 @@ fn atomics_and_more_intrinsics() {
         let buf = b.alloca(c16, 4);
         let v = if bits == 64 { b.param(0) } else { b.cast(b.param(0), t, cast::TRUNC) };
         b.call(store, &[v, buf, rel], false);
-        let mut rs = Vec::new();
-        rs.push(b.call(rmw, &[add, buf, v, seq], true));
+        let mut rs = vec![b.call(rmw, &[add, buf, v, seq], true)];
         rs.push(b.call(rmw, &[sub, buf, t3, seq], true));
         rs.push(b.call(rmw, &[acq /* 3: or */, buf, v, seq], true));
         rs.push(b.call(rmw, &[rel /* 4: and */, buf, t55, seq], true));
