@@ -130,8 +130,8 @@ impl std::fmt::Display for Target {
 #[derive(Clone, Debug)]
 pub struct Options {
     pub target: Target,
-    /// Threads that compile functions in [`translate_bytes`]; 0 = one per
-    /// core. The object does not depend on it.
+    /// Threads that compile functions in [`NativeBackend`] (the pipeline's
+    /// own included); 0 = one per core. The object does not depend on it.
     pub threads: usize,
     /// Run Cranelift's IR verifier on every function before compiling it
     /// (about 40% more compile time; on in debug builds and in the tests,
