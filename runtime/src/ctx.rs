@@ -26,7 +26,9 @@ pub struct Ctx {
     pub stack_limit: u32,
     pub tp: u32,
     pub longjmp_value: i32,
-    pub reserved: [u8; 40],
+    /// [`rtabi::ctx::THREADS`].
+    pub threads: u8,
+    pub reserved: [u8; 39],
     /// Set by the entry trampolines; `thread_exit` jumps to it.
     pub exit_jmpbuf: [u8; rtabi::JMPBUF_SIZE as usize],
     // ---- runtime only ----
@@ -50,6 +52,7 @@ const _: () = {
     assert!(core::mem::offset_of!(Ctx, stack_limit) == rtabi::ctx::STACK_LIMIT as usize);
     assert!(core::mem::offset_of!(Ctx, tp) == rtabi::ctx::THREAD_POINTER as usize);
     assert!(core::mem::offset_of!(Ctx, longjmp_value) == rtabi::ctx::LONGJMP_VALUE as usize);
+    assert!(core::mem::offset_of!(Ctx, threads) == rtabi::ctx::THREADS as usize);
     assert!(core::mem::offset_of!(Ctx, exit_jmpbuf) == rtabi::ctx::EXIT_JMPBUF as usize);
 };
 
@@ -61,7 +64,8 @@ impl Ctx {
             stack_limit,
             tp,
             longjmp_value: 0,
-            reserved: [0; 40],
+            threads: 0,
+            reserved: [0; 39],
             exit_jmpbuf: [0; rtabi::JMPBUF_SIZE as usize],
             tid,
             exited: false,

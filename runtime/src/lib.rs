@@ -20,9 +20,11 @@
 //! Configuration comes from the environment, and those variables are
 //! removed from the guest's: `PEXE_DIRS` (host directories the guest may
 //! use, colon-separated; none by default), `PEXE_STACK_SIZE` (bytes of
-//! the main thread's guest stack) and `PEXE_SANDBOX_SELFTEST=1` (host
-//! sentinels around the reservation, checked and reported at the end). The guest's argv is the executable's;
-//! its environment the rest of the executable's.
+//! the main thread's guest stack), `PEXE_SANDBOX_SELFTEST=1` (host
+//! sentinels around the reservation, checked and reported at the end), and
+//! for the tests `PEXE_TEST_CALLS` and `PEXE_TEST_THREADS` ([`testing`]).
+//! The guest's argv is the executable's; its environment the rest of the
+//! executable's.
 
 #![cfg_attr(not(test), no_std)]
 // Unit tests build without `main`, so start-up code goes unused there.
@@ -77,6 +79,9 @@ pub struct Process {
     pub processors: u32,
     /// `PEXE_TEST_CALLS`: the calls for the test driver ([`testing`]).
     pub test_calls: Option<Vec<u8>>,
+    /// `PEXE_TEST_THREADS=1`: the test driver runs its calls as if other
+    /// guest threads existed (atomics as atomics, `rtabi::ctx::THREADS`).
+    pub test_threads: bool,
 }
 
 static PROCESS: Once<Process> = Once::new();
@@ -170,6 +175,7 @@ fn start(argc: libc::c_int, argv: *const *const libc::c_char, envp: *const *cons
     let mut stack_size = DEFAULT_STACK_SIZE;
     let mut self_test = false;
     let mut test_calls = None;
+    let mut test_threads = false;
     let mut env = Vec::new();
     for kv in host_env {
         if let Some(v) = kv.strip_prefix(b"PEXE_DIRS=") {
@@ -185,6 +191,8 @@ fn start(argc: libc::c_int, argv: *const *const libc::c_char, envp: *const *cons
             test_calls = Some(sys::read_file(path).ok_or_else(|| format!("cannot read {path}"))?);
         } else if kv == b"PEXE_SANDBOX_SELFTEST=1" {
             self_test = true;
+        } else if kv == b"PEXE_TEST_THREADS=1" {
+            test_threads = true;
         } else if !kv.starts_with(b"PEXE_") {
             env.push(kv);
         }
@@ -237,6 +245,7 @@ fn start(argc: libc::c_int, argv: *const *const libc::c_char, envp: *const *cons
         exiting: AtomicBool::new(false),
         processors,
         test_calls,
+        test_threads,
     };
     if !PROCESS.set(process) {
         return Err("started twice".into());

@@ -9,6 +9,10 @@
 //! line: the result as JavaScript's `String()` would (i64 without the `n`),
 //! `void`, or `trap: <message>` when it faulted (the fault handler jumps
 //! back here instead of ending the process).
+//!
+//! With `PEXE_TEST_THREADS=1` the calls run as if other guest threads
+//! existed, so atomics take their atomic form rather than the plain one of
+//! a single-threaded process (`rtabi::ctx::THREADS`); the tests run both.
 
 use crate::ctx::Ctx;
 use crate::process;
@@ -174,6 +178,10 @@ pub unsafe fn drive(ctx: *mut Ctx, calls: &[u8]) -> ! {
     let invoke: extern "C" fn(*mut Ctx, i32, *const u64, *mut u64) -> i32 =
         unsafe { core::mem::transmute(desc.test_invoke as usize) };
     DRIVER.store(ctx, Ordering::Release);
+    if p.test_threads {
+        // SAFETY: this thread's context.
+        unsafe { (*ctx).threads = 1 };
+    }
     // SAFETY: this thread's context.
     let (sp, limit) = unsafe { ((*ctx).stack_pointer, (*ctx).stack_limit) };
     let mut out = String::new();

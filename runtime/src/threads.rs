@@ -193,15 +193,21 @@ pub fn start_main(startinfo: u32, stack_top: u32, stack_limit: u32) -> Result<()
     }
 }
 
-/// IRT `thread_create(func, stack, tp)`.
-pub fn thread_create(func: u32, stack: u32, tp: u32) -> i32 {
+/// IRT `thread_create(func, stack, tp)`, called on `creator`'s thread.
+pub fn thread_create(creator: &mut Ctx, func: u32, stack: u32, tp: u32) -> i32 {
     let p = process();
     let limit = {
         let pages = p.pages.lock();
         pages.region_below(u64::from(stack)).map_or(rtabi_global_base(), |(s, _)| s as u32)
     };
     let tid = p.next_tid.fetch_add(1, Ordering::SeqCst);
-    let ctx = Ctx::new(tid, p.mem.base(), stack, limit, tp);
+    let mut ctx = Ctx::new(tid, p.mem.base(), stack, limit, tp);
+    // From now on both threads do atomics as atomics (rtabi::ctx::THREADS).
+    // Only the creator can be single-threaded here (every other thread was
+    // made by a thread_create, which set its flag), and the new thread
+    // starts after this store (pthread_create orders the two).
+    creator.threads = 1;
+    ctx.threads = 1;
     p.live.fetch_add(1, Ordering::SeqCst);
     let r = spawn(ctx, Entry::Thread { func });
     if r != 0 {

@@ -65,10 +65,21 @@ pub fn check(name: &str, pexe: &[u8], calls_text: &str, wasm_lines: &[String]) {
             }
             None => Command::new(&exe),
         };
-        let out = cmd.env_clear().env("PEXE_TEST_CALLS", dir.join("calls.txt")).output().unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success(), "{name} on {target}: {}\n{stdout}", String::from_utf8_lossy(&out.stderr));
-        let got: Vec<&str> = stdout.lines().collect();
-        assert_eq!(got, want, "{name} on {target}: native results differ from the wasm path's");
+        // Alone, atomics are plain accesses; with other threads (as the
+        // driver pretends with PEXE_TEST_THREADS=1) they are atomic
+        // instructions. Both must compute what the wasm path does.
+        for threads in ["0", "1"] {
+            let out = cmd
+                .env_clear()
+                .env("PEXE_TEST_CALLS", dir.join("calls.txt"))
+                .env("PEXE_TEST_THREADS", threads)
+                .output()
+                .unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            let how = format!("{name} on {target} (PEXE_TEST_THREADS={threads})");
+            assert!(out.status.success(), "{how}: {}\n{stdout}", String::from_utf8_lossy(&out.stderr));
+            let got: Vec<&str> = stdout.lines().collect();
+            assert_eq!(got, want, "{how}: native results differ from the wasm path's");
+        }
     }
 }

@@ -28,8 +28,8 @@ pub fn tls_get(ctx: &mut Ctx) -> u32 {
     ctx.tp
 }
 
-pub fn thread_create(_ctx: &mut Ctx, start_func: u32, stack: u32, thread_ptr: u32) -> i32 {
-    threads::thread_create(start_func, stack, thread_ptr)
+pub fn thread_create(ctx: &mut Ctx, start_func: u32, stack: u32, thread_ptr: u32) -> i32 {
+    threads::thread_create(ctx, start_func, stack, thread_ptr)
 }
 
 pub fn thread_exit(ctx: &mut Ctx, stack_flag: u32) {

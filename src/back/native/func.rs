@@ -1636,9 +1636,21 @@ impl<'a, 'b> Translator<'a, 'b> {
                     // semantics, and Cranelift neither sinks earlier memory
                     // operations below a store nor hoists later ones above
                     // it. A sequentially consistent store is an `xchg`
-                    // (cheaper than Cranelift's `mov; mfence`).
+                    // (cheaper than Cranelift's `mov; mfence`), when other
+                    // threads may look.
                     if order == Some(MemoryOrder::SequentiallyConsistent) {
-                        self.b.ins().atomic_rmw(scalar_type(s), guest_mem(), AtomicRmwOp::Xchg, a, x);
+                        let ty = scalar_type(s);
+                        self.atomic_or_plain(
+                            None,
+                            |t| {
+                                t.b.ins().atomic_rmw(ty, guest_mem(), AtomicRmwOp::Xchg, a, x);
+                                None
+                            },
+                            |t| {
+                                t.b.ins().store(guest_mem(), x, a, 0);
+                                None
+                            },
+                        );
                     } else {
                         self.b.ins().store(guest_mem(), x, a, 0);
                     }
@@ -1662,17 +1674,57 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let p = arg(self, 1);
                 let x = arg(self, 2);
                 let a = self.atomic_address(p, s);
-                self.b.ins().atomic_rmw(scalar_type(s), guest_mem(), op, a, x)
+                let ty = scalar_type(s);
+                let old = self.atomic_or_plain(
+                    Some(ty),
+                    |t| Some(t.b.ins().atomic_rmw(ty, guest_mem(), op, a, x)),
+                    |t| {
+                        let old = t.b.ins().load(ty, guest_mem(), a, 0);
+                        let new = match op {
+                            AtomicRmwOp::Add => t.b.ins().iadd(old, x),
+                            AtomicRmwOp::Sub => t.b.ins().isub(old, x),
+                            AtomicRmwOp::And => t.b.ins().band(old, x),
+                            AtomicRmwOp::Or => t.b.ins().bor(old, x),
+                            AtomicRmwOp::Xor => t.b.ins().bxor(old, x),
+                            _ => x,
+                        };
+                        t.b.ins().store(guest_mem(), new, a, 0);
+                        Some(old)
+                    },
+                );
+                old.expect("a value of type ty")
             }
             AtomicCmpxchg(s) => {
                 let p = arg(self, 0);
                 let e = arg(self, 1);
                 let x = arg(self, 2);
                 let a = self.atomic_address(p, s);
-                self.b.ins().atomic_cas(guest_mem(), a, e, x)
+                let ty = scalar_type(s);
+                let old = self.atomic_or_plain(
+                    Some(ty),
+                    |t| Some(t.b.ins().atomic_cas(guest_mem(), a, e, x)),
+                    |t| {
+                        // The store happens either way, as a failed
+                        // `lock cmpxchg` writes too (a read-only page
+                        // faults the same on both paths).
+                        let old = t.b.ins().load(ty, guest_mem(), a, 0);
+                        let same = t.b.ins().icmp(IntCC::Equal, old, e);
+                        let new = t.b.ins().select(same, x, old);
+                        t.b.ins().store(guest_mem(), new, a, 0);
+                        Some(old)
+                    },
+                );
+                old.expect("a value of type ty")
             }
             AtomicFence | AtomicFenceAll => {
-                self.b.ins().fence();
+                self.atomic_or_plain(
+                    None,
+                    |t| {
+                        t.b.ins().fence();
+                        None
+                    },
+                    |_| None,
+                );
                 return Ok(None);
             }
             AtomicIsLockFree => {
@@ -1691,6 +1743,40 @@ impl<'a, 'b> Translator<'a, 'b> {
                 return Ok(None);
             }
         }))
+    }
+
+    /// An atomic operation, or its plain twin while the thread is the
+    /// process's only guest thread (`rtabi::ctx::THREADS` is zero): then
+    /// nothing else can observe the difference, and the plain form skips
+    /// the locked instruction or barrier (as glibc skips its locks in a
+    /// single-threaded process). Both forms trap alike on a bad address.
+    /// Returns the merged result of type `ty`, if any.
+    fn atomic_or_plain(
+        &mut self,
+        ty: Option<cl::Type>,
+        atomic: impl FnOnce(&mut Self) -> Option<Value>,
+        plain: impl FnOnce(&mut Self) -> Option<Value>,
+    ) -> Option<Value> {
+        let ctx = self.ctx();
+        let shared = self.b.ins().load(types::I8, host_mem(), ctx, cx_off::THREADS);
+        let plain_block = self.b.create_block();
+        let atomic_block = self.b.create_block();
+        let merge = self.b.create_block();
+        if let Some(t) = ty {
+            self.b.append_block_param(merge, t);
+        }
+        self.b.ins().brif(shared, atomic_block, &[], plain_block, &[]);
+        self.b.switch_to_block(plain_block);
+        self.b.seal_block(plain_block);
+        let v: Vec<BlockArg> = plain(self).into_iter().map(BlockArg::Value).collect();
+        self.b.ins().jump(merge, &v);
+        self.b.switch_to_block(atomic_block);
+        self.b.seal_block(atomic_block);
+        let v: Vec<BlockArg> = atomic(self).into_iter().map(BlockArg::Value).collect();
+        self.b.ins().jump(merge, &v);
+        self.b.switch_to_block(merge);
+        self.b.seal_block(merge);
+        self.b.block_params(merge).first().copied()
     }
 
     /// The host address of an atomic access of `s`, after checking the

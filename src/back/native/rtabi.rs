@@ -39,7 +39,7 @@ pub const MODULE_SYMBOL: &str = "__pexe_module";
 pub const MODULE_MAGIC: u32 = u32::from_le_bytes(*b"PXNT");
 /// `ModuleDesc::version`: bumped whenever anything in this file changes
 /// meaning.
-pub const MODULE_VERSION: u32 = 1;
+pub const MODULE_VERSION: u32 = 2;
 
 /// Bytes a guest can address (32-bit pointers).
 pub const GUEST_SIZE: u64 = 1 << 32;
@@ -69,6 +69,13 @@ pub mod ctx {
     pub const THREAD_POINTER: i32 = 16;
     /// `i32`: the value a longjmp delivers to the setjmp it returns to.
     pub const LONGJMP_VALUE: i32 = 20;
+    /// `u8`: nonzero once this thread may share memory with another guest
+    /// thread. The runtime sets it in the creating thread's context and the
+    /// new one's when a thread is created; while it is zero no other guest
+    /// thread exists, so generated code does atomic read-modify-writes,
+    /// sequentially consistent stores and fences as plain memory accesses
+    /// (as glibc skips its locks in a single-threaded process).
+    pub const THREADS: i32 = 24;
     /// A native jump buffer ([`super::JMPBUF_SIZE`] bytes) the entry
     /// trampolines set, so IRT `thread_exit` can leave every guest frame.
     pub const EXIT_JMPBUF: i32 = 64;
