@@ -11,9 +11,12 @@
 # each program's `.bench` files in the corpus; those runs take milliseconds,
 # so each timing is a loop of LOOP runs (start-up included, as it is for the
 # gcc binary). --large uses the arguments of scripts/bench-runtime.sh
-# instead (a second or so each, one run per timing). Every timing is the
-# median of REPEAT (default 5) wall-clock measurements; outputs must agree
-# before timings count. Needs gcc and a release build of pexe (made here).
+# instead (a second or so each, one run per timing). Run times are CPU
+# seconds (user + system), translation times wall seconds; each is the
+# median of REPEAT (default 5) measurements, the two sides of a comparison
+# taken in turn. Outputs must agree before timings count. The translation
+# speed-up needs two otherwise idle cores: the script prints the load
+# average first. Needs gcc and a release build of pexe (made here).
 set -euo pipefail
 src="$(cd "${1:?usage: bench-native.sh C_SOURCES_DIR [REPEAT] [--large]}" && pwd)"
 repeat="${2:-5}"
@@ -84,6 +87,7 @@ echo "$ratios" | tr ' ' '\n' | awk 'NF { l += log($1); n++ } END { printf "geome
 
 echo
 echo "translation: pexe translate --target x86_64-linux, wall seconds, 1 and 2 threads paired, median of $repeat"
+echo "($(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg): other work on the machine shrinks the speed-up)"
 loop=1
 bytes=0
 t1=0
