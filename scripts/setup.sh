@@ -48,9 +48,11 @@ check_corpus() {
 }
 
 # Fetch crates once, up front, so network trouble shows here and not in the
-# middle of a build.
+# middle of a build. The native runtime (runtime/) is a workspace of its own,
+# built by build.rs with --locked.
 fetch_crates() {
     (cd "$repo" && cargo fetch --quiet)
+    (cd "$repo/runtime" && cargo fetch --quiet --locked)
 }
 
 # ---- browser tests: Chromium + playwright-core (js/test/, tests/browser/) ----
@@ -180,10 +182,48 @@ ensure_chromedriver() {
 }
 # ---- end npm package ----------------------------------------------------------
 
+# ---- native back end: the AArch64 Rust target, C linkers, QEMU, readelf ------
+# build.rs builds the native runtime for every installed Linux target and
+# embeds it in pexe; `pexe build` links with the system cc (x86-64) and
+# Debian's aarch64-linux-gnu-gcc (its arm64 libc makes static executables);
+# tests/all/native.rs runs the AArch64 ones under qemu-aarch64-static and reads
+# objects with readelf.
+ensure_native_rust_targets() {
+    if ! command -v rustup >/dev/null 2>&1; then
+        log "warning: no rustup; the native runtime builds only for the Rust targets your toolchain has"
+        return
+    fi
+    local t
+    for t in x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu; do
+        if ! rustup target list --installed | grep -qx "$t"; then
+            log "rustup target add $t"
+            rustup target add "$t"
+        fi
+    done
+}
+
+ensure_native_tools() {
+    if command -v cc >/dev/null 2>&1 && command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 \
+        && command -v qemu-aarch64-static >/dev/null 2>&1 && command -v readelf >/dev/null 2>&1; then
+        return
+    fi
+    if ! command -v apt-get >/dev/null 2>&1; then
+        log "warning: need cc, aarch64-linux-gnu-gcc, qemu-aarch64-static and readelf; no apt-get to install them"
+        return
+    fi
+    log "apt-get install gcc binutils gcc-aarch64-linux-gnu qemu-user-static"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        gcc binutils gcc-aarch64-linux-gnu qemu-user-static >/dev/null
+}
+# ---- end native back end ------------------------------------------------------
+
 ensure_cargo_on_path
 check_rust_version
 check_corpus
 fetch_crates
+ensure_native_rust_targets  # native runtime archives (build.rs)
+ensure_native_tools         # pexe build, tests/all/native.rs
 ensure_wasm_target        # npm package (scripts/build-pkg.sh, tests/web.rs)
 ensure_wasm_bindgen_cli   # npm package
 ensure_chromedriver       # npm package (tests/web.rs)

@@ -34,6 +34,8 @@ run() {
 run all-targets cargo test --release --all-targets --no-fail-fast
 # --all-targets leaves out doc tests; --release reuses the library just built.
 run doc cargo test --release --doc
+# The native runtime (runtime/) is a workspace of its own: its unit tests.
+run runtime-unit cargo test --release --manifest-path runtime/Cargo.toml
 
 # ---- npm package and runtime: browser (wasm-bindgen) and Node tests ---------
 # The runtime's own tests; the wasm-bindgen API in headless Chromium
@@ -61,7 +63,7 @@ run browser "$repo/tests/browser/run.sh"
 # tests fail themselves when a tool is missing in CI; this catches any skip
 # that slips through (node:test "skipped N", cargo "N ignored").
 if [ "${CI:-}" = true ]; then
-    for name in all-targets doc runtime wasm-browser npm browser; do
+    for name in all-targets doc runtime-unit runtime wasm-browser npm browser; do
         log="$logs/$name.log"
         [ -f "$log" ] || continue
         if grep -aqE '^ℹ skipped [1-9]|^# skipped [1-9]|; [1-9][0-9]* ignored;|^browser tests: SKIPPED' "$log"; then
@@ -72,7 +74,7 @@ if [ "${CI:-}" = true ]; then
 fi
 
 printf '\n==== summary ====\n'
-for name in all-targets doc; do
+for name in all-targets doc runtime-unit; do
     # "Running tests/corpus.rs (…)" / "Doc-tests pexe", the failing tests,
     # then "test result: …".
     grep -aE '^\s*(Running|Doc-tests) |^test result:|^test .* FAILED$|^error(\[E[0-9]+\]|: (test failed|[0-9]+ targets? failed|could not compile))' "$logs/$name.log" \

@@ -12,7 +12,9 @@
 //! Everything that must agree on these lists comes from here: the wasm back
 //! end's imports ([`Abi::irt_imports`], [`Abi::ppb_imports`]), the
 //! JavaScript runtime's tables (`js.rs` generates them; a test fails when
-//! the checked-in copy drifts) and the documentation (`doc.rs`). The list is
+//! the checked-in copy drifts), the native runtime's exported IRT functions
+//! and `query` tables (`native_rt.rs`, likewise) and the documentation
+//! (`doc.rs`). The list is
 //! target neutral: a declaration carries C types ([`CType`]); what a
 //! particular calling convention makes of them is [`Function::lower`] (the
 //! PNaCl pexe convention: by-value structs as pointers, sret for struct
@@ -27,6 +29,7 @@
 mod ctype;
 pub mod doc;
 pub mod js;
+pub mod native_rt;
 mod parse;
 mod requested;
 

@@ -30,6 +30,15 @@ pub enum TranslateError {
     /// Something valid the back end does not translate (a bug to fix).
     #[error("cannot translate @f{function}: {message}")]
     Unsupported { function: u32, message: String },
+    /// A native executable needs an entry point (`_start`).
+    #[error("the module has no _start function")]
+    NoEntry,
+    /// The code generator refused a function (a bug to fix).
+    #[error("code generation failed for @f{function}: {message}")]
+    Codegen { function: u32, message: String },
+    /// The object file could not be written.
+    #[error("writing the object: {0}")]
+    Object(String),
 }
 
 fn first(d: &[Diagnostic]) -> String {

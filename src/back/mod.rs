@@ -11,8 +11,9 @@
 //! arrive), bitstream → decoder → verifier → back end, each body handed on
 //! as soon as its block has closed and passed the verifier, and dropped
 //! afterwards. Every consumer runs on it: `pexe verify` ([`NoBackend`]),
-//! `pexe translate` ([`wasm::WasmBackend`]), the npm package's `inspect`,
-//! `translate` and streaming `Inspector`/`Translator`.
+//! `pexe translate` ([`wasm::WasmBackend`]; `native::NativeBackend` with
+//! `--target`), the npm package's `inspect`, `translate` and streaming
+//! `Inspector`/`Translator`.
 //!
 //! Function bodies are independent once the module block is known, so
 //! [`parallel`] translates them on several threads (the CLI) or hands them
@@ -31,6 +32,8 @@
 //! ```
 
 mod error;
+#[cfg(feature = "native")]
+pub mod native;
 pub mod parallel;
 mod pipeline;
 pub mod wasm;

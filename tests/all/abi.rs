@@ -1,14 +1,19 @@
 //! The runtime ABI's function list (src/abi/) and its generated copies: the
-//! JavaScript runtime's tables and docs/abi.md. Each copy must equal what
-//! the list generates now; `BLESS=1 cargo test --test all abi::` rewrites them.
+//! JavaScript runtime's tables, the native runtime's (runtime/src/irt_gen.rs)
+//! and docs/abi.md. Each copy must equal what the list generates now;
+//! `BLESS=1 cargo test --test all abi::` rewrites them.
 
 use pexe::abi;
 use std::path::Path;
 
 /// Generated files, relative to the repository root, and their generators.
-fn generated() -> [(&'static str, String); 2] {
+fn generated() -> [(&'static str, String); 3] {
     let list = abi::abi();
-    [("js/src/internal/runtime/abi.gen.js", abi::js::module(list)), ("docs/abi.md", abi::doc::markdown(list))]
+    [
+        ("js/src/internal/runtime/abi.gen.js", abi::js::module(list)),
+        ("docs/abi.md", abi::doc::markdown(list)),
+        ("runtime/src/irt_gen.rs", abi::native_rt::module(list)),
+    ]
 }
 
 #[test]

@@ -5,7 +5,12 @@
 //! results are compared with the same computations in Rust.
 //!
 //! Skipped (with a note) when `node` is not on PATH.
+//!
+//! Every program also runs natively (`tests/all/native_exec.rs`): built
+//! for x86-64 and AArch64 with the native back end, its functions called
+//! by the native runtime's test driver, the output must be the same lines.
 
+use crate::native_exec;
 use pexe::back::wasm::{translate_bytes, Options};
 use std::fmt::Write as _;
 use std::process::Command;
@@ -448,7 +453,7 @@ fn run(name: &str, m: &Module, calls: &[(u32, Vec<String>)]) -> Option<Vec<Strin
     for (f, args) in calls {
         writeln!(calls_text, "{f} {}", args.join(" ")).unwrap();
     }
-    std::fs::write(&calls_path, calls_text).unwrap();
+    std::fs::write(&calls_path, &calls_text).unwrap();
     let out = Command::new("node").arg(&js_path).arg(&wasm_path).arg(&calls_path).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
@@ -458,7 +463,9 @@ fn run(name: &str, m: &Module, calls: &[(u32, Vec<String>)]) -> Option<Vec<Strin
         pexe::back::wasm::to_wat(&wasm).unwrap_or_default()
     );
     let _ = std::fs::remove_dir_all(&dir);
-    Some(stdout.lines().map(str::to_string).collect())
+    let lines: Vec<String> = stdout.lines().map(str::to_string).collect();
+    native_exec::check(name, &pexe, &calls_text, &lines);
+    Some(lines)
 }
 
 fn args(a: &[&dyn ToString]) -> Vec<String> {
@@ -1642,4 +1649,223 @@ fn sqrt_calls_unguarded_only_where_the_argument_is_never_negative() {
         }
         assert_eq!(out.len(), want.len());
     }
+}
+
+/// The NaCl atomics at every width (store, the six RMW operations,
+/// cmpxchg that succeeds and one that fails, load; seq_cst, release and
+/// acquire orders), fences and is.lock.free; memmove over an overlap and
+/// copies longer than the inline limit; cttz, bswap.i16, fabs, sqrt.
+#[test]
+fn atomics_and_more_intrinsics() {
+    let mut m = Module::new();
+    let widths = [(ty::I8, "i8", 8u32), (ty::I16, "i16", 16), (ty::I32, "i32", 32), (ty::I64, "i64", 64)];
+    let mut atomic_fns = Vec::new();
+    for &(t, name, _) in &widths {
+        let store = m.intrinsic(leak(format!("llvm.nacl.atomic.store.{name}")), ty::VOID, &[t, ty::I32, ty::I32]);
+        let load = m.intrinsic(leak(format!("llvm.nacl.atomic.load.{name}")), t, &[ty::I32, ty::I32]);
+        let rmw = m.intrinsic(leak(format!("llvm.nacl.atomic.rmw.{name}")), t, &[ty::I32, ty::I32, t, ty::I32]);
+        let cas =
+            m.intrinsic(leak(format!("llvm.nacl.atomic.cmpxchg.{name}")), t, &[ty::I32, t, t, ty::I32, ty::I32]);
+        atomic_fns.push((store, load, rmw, cas));
+    }
+    let fence = m.intrinsic("llvm.nacl.atomic.fence", ty::VOID, &[ty::I32]);
+    let fence_all = m.intrinsic("llvm.nacl.atomic.fence.all", ty::VOID, &[]);
+    let lock_free = m.intrinsic("llvm.nacl.atomic.is.lock.free", ty::I1, &[ty::I32, ty::I32]);
+    let memmove = m.intrinsic("llvm.memmove.p0i8.p0i8.i32", ty::VOID, &[ty::I32, ty::I32, ty::I32, ty::I32, ty::I1]);
+    let memcpy = m.intrinsic("llvm.memcpy.p0i8.p0i8.i32", ty::VOID, &[ty::I32, ty::I32, ty::I32, ty::I32, ty::I1]);
+    let memset = m.intrinsic("llvm.memset.p0i8.i32", ty::VOID, &[ty::I32, ty::I8, ty::I32, ty::I32, ty::I1]);
+    let cttz = m.intrinsic("llvm.cttz.i32", ty::I32, &[ty::I32, ty::I1]);
+    let bswap16 = m.intrinsic("llvm.bswap.i16", ty::I16, &[ty::I16]);
+    let fabs = m.intrinsic("llvm.fabs.f64", ty::F64, &[ty::F64]);
+    let sqrt = m.intrinsic("llvm.sqrt.f64", ty::F64, &[ty::F64]);
+    let atoms: Vec<u32> = widths.iter().map(|_| m.declare(ty::I64, &[ty::I64])).collect();
+    let moves = m.declare(ty::I32, &[ty::I32]);
+    let misc = m.declare(ty::I32, &[ty::I32]);
+    let root = m.declare(ty::F64, &[ty::F64]);
+
+    // atom(x): v = trunc x; store v (release); add v; sub 3; or v;
+    // and 0x55; xor v; xchg 7; cmpxchg 7→v (succeeds); cmpxchg 8→9
+    // (fails); fence; load (acquire). Answers the sum of each
+    // (zero-extended) result times its position. The RMW operation codes
+    // are NaCl's: 1 add, 2 sub, 3 or, 4 and, 5 xor, 6 exchange — the same
+    // numbers as some of the order constants, which are reused for them.
+    for (&(t, _, bits), &(store, load, rmw, cas)) in widths.iter().zip(&atomic_fns) {
+        let consts = [
+            (ty::I32, Const::Int(16)),
+            (ty::I32, Const::Int(6)),
+            (ty::I32, Const::Int(4)),
+            (ty::I32, Const::Int(3)),
+            (ty::I32, Const::Int(1)),
+            (ty::I32, Const::Int(2)),
+            (ty::I32, Const::Int(5)),
+            (t, Const::Int(3)),
+            (t, Const::Int(0x55)),
+            (t, Const::Int(7)),
+            (t, Const::Int(8)),
+            (t, Const::Int(9)),
+        ];
+        let mut b = m.body(1, 1, &consts);
+        let (c16, seq, rel, acq, add, sub, xor) = (b.c(0), b.c(1), b.c(2), b.c(3), b.c(4), b.c(5), b.c(6));
+        let (t3, t55, t7, t8, t9) = (b.c(7), b.c(8), b.c(9), b.c(10), b.c(11));
+        let buf = b.alloca(c16, 4);
+        let v = if bits == 64 { b.param(0) } else { b.cast(b.param(0), t, cast::TRUNC) };
+        b.call(store, &[v, buf, rel], false);
+        let mut rs = vec![b.call(rmw, &[add, buf, v, seq], true)];
+        rs.push(b.call(rmw, &[sub, buf, t3, seq], true));
+        rs.push(b.call(rmw, &[acq /* 3: or */, buf, v, seq], true));
+        rs.push(b.call(rmw, &[rel /* 4: and */, buf, t55, seq], true));
+        rs.push(b.call(rmw, &[xor, buf, v, seq], true));
+        rs.push(b.call(rmw, &[seq /* 6: exchange */, buf, t7, seq], true));
+        rs.push(b.call(cas, &[buf, t7, v, seq, seq], true));
+        rs.push(b.call(cas, &[buf, t8, t9, seq, seq], true));
+        b.call(fence, &[seq], false);
+        rs.push(b.call(load, &[buf, acq], true));
+        let mut acc = None;
+        for (i, &r) in rs.iter().enumerate() {
+            let w = if bits == 64 { r } else { b.cast(r, ty::I64, cast::ZEXT) };
+            // Multiply by the position through repeated adds (no i64 consts).
+            let mut term = w;
+            for _ in 0..i {
+                term = b.binop(term, w, op::ADD);
+            }
+            acc = Some(match acc {
+                None => term,
+                Some(a) => b.binop(a, term, op::ADD),
+            });
+        }
+        b.ret(acc);
+        m.finish_body(b);
+    }
+
+    // moves(k): 300 bytes of 1 + k; a word at 0; memmove(buf+1, buf, 200)
+    // (overlapping, longer than the inline limit); memcpy(buf+200, buf, 90);
+    // memmove(buf+10, buf+12, 40) (inline, overlapping). Answers a checksum.
+    let consts = [
+        (ty::I32, Const::Int(300)),
+        (ty::I32, Const::Int(1)),
+        (ty::I32, Const::Int(200)),
+        (ty::I32, Const::Int(90)),
+        (ty::I32, Const::Int(10)),
+        (ty::I32, Const::Int(12)),
+        (ty::I32, Const::Int(40)),
+        (ty::I32, Const::Int(0x1122_3344)),
+        (ty::I32, Const::Int(250)),
+        (ty::I32, Const::Int(11)),
+        (ty::I1, Const::Int(0)),
+    ];
+    let mut b = m.body(1, 1, &consts);
+    let (c300, c1, c200, c90, c10, c12, c40, word, c250, c11, f) =
+        (b.c(0), b.c(1), b.c(2), b.c(3), b.c(4), b.c(5), b.c(6), b.c(7), b.c(8), b.c(9), b.c(10));
+    let buf = b.alloca(c300, 4);
+    let k1 = b.binop(b.param(0), c1, op::ADD);
+    let byte = b.cast(k1, ty::I8, cast::TRUNC);
+    b.call(memset, &[buf, byte, c300, c1, f], false);
+    b.store(buf, word, 1);
+    let p1 = b.binop(buf, c1, op::ADD);
+    b.call(memmove, &[p1, buf, c200, c1, f], false);
+    let p200 = b.binop(buf, c200, op::ADD);
+    b.call(memcpy, &[p200, buf, c90, c1, f], false);
+    let p10 = b.binop(buf, c10, op::ADD);
+    let p12 = b.binop(buf, c12, op::ADD);
+    b.call(memmove, &[p10, p12, c40, c1, f], false);
+    let mut sum = b.load(p1, ty::I32, 1);
+    for p in [p10, p200] {
+        let x = b.load(p, ty::I32, 1);
+        sum = b.binop(sum, x, op::XOR);
+    }
+    let p250 = b.binop(buf, c250, op::ADD);
+    let x = b.load(p250, ty::I32, 1);
+    sum = b.binop(sum, x, op::ADD);
+    let p11 = b.binop(buf, c11, op::ADD);
+    let x = b.load(p11, ty::I32, 1);
+    sum = b.binop(sum, x, op::ADD);
+    b.ret(Some(sum));
+    m.finish_body(b);
+
+    // misc(x): cttz(x) + bswap16(trunc x) * 64 + is.lock.free(4) * 16,
+    // after a fence.all.
+    let mut b = m.body(1, 1, &[(ty::I1, Const::Int(0)), (ty::I32, Const::Int(4)), (ty::I32, Const::Int(6))]);
+    let (f, c4, c6) = (b.c(0), b.c(1), b.c(2));
+    b.call(fence_all, &[], false);
+    let tz = b.call(cttz, &[b.param(0), f], true);
+    let h = b.cast(b.param(0), ty::I16, cast::TRUNC);
+    let sw = b.call(bswap16, &[h], true);
+    let sww = b.cast(sw, ty::I32, cast::ZEXT);
+    let sh = b.binop(sww, c6, op::SHL);
+    let lf = b.call(lock_free, &[c4, b.param(0)], true);
+    let lfw = b.cast(lf, ty::I32, cast::ZEXT);
+    let lf8 = b.binop(lfw, c4, op::SHL);
+    let s = b.binop(tz, sh, op::ADD);
+    let r = b.binop(s, lf8, op::ADD);
+    b.ret(Some(r));
+    m.finish_body(b);
+
+    let mut b = m.body(1, 1, &[]);
+    let a = b.call(fabs, &[b.param(0)], true);
+    let r = b.call(sqrt, &[a], true);
+    b.ret(Some(r));
+    m.finish_body(b);
+
+    // Rust models.
+    let atom_model = |x: i64, bits: u32| -> i64 {
+        let mask: u64 = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let v = x as u64 & mask;
+        let mut mem = v;
+        let mut rs = Vec::new();
+        let mut step = |f: &dyn Fn(u64) -> u64| {
+            rs.push(mem);
+            mem = f(mem) & mask;
+        };
+        step(&|m| m.wrapping_add(v));
+        step(&|m| m.wrapping_sub(3));
+        step(&|m| m | v);
+        step(&|m| m & 0x55);
+        step(&|m| m ^ v);
+        step(&|_| 7);
+        // cmpxchg 7 → v succeeds, 8 → 9 fails.
+        rs.push(mem);
+        if mem == 7 {
+            mem = v;
+        }
+        rs.push(mem);
+        if mem == 8 {
+            mem = 9;
+        }
+        rs.push(mem);
+        rs.iter().enumerate().fold(0u64, |a, (i, &r)| a.wrapping_add(r.wrapping_mul(i as u64 + 1))) as i64
+    };
+    let moves_model = |k: i32| -> i32 {
+        let mut buf = vec![(k + 1) as u8; 300];
+        buf[..4].copy_from_slice(&0x1122_3344u32.to_le_bytes());
+        buf.copy_within(0..200, 1);
+        buf.copy_within(0..90, 200);
+        buf.copy_within(12..52, 10);
+        let w = |at: usize| i32::from_le_bytes(buf[at..at + 4].try_into().unwrap());
+        ((w(1) ^ w(10) ^ w(200)).wrapping_add(w(250))).wrapping_add(w(11))
+    };
+    let misc_model =
+        |x: i32| -> i32 { (x.trailing_zeros() as i32) + (i32::from((x as u16).swap_bytes()) << 6) + (1 << 4) };
+
+    let mut calls = Vec::new();
+    let mut want = Vec::new();
+    for (&f, &(_, _, bits)) in atoms.iter().zip(&widths) {
+        for x in [5i64, -3, 0x1234_5678_9abc_def0, 200] {
+            calls.push((f, vec![big(x)]));
+            want.push(atom_model(x, bits).to_string());
+        }
+    }
+    for k in [0, 41, 254] {
+        calls.push((moves, args(&[&k])));
+        want.push(moves_model(k).to_string());
+    }
+    for x in [1i32, 0x8000, 0x1234, 0] {
+        calls.push((misc, args(&[&x])));
+        want.push(misc_model(x).to_string());
+    }
+    calls.push((root, args(&[&-16.0f64])));
+    want.push("4".into());
+    calls.push((root, args(&[&2.25f64])));
+    want.push("1.5".into());
+    let Some(out) = run("atomics", &m, &calls) else { return };
+    assert_eq!(out, want);
 }

@@ -16,9 +16,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod asm;
+mod build;
 mod dis;
 mod inspect;
 mod relay;
+mod native;
 mod run;
 mod stats;
 mod translate;
@@ -50,6 +52,11 @@ Examples:
     # Give plugins in pages TCP/UDP through a local socket relay
     pexe relay --allow 127.0.0.1:7000
 
+    # Native: an ELF object, a static executable, or run one right away
+    pexe translate --target x86_64-linux app.pexe -o app.o
+    pexe build --target aarch64-linux app.pexe -o app
+    pexe run --target native app.pexe -- arg1 arg2
+
 Run `pexe help <command>` for each command's options and examples.";
 
 /// Read, check and take apart PNaCl programs (.pexe files).
@@ -69,6 +76,7 @@ enum Command {
     Stats(stats::Stats),
     Inspect(inspect::Inspect),
     Translate(translate::Translate),
+    Build(build::Build),
     Run(run::Run),
     Relay(relay::Relay),
 }
@@ -82,6 +90,7 @@ impl Command {
             Command::Stats(c) => c.run(),
             Command::Inspect(c) => c.run(),
             Command::Translate(c) => c.run(),
+            Command::Build(c) => c.run(),
             Command::Run(c) => c.run(),
             Command::Relay(c) => c.run(),
         }

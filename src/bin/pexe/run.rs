@@ -1,5 +1,7 @@
 //! `pexe run`: translate a pexe to WebAssembly and run it under Node.js with
-//! the JavaScript runtime (`js/src/internal/runtime/`, the NaCl IRT shim).
+//! the JavaScript runtime (`js/src/internal/runtime/`, the NaCl IRT shim) — or,
+//! with `--target native`, build a native executable in a temporary
+//! directory (`pexe build`) and run that.
 //!
 //! The runtime's files are compiled into this binary and written once to a
 //! cache directory named after their hash
@@ -45,6 +47,13 @@ socket relay (`npx pexe relay`, docs/relay.md).
 
 Needs Node.js 20 or newer: `node` on PATH, or the path in PEXE_NODE.
 
+With `--target native` (or x86_64-linux, aarch64-linux) the pexe is
+translated to machine code, linked with the native runtime in a temporary
+directory and run there: same arguments, environment, --dir and exit
+status, same fault messages. A target of another architecture runs through
+qemu-user (`qemu-aarch64-static`, `qemu-x86_64-static`) when it is
+installed.
+
 Examples:
 
     # Run a command-line pexe with arguments
@@ -67,7 +76,11 @@ Examples:
 
     # Let a plugin's sockets reach one server, or go through a relay
     pexe run --net 127.0.0.1:7000 client.pexe
-    pexe run --socket-relay ws://127.0.0.1:8787/ client.pexe";
+    pexe run --socket-relay ws://127.0.0.1:8787/ client.pexe
+
+
+    # As machine code
+    pexe run --target native fannkuchredux.pexe -- 9";
 
 /// Translate a pexe to WebAssembly and run it with Node.js.
 #[derive(Args)]
@@ -96,6 +109,11 @@ pub struct Run {
     /// Size of the main thread's stack in bytes (suffix k or m; default 8m).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     stack_size: Option<u64>,
+
+    /// `wasm` (default, under Node), `native` (this machine), or
+    /// `x86_64-linux` / `aarch64-linux`.
+    #[arg(long, value_name = "TARGET", default_value = "wasm")]
+    target: String,
 
     /// Pepper plugins: end this many milliseconds after stdin's end once the plugin is quiet.
     #[arg(long, value_name = "MS", default_value_t = 2000)]
@@ -164,10 +182,27 @@ pub(crate) const NODE_ENV: &str = "PEXE_NODE";
 impl Run {
     pub fn run(self) -> ExitCode {
         let name = display_name(&self.file);
+        let native = match self.target.as_str() {
+            "wasm" => None,
+            "native" => match crate::native::target_or_host(None) {
+                Ok(t) => Some(t),
+                Err(code) => return code,
+            },
+            other => match crate::native::target_or_host(Some(other)) {
+                Ok(t) => Some(t),
+                Err(code) => return code,
+            },
+        };
+        if native.is_some() && self.trace {
+            return fail("--trace is only available with --target wasm");
+        }
         let bytes = match read_input(&self.file) {
             Ok(bytes) => bytes,
             Err(e) => return fail(format_args!("{name}: {e}")),
         };
+        if let Some(target) = native {
+            return self.run_native(&name, &bytes, target);
+        }
         let wasm = match translate_bytes(&bytes, &Options::default()) {
             Ok(wasm) => wasm,
             Err(TranslateError::Invalid(diagnostics)) => {
@@ -245,6 +280,65 @@ impl Run {
             Err(e) => return fail(format_args!("cannot run `{}`: {e}", Path::new(&node).display())),
         };
         drop(module);
+        exit_code(status)
+    }
+}
+
+impl Run {
+    /// `--target native`: build in a temporary directory, run, clean up.
+    fn run_native(&self, name: &str, bytes: &[u8], target: pexe::back::native::Target) -> ExitCode {
+        let obj = match crate::native::translate(name, bytes, target, 0) {
+            Ok(obj) => obj,
+            Err(code) => return code,
+        };
+        if pexe::back::native::object_is_pepper_plugin(&obj) {
+            return fail(format_args!("{name} is a Pepper (PPAPI) plugin; the native runtime has no Pepper"));
+        }
+        let dir = match crate::native::TempDir::new("pexe-run") {
+            Ok(d) => d,
+            Err(e) => return fail(format_args!("making a temporary directory: {e}")),
+        };
+        let exe = dir.path.join("app");
+        if let Err(e) = crate::native::link(target, &obj, &exe) {
+            return fail(e);
+        }
+        let mut cmd = if pexe::back::native::Target::host() == Some(target) {
+            let mut c = Command::new(&exe);
+            #[cfg(unix)]
+            {
+                use std::os::unix::process::CommandExt;
+                c.arg0(&self.file);
+            }
+            c
+        } else {
+            let qemu = match target {
+                pexe::back::native::Target::Aarch64Linux => "qemu-aarch64-static",
+                pexe::back::native::Target::X86_64Linux => "qemu-x86_64-static",
+            };
+            let mut c = Command::new(qemu);
+            c.arg("-0").arg(&self.file).arg(&exe);
+            c
+        };
+        cmd.args(&self.args);
+        // The guest's environment is --env, as with the wasm runtime.
+        cmd.env_clear();
+        for kv in &self.env {
+            if let Some((k, v)) = kv.split_once('=') {
+                cmd.env(k, v);
+            }
+        }
+        if !self.dirs.is_empty() {
+            let dirs: Vec<String> = self.dirs.iter().map(|d| d.to_string_lossy().into_owned()).collect();
+            cmd.env("PEXE_DIRS", dirs.join(":"));
+        }
+        if let Some(size) = self.stack_size {
+            cmd.env("PEXE_STACK_SIZE", size.to_string());
+        }
+        let status = match cmd.status() {
+            Ok(s) => s,
+            Err(e) => return fail(format_args!("cannot run the executable: {e}")),
+        };
+        drop(dir);
         exit_code(status)
     }
 }
