@@ -7,7 +7,8 @@
 // through PPB_Audio (silent until a gesture, its clock running). Checks: the
 // loading splash, then the title screen (menu, high scores — compared with a
 // reference screenshot), then keys: `a` opens The Story, another key closes it, and from
-// the title `p` starts a game, whose frames move.
+// the title `p` starts a game, whose frames move and whose sound reaches
+// the AudioWorklet (not silent).
 
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -99,6 +100,22 @@ testNeeding(missing, 'Maelstrom on its own page (polyfill)', { timeout: 300_000 
   const moved = changedPixels(game, later);
   t.diagnostic(`maelstrom: ${moved} pixels changed in the game's first 2 s`);
   assert.ok(moved > 200, `the game's frames move (${moved} pixels changed in 2 s)`);
+
+  // The audio callback runs on its guest thread and fills the ring the
+  // AudioWorklet plays; the worklet keeps the peak of what it read.
+  const audio = () =>
+    page.evaluate(() => {
+      const el = document.querySelector('embed');
+      return window[Symbol.for('pexe.polyfill')].controllerFor(el)?.plugin?.audioStats();
+    });
+  let sound = await audio();
+  for (let i = 0; i < 20 && !(sound?.peak > 0.01); i++) {
+    await page.waitForTimeout(250);
+    sound = await audio();
+  }
+  t.diagnostic(`maelstrom: audio ${JSON.stringify(sound)}`);
+  assert.equal(sound?.state, 'running', 'the click started the AudioContext');
+  assert.ok(sound.played > 0 && sound.peak > 0.01, `the worklet played non-silent samples (${JSON.stringify(sound)})`);
 
   const st = await page.evaluate(() => {
     const e = document.querySelector('embed');
