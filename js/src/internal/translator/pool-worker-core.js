@@ -6,9 +6,11 @@
 // Messages in (in this order for each translation):
 //   { module }               the translator's compiled WebAssembly.Module (once)
 //   { gen, prefix, options } a new translation: BodyTranslator(prefix, options)
-//   { gen, batch, jobs }     jobs (BodySplitter's Uint8Arrays) to translate, in order
+//   { gen, batch, jobs, ends }  jobs (BodySplitter's) end to end in one Uint8Array, and
+//                            where each ends (Uint32Array), to translate in order
 // Messages out (`gen` says which translation they belong to):
-//   { gen, batch, results }                          the translated bodies (transferred)
+//   { gen, batch, results, ends }                    the translated bodies, packed the same way
+//                                                    (transferred)
 //   { gen, batch, error: { message, kind, panic } }  the first problem; the pool then
 //                                               translates on its own thread for the
 //                                               exact report, and drops this Worker
@@ -43,14 +45,29 @@ export function serveTranslator(port) {
         return;
       }
       const results = [];
+      let size = 0;
       try {
-        for (const job of msg.jobs) results.push(translator.translate(job));
+        let at = 0;
+        for (const end of msg.ends) {
+          const r = translator.translate(msg.jobs.subarray(at, end));
+          at = end;
+          results.push(r);
+          size += r.length;
+        }
       } catch (e) {
         failed = describe(e);
         port.post({ gen, batch: msg.batch, error: failed });
         return;
       }
-      port.post({ gen, batch: msg.batch, results }, results.map((r) => r.buffer));
+      const packed = new Uint8Array(size);
+      const ends = new Uint32Array(results.length);
+      let at = 0;
+      results.forEach((r, k) => {
+        packed.set(r, at);
+        at += r.length;
+        ends[k] = at;
+      });
+      port.post({ gen, batch: msg.batch, results: packed, ends }, [packed.buffer, ends.buffer]);
     }
   });
 }

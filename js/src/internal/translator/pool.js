@@ -15,11 +15,16 @@
 // its exact error with every diagnostic) is the reference. The bytes are
 // kept until the end for that.
 //
-// Scheduling: jobs are grouped into batches of about BATCH_BYTES of input
-// (a message per body would cost more than small bodies take); each Worker
-// has at most IN_FLIGHT batches at a time and gets the next when one comes
-// back; a partial batch goes out at once when a Worker has nothing to do,
-// so the last bytes of a download are translated without waiting.
+// Scheduling: the jobs found wait in one queue; a Worker with room (at
+// most IN_FLIGHT batches) gets a batch of them, as one message whose jobs
+// are packed into one transferred buffer (and so are its results): a
+// message per body would cost more than small bodies take. A batch takes a
+// quarter of the queue's share per Worker, between BATCH_MIN and BATCH_MAX
+// bytes of input ("guided" scheduling): large batches while much is
+// queued, so a Worker seldom waits for the calling thread to answer, small
+// ones at the end, so Workers finish together. A Worker with nothing to do
+// gets what is queued at once, so the last bytes of a download are
+// translated without waiting.
 //
 // Workers outlive a translation: the next one reuses them (no start-up,
 // the instance warmed up). Idle ones end after IDLE_MS, and never keep
@@ -34,8 +39,9 @@
 import { bytesOf, glue, guarded, translatorModule, wrapError } from './index.js';
 import { PexeError } from '../../public/errors.js';
 
-/** Input bytes of the jobs in one message to a Worker. */
-const BATCH_BYTES = 32 * 1024;
+/** Input bytes of the jobs in one message to a Worker: at least (unless fewer are queued), at most. */
+const BATCH_MIN = 16 * 1024;
+const BATCH_MAX = 256 * 1024;
 /** Batches a Worker holds at once (one running, one waiting). */
 const IN_FLIGHT = 2;
 /** The splitter is fed at most this much at a time, so Workers start before a large buffer is split. */
@@ -154,8 +160,10 @@ class PoolTranslation {
     this.stitcher = null;
     this.total = null;
     this.queue = [];
-    this.batch = { jobs: [], bytes: 0 };
+    this.queueHead = 0;
+    this.queuedBytes = 0;
     this.batches = 0;
+    this.ended = false;
     // Body indices of the jobs of each batch sent (results come back in job order).
     this.sent = new Map();
     this.results = new Map();
@@ -212,12 +220,8 @@ class PoolTranslation {
       if (this.fallback) return;
     }
     for (const job of jobs) {
-      this.batch.jobs.push(job);
-      this.batch.bytes += job.length;
-      if (this.batch.bytes >= BATCH_BYTES) {
-        this.queue.push(this.batch.jobs);
-        this.batch = { jobs: [], bytes: 0 };
-      }
+      this.queue.push(job);
+      this.queuedBytes += job.length;
     }
     this.pump();
   }
@@ -233,22 +237,44 @@ class PoolTranslation {
     for (const w of this.workers) w.port.post({ gen: this.gen, prefix, options: this.options });
   }
 
-  /** Sends work to every Worker with room: full batches first, else what has been found so far. */
-  pump() {
+  /** Sends a batch to every Worker with room (see the top of the file). */
+  pump(end = false) {
     if (!this.workers || this.failure) return;
     for (const w of this.workers) {
-      while (w.inFlight < IN_FLIGHT) {
-        let jobs = this.queue.shift();
-        if (!jobs && this.batch.jobs.length && w.inFlight === 0) {
-          jobs = this.batch.jobs;
-          this.batch = { jobs: [], bytes: 0 };
-        }
-        if (!jobs) break;
-        w.inFlight++;
-        this.sent.set(this.batches, jobs.map(indexOf));
-        w.port.post({ gen: this.gen, batch: this.batches++, jobs }, jobs.map((j) => j.buffer));
+      while (w.inFlight < IN_FLIGHT && this.queueHead < this.queue.length) {
+        const share = this.queuedBytes / (4 * this.workers.length);
+        const target = Math.min(BATCH_MAX, Math.max(BATCH_MIN, share));
+        // Less than a batch waits for more bytes, unless the Worker is idle or the input has ended.
+        if (this.queuedBytes < target && w.inFlight > 0 && !end) break;
+        this.send(w, target);
       }
     }
+  }
+
+  send(w, target) {
+    let bytes = 0;
+    const start = this.queueHead;
+    while (this.queueHead < this.queue.length && (bytes < target || this.queueHead === start)) {
+      bytes += this.queue[this.queueHead++].length;
+    }
+    const jobs = this.queue.slice(start, this.queueHead);
+    if (this.queueHead > 4096) {
+      this.queue = this.queue.slice(this.queueHead);
+      this.queueHead = 0;
+    }
+    this.queuedBytes -= bytes;
+    // One buffer for the batch: the jobs end to end, and where each ends.
+    const packed = new Uint8Array(bytes);
+    const ends = new Uint32Array(jobs.length);
+    let at = 0;
+    jobs.forEach((j, k) => {
+      packed.set(j, at);
+      at += j.length;
+      ends[k] = at;
+    });
+    w.inFlight++;
+    this.sent.set(this.batches, jobs.map(indexOf));
+    w.port.post({ gen: this.gen, batch: this.batches++, jobs: packed, ends }, [packed.buffer, ends.buffer]);
   }
 
   /** A Worker's answer. */
@@ -263,10 +289,14 @@ class PoolTranslation {
     }
     if (!msg.results) return;
     w.inFlight--;
+    const indices = this.sent.get(msg.batch);
+    this.sent.delete(msg.batch);
     try {
-      const indices = this.sent.get(msg.batch);
-      this.sent.delete(msg.batch);
-      msg.results.forEach((r, i) => this.results.set(indices[i], r));
+      let at = 0;
+      msg.ends.forEach((end, i) => {
+        this.results.set(indices[i], msg.results.subarray(at, end));
+        at = end;
+      });
       while (this.results.has(this.next)) {
         const body = this.results.get(this.next);
         this.results.delete(this.next);
@@ -278,8 +308,8 @@ class PoolTranslation {
       this.wake?.();
       return;
     }
-    this.done += msg.results.length;
-    this.pump();
+    this.done += indices.length;
+    this.pump(this.ended);
     if (!this.fallback) this.report();
     this.wake?.();
   }
@@ -311,11 +341,8 @@ class PoolTranslation {
     if (!this.fallback && !this.stitcher) this.toFallback();
     if (!this.fallback) {
       const bodies = this.splitter.bodies;
-      if (this.batch.jobs.length) {
-        this.queue.push(this.batch.jobs);
-        this.batch = { jobs: [], bytes: 0 };
-      }
-      this.pump();
+      this.ended = true;
+      this.pump(true);
       while (this.next < bodies && !this.failure) {
         await new Promise((resolve) => (this.wake = resolve));
         this.wake = null;
