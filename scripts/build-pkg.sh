@@ -5,8 +5,12 @@
 #   pkg/index.js, node.js, index.d.ts    the entries (browsers/bundlers, Node) and types   (js/src/)
 #   pkg/public/, pkg/internal/           the API, and what it is built on                  (js/src/)
 #   pkg/bin/pexe.mjs                     `npx pexe run|translate|dis|verify|inspect`        (js/src/)
-#   pkg/internal/translator/wasm/        the library (src/web.rs) for wasm32, through wasm-bindgen:
-#                                        pexe.js (glue), pexe_bg.wasm; build.js (its version + hash)
+#   pkg/internal/translator/wasm/        the library for wasm32, through wasm-bindgen, as two modules:
+#                                        pexe.js (glue), pexe_bg.wasm: everything but the WAT printer
+#                                        (src/web.rs, feature pkg-translator), loaded at import;
+#                                        pexe_wat.js, pexe_wat_bg.wasm: the WAT printer (src/web_wat.rs,
+#                                        feature pkg-wat), loaded when functionWat first prints
+#                                        build.js (the translator's version + hash)
 #   pkg/package.json, README.md          from js/package.json (with the crate's version, without
 #                                        the dev fields) and js/README.md
 #
@@ -25,11 +29,19 @@
 #
 # The build profile is `wasm-release` (Cargo.toml): release with LTO and
 # without debug info; the CLI's release build is untouched.
-# `--no-default-features` leaves the CLI (clap) out.
+# `--no-default-features` leaves the CLI (clap) out. The library is built
+# twice (features pkg-wat, then pkg-translator): each build keeps only what
+# its exports reach. wasm-bindgen drops the name section (a third of the
+# bytes; panics keep their message).
 #
-# No wasm-opt: Debian's binaryen (108) breaks wasm-bindgen's externref
-# table (the module fails at init), and newer ones come from GitHub. It
-# would save 17% of the gzipped size (419 -> 348 KB).
+# The translator module's gzipped size has a budget, js/package.json's
+# config.wasmGzipBudget (js/test-npm/size.test.mjs fails above it); the
+# last line below shows where it stands.
+#
+# No wasm-opt: measured with binaryen 132 (npm `binaryen`), -O3 or -Oz
+# after this build saves 2% of the gzipped translator (279 -> 274 KB) and
+# changes no speed, for 30 s of build; Debian's binaryen (108) breaks
+# wasm-bindgen's externref table.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -48,8 +60,19 @@ if [ "$want" != "$have" ]; then
     exit 1
 fi
 
-log "cargo build --lib --target wasm32-unknown-unknown --profile $profile --no-default-features"
-cargo build --lib --target wasm32-unknown-unknown --profile "$profile" --no-default-features
+# build FEATURE OUT_NAME: the library with one feature, through wasm-bindgen
+# into target/pkg-wasm/ (pkg/ is replaced only once both built).
+staged="$repo/target/pkg-wasm"
+rm -rf "$staged"
+build() {
+    log "cargo build --lib --target wasm32-unknown-unknown --profile $profile --no-default-features --features $1"
+    cargo build --lib --target wasm32-unknown-unknown --profile "$profile" --no-default-features --features "$1"
+    log "wasm-bindgen --target web --remove-name-section --out-name $2"
+    wasm-bindgen --target web --remove-name-section --out-dir "$staged" --out-name "$2" \
+        "$repo/target/wasm32-unknown-unknown/$profile/pexe.wasm"
+}
+build pkg-wat pexe_wat
+build pkg-translator pexe
 
 rm -rf "$pkg"
 mkdir -p "$pkg"
@@ -58,9 +81,8 @@ cp -R "$repo/js/src/." "$pkg/"
 cp "$repo/js/README.md" "$pkg/README.md"
 chmod +x "$pkg/bin/pexe.mjs"
 wasm="$pkg/internal/translator/wasm"
-log "wasm-bindgen --target web --out-dir ${wasm#"$repo/"}"
-wasm-bindgen --target web --out-dir "$wasm" --out-name pexe \
-    "$repo/target/wasm32-unknown-unknown/$profile/pexe.wasm"
+mkdir -p "$wasm"
+cp "$staged"/* "$wasm/"
 
 # The translator's identity for the polyfill's translation cache
 # (internal/polyfill/cache.js): the version and the hash of the WebAssembly,
@@ -72,7 +94,7 @@ printf '// Written by scripts/build-pkg.sh: the translator build the cache keys 
 
 # wasm-bindgen writes no package.json with --target web (no wasm-pack);
 # ours is js/package.json: the version is the crate's, and the fields that
-# only serve the repository (private, scripts, devDependencies) go.
+# only serve the repository (private, scripts, devDependencies, config) go.
 version="$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)"
 node - "$repo/js/package.json" "$pkg" "$version" <<'JS'
 const fs = require('node:fs');
@@ -80,13 +102,15 @@ const path = require('node:path');
 const [template, pkg, version] = process.argv.slice(2);
 const manifest = JSON.parse(fs.readFileSync(template, 'utf8'));
 manifest.version = version;
-for (const field of ['private', 'scripts', 'devDependencies']) delete manifest[field];
+for (const field of ['private', 'scripts', 'devDependencies', 'config']) delete manifest[field];
 // Everything the build put there (npm pack includes only these).
 manifest.files = fs.readdirSync(pkg).filter((f) => f !== 'package.json').sort();
 fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
 JS
 
-wasm_size=$(wc -c <"$wasm/pexe_bg.wasm")
-gz_size=$(gzip -9 -c "$wasm/pexe_bg.wasm" | wc -c)
+size() { printf '%s bytes (%s gzipped)' "$(wc -c <"$1")" "$(gzip -9 -c "$1" | wc -c)"; }
+budget="$(node -p "require('$repo/js/package.json').config.wasmGzipBudget")"
 total=$(du -sk "$pkg" | awk '{print $1}')
-log "pkg/ ready: pexe $version; pexe_bg.wasm $wasm_size bytes ($gz_size gzipped); package ${total} KiB"
+log "pkg/ ready: pexe $version; package ${total} KiB"
+log "  pexe_bg.wasm $(size "$wasm/pexe_bg.wasm"), budget $budget gzipped"
+log "  pexe_wat_bg.wasm $(size "$wasm/pexe_wat_bg.wasm"), loaded by functionWat"

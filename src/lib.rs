@@ -26,7 +26,9 @@ pub mod limits;
 pub mod pos;
 pub mod stats;
 pub mod verify;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "pkg-wat")))]
 pub mod web;
+#[cfg(all(target_arch = "wasm32", feature = "pkg-wat"))]
+pub mod web_wat;
 
 pub use pos::BitPos;

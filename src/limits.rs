@@ -1,4 +1,5 @@
-//! Every resource cap the decoder enforces, named once.
+//! Every resource cap, named once: those the decoder enforces, and the
+//! npm package's (the Workers it starts).
 //!
 //! Counts inside a pexe are untrusted: a record may claim a million types or a
 //! ten-gigabyte array. Each reader checks such counts against these caps (or
@@ -34,3 +35,8 @@ pub const MAX_BASIC_BLOCKS: u64 = 1 << 24;
 pub const MAX_ZEROFILL: u64 = 1 << 32;
 /// Cases of one switch instruction.
 pub const MAX_SWITCH_CASES: u64 = 1 << 20;
+/// Workers the npm package starts to translate one pexe (its
+/// `translateStreaming` `threads` option, whose default is the machine's
+/// hardware concurrency): each holds an instance of the translator with its
+/// own memory.
+pub const MAX_TRANSLATE_WORKERS: usize = 8;

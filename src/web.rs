@@ -8,8 +8,10 @@
 //! | `translate(bytes, {target, names})` | [`translate`] | `Uint8Array`, the wasm module |
 //! | `new Inspector(opts)` / `new Translator(opts)` | [`Inspector`], [`Translator`] | `feed(chunk)`, `finish()`, progress |
 //! | `stats(bytes)` | [`stats`] | `pexe stats` as data; never throws for bad input |
-//! | `functionWat(bytes, {function, names})` | [`function_wat`] | the WAT of one translated function |
+//! | `functionWat(bytes, {function, names})` | `function_wat` | the WAT of one translated function (not in the package's module: below) |
+//! | `functionWasm(bytes, {function, names})` | [`function_wasm`] | `{module, index}`: what `functionWat` prints, for the WAT printer module |
 //! | `takePanicMessage()` | [`take_panic_message`] | the message of the last Rust panic |
+//! | `maxTranslateWorkers()` | [`max_translate_workers`] | the cap on a translation's Workers (`src/limits.rs`) |
 //! | `new BodySplitter()` | [`BodySplitter`] | main thread of a Worker pool: `feed(chunk)` → body jobs (bytes), `prefix`, `finish()` |
 //! | `new BodyTranslator(prefix, {names})` | [`BodyTranslator`] | in each Worker: `translate(job)` → translated body (bytes) |
 //! | `new Stitcher(prefix, {names})` | [`Stitcher`] | main thread: `defineBody(body)` in order, `finish()` → the module |
@@ -20,8 +22,8 @@
 //! `Uint8Array`, transferable); once `prefix` is there (the bytes before
 //! the first body), each Worker makes one `BodyTranslator` from it and
 //! translates the jobs it is sent; the main thread gives the results to a
-//! `Stitcher` in job order (`index` is the first u32, little-endian, of
-//! both a job and a result) and finishes. The module is byte-identical to
+//! `Stitcher` in job order (a job's index is its first u32, little-endian;
+//! a result does not say which job it answers) and finishes. The module is byte-identical to
 //! `translate`'s. A splitter refuses files where anything but function
 //! blocks follows the first one, and a module with no bodies has no
 //! `prefix`: use `Translator` for those, and to get every diagnostic of an
@@ -44,9 +46,15 @@
 //! keeps the message, which the npm entry fetches with `takePanicMessage()`
 //! to throw a `PexeError` of kind `'panic'` carrying the Rust message.
 
+mod panic;
+#[cfg(not(feature = "pkg-translator"))]
+mod printer;
 mod stats;
 mod summary;
 mod wat;
+
+pub use panic::take_panic_message;
+use panic::init;
 
 use crate::back::parallel::{self, BodyError, BodyWorker, ModuleContext, SplitBody};
 use crate::back::wasm::{BodyCode, Options as WasmOptions, TranslateError, WasmBackend};
@@ -56,39 +64,8 @@ use crate::dis::{self, Mode};
 use crate::verify::Diagnostic;
 use js_sys::{Function, Reflect};
 use serde::Serialize;
-use std::cell::RefCell;
 use summary::DiagnosticSummary;
 use wasm_bindgen::prelude::*;
-
-thread_local! {
-    /// The message of the last panic, until `takePanicMessage` takes it.
-    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
-}
-
-/// Installs the panic hook (once). Every exported function calls this
-/// first: a `#[wasm_bindgen(start)]` function would also run inside the
-/// wasm-bindgen-test harness, which installs its own.
-fn init() {
-    static HOOK: std::sync::Once = std::sync::Once::new();
-    HOOK.call_once(|| {
-        std::panic::set_hook(Box::new(|info| {
-            // Keep the message first: the console hook is only for people.
-            let message = info.to_string();
-            LAST_PANIC.with(|p| {
-                if let Ok(mut p) = p.try_borrow_mut() {
-                    *p = Some(message);
-                }
-            });
-            console_error_panic_hook::hook(info);
-        }));
-    });
-}
-
-/// The message of the last Rust panic (`"panicked at src/…: message"`), once.
-#[wasm_bindgen(js_name = takePanicMessage)]
-pub fn take_panic_message() -> Option<String> {
-    LAST_PANIC.with(|p| p.try_borrow_mut().ok().and_then(|mut p| p.take()))
-}
 
 /// Panics with `message`: lets the tests check that a panic reaches JS as
 /// an exception with its message. Not part of the package API.
@@ -96,6 +73,13 @@ pub fn take_panic_message() -> Option<String> {
 pub fn panic_for_tests(message: &str) {
     init();
     panic!("{message}");
+}
+
+/// The most Workers the package translates one pexe on
+/// ([`crate::limits::MAX_TRANSLATE_WORKERS`]).
+#[wasm_bindgen(js_name = maxTranslateWorkers)]
+pub fn max_translate_workers() -> u32 {
+    crate::limits::MAX_TRANSLATE_WORKERS as u32
 }
 
 /// The crate version (the npm package has the same).
@@ -300,12 +284,9 @@ pub fn stats(bytes: &[u8]) -> JsValue {
     to_js(&stats::stats(bytes))
 }
 
-/// The text form of the wasm function translated from `@fN`:
-/// `options = { function: N, names: true }`.
-#[wasm_bindgen(js_name = functionWat)]
-pub fn function_wat(bytes: &[u8], options: JsValue) -> Result<String, JsValue> {
-    init();
-    let o = options_object(&options, "functionWat")?;
+/// `functionWat`'s options: the function id and whether to keep names.
+fn wat_options(options: &JsValue) -> Result<(u32, bool), JsValue> {
+    let o = options_object(options, "functionWat")?;
     let function = match option(&o, "function")?.and_then(|v| v.as_f64()) {
         Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= f64::from(u32::MAX) => n as u32,
         _ => return Err(options_error("option 'function' must be a function id (@fN)")),
@@ -314,11 +295,42 @@ pub fn function_wat(bytes: &[u8], options: JsValue) -> Result<String, JsValue> {
         None => true,
         Some(v) => v.as_bool().ok_or_else(|| options_error("option 'names' must be a boolean"))?,
     };
-    wat::function_wat(bytes, function, names).map_err(|e| match e {
+    Ok((function, names))
+}
+
+fn wat_error(e: wat::WatError) -> JsValue {
+    match e {
         wat::WatError::Translate(e) => translate_error(&e),
         wat::WatError::NoBody(f) => options_error(&format!("@f{f} is not a function with a body")),
         wat::WatError::Print(m) => pexe_error(Kind::Translate, &format!("printing the text form: {m}"), &[], None),
-    })
+    }
+}
+
+/// The text form of the wasm function translated from `@fN`:
+/// `options = { function: N, names: true }`. Not in the package's
+/// translator module (`pkg-translator`), which answers [`function_wasm`]
+/// for the WAT printer module (`src/web_wat.rs`) to print.
+#[cfg(not(feature = "pkg-translator"))]
+#[wasm_bindgen(js_name = functionWat)]
+pub fn function_wat(bytes: &[u8], options: JsValue) -> Result<String, JsValue> {
+    init();
+    let (function, names) = wat_options(&options)?;
+    wat::function_wat(bytes, function, names).map_err(wat_error)
+}
+
+/// What `functionWat` prints, for the printer module: `{ module, index }`,
+/// a module holding only the body translated from `@fN` (every other body
+/// is `unreachable`) and that function's index in it. Options and errors
+/// as `functionWat`.
+#[wasm_bindgen(js_name = functionWasm)]
+pub fn function_wasm(bytes: &[u8], options: JsValue) -> Result<JsValue, JsValue> {
+    init();
+    let (function, names) = wat_options(&options)?;
+    let (module, index) = wat::function_module(bytes, function, names).map_err(wat_error)?;
+    let out = js_sys::Object::new();
+    Reflect::set(&out, &JsValue::from_str("module"), &js_sys::Uint8Array::from(&module[..]))?;
+    Reflect::set(&out, &JsValue::from_str("index"), &JsValue::from(index))?;
+    Ok(out.into())
 }
 
 // ------------------------------------------------------------------ streaming API
@@ -674,6 +686,12 @@ impl Stitcher {
         let inner = self.inner.as_mut().ok_or_else(|| options_error("this Stitcher is finished: make a new one"))?;
         let body = BodyCode::from_bytes(body).ok_or_else(|| options_error("not a body made by BodyTranslator"))?;
         inner.define_body(&body).map_err(|e| translate_error(&e))
+    }
+
+    /// How many bodies the module has (every job of its splitter).
+    #[wasm_bindgen(getter, js_name = functionsTotal)]
+    pub fn functions_total(&self) -> u32 {
+        self.context.num_bodies() as u32
     }
 
     /// The module, once every body is in.

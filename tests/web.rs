@@ -375,6 +375,27 @@ fn function_wat_is_one_function_of_the_module_text() {
     assert_eq!(kind, "options");
 }
 
+/// What the package's translator module answers for functionWat: a small
+/// module holding the one body, printed by the WAT printer module.
+#[wasm_bindgen_test]
+fn function_wasm_holds_the_function_function_wat_prints() {
+    let bytes = fact_pexe();
+    for id in [0u32, 1] {
+        let answer = web::function_wasm(&bytes, options(&[("function", id.into())])).unwrap();
+        let module = Uint8Array::new(&get(&answer, "module")).to_vec();
+        assert!(validate(&module));
+        let index = get_f64(&answer, "index") as u32;
+        let text = pexe::back::wasm::to_wat(&module).unwrap();
+        let want = web::function_wat(&bytes, options(&[("function", id.into())])).unwrap();
+        let header = want.lines().next().unwrap();
+        assert!(header.contains(&format!("(;{index};)")), "{header}");
+        assert!(text.contains(header), "{header} in {text}");
+    }
+    let (kind, _, _) = pexe_error(web::function_wasm(&bytes, options(&[("function", 7.into())])).unwrap_err());
+    assert_eq!(kind, "options");
+    assert!(web::max_translate_workers() >= 1);
+}
+
 /// The Worker-pool API end to end, in one thread: split as the bytes
 /// arrive, translate each job from the prefix alone (last first), stitch in
 /// order; the module is `translate`'s.
@@ -397,6 +418,7 @@ fn worker_pool_api_stitches_the_same_module() {
         results[k] = worker.translate(job).unwrap();
     }
     let mut stitcher = web::Stitcher::new(&prefix, JsValue::UNDEFINED).unwrap();
+    assert_eq!(stitcher.functions_total() as usize, jobs.len());
     for r in &results {
         stitcher.define_body(r).unwrap();
     }

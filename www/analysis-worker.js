@@ -13,7 +13,7 @@
 //   function {id}          {asm, wat, watError}  (pkg.disassemble, pkg.functionWat)
 //   stats                  record/abbreviation statistics (pkg.stats)
 //   records                the records-only listing (what `pexe as` reads)
-//   translate              {wasm, ms}
+//   translate              {wasm, ms}  (pkg.translateStreaming: bodies on Workers)
 
 import * as pkg from './pkg/index.js';
 
@@ -240,9 +240,10 @@ function stats() {
   return pkg.stats(bytes);
 }
 
-function translate() {
+async function translate() {
   const t0 = performance.now();
-  const wasm = pkg.translate(bytes, { target: 'wasm32' });
+  // On the package's pool of translation Workers.
+  const wasm = await pkg.translateStreaming(bytes, { target: 'wasm32' });
   return { wasm, ms: performance.now() - t0 };
 }
 
@@ -275,3 +276,5 @@ self.onmessage = async (e) => {
 };
 
 post({ ready: true, version: pkg.version ?? null, exports: Object.keys(pkg) });
+// The per-function view prints WAT: load its printer while the user reads.
+pkg.loadWatPrinter().catch(() => {});

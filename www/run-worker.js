@@ -1,5 +1,6 @@
 // One guest run, in its own Worker, so the page never blocks: translate the
-// pexe, compile the module, run it, stream stdout/stderr back.
+// pexe (its bodies on the package's translation Workers), compile the
+// module, run it, stream stdout/stderr back.
 //
 // The page creates this worker ahead of time (the package's wasm is loaded
 // while the user reads), posts one `{ pexe, args, env, stdin }`, and
@@ -23,7 +24,9 @@ self.onmessage = async (e) => {
   try {
     self.postMessage({ phase: 'translate', t: now() });
     let t = performance.now();
-    const wasm = pkg.translate(pexe, { target: 'wasm32' });
+    // Function bodies on the package's pool of Workers (one per core, none
+    // for a small pexe), the module byte for byte translate()'s.
+    const wasm = await pkg.translateStreaming(pexe, { target: 'wasm32' });
     timings.translate = performance.now() - t;
     timings.wasmBytes = wasm.byteLength;
 

@@ -281,8 +281,16 @@ export interface WatOptions {
  * module's indentation). Throws like `translate` if the pexe does not
  * translate. The last translation is kept, so asking for one function
  * after another of the same pexe costs only the printing.
+ *
+ * The printer is a WebAssembly module of its own (`pexe_wat_bg.wasm`,
+ * about 160 KB gzipped), loaded the first time it is needed: Node reads
+ * the file; a browser makes a synchronous request, unless
+ * `loadWatPrinter()` has been awaited before (recommended in pages).
  */
 export function functionWat(bytes: BytesLike, options: WatOptions): string;
+
+/** Loads functionWat's printer in the background; resolves once functionWat needs no loading. */
+export function loadWatPrinter(): Promise<void>;
 
 // ---------------------------------------------------------------- streaming
 
@@ -356,10 +364,36 @@ export type ChunkSource =
   | AsyncIterable<BytesLike>
   | Iterable<BytesLike>;
 
-/** Feeds a source to a Translator as it arrives: `await translateStreaming(fetch('app.pexe'), { onProgress })`. */
+export interface PoolOptions {
+  /**
+   * Workers to translate function bodies on while the bytes arrive:
+   * `'auto'` (the default) starts as many as the hardware has threads
+   * (`navigator.hardwareConcurrency`, Node's `os.availableParallelism()`),
+   * at most 8; a number asks for that many (at most 8); `0` translates on
+   * the calling thread, as a `Translator` does (so does `'auto'` for bytes
+   * under 256 KiB handed over whole). Workers exchange messages
+   * only (no shared memory), so pages need no cross-origin isolation.
+   * Where Workers cannot start, the calling thread translates.
+   */
+  threads?: number | 'auto';
+}
+
+/**
+ * Translates a pexe as it arrives: `await translateStreaming(fetch('app.pexe'), { onProgress })`.
+ * Function bodies are translated on a pool of Workers as soon as their
+ * bytes are in (`threads`); the module is byte for byte the one
+ * `translate` makes, and a pexe that does not translate rejects with the
+ * same `PexeError`. The source may also be the bytes themselves:
+ * `await translateStreaming(bytes, { threads: 2 })` is `translate` on two
+ * Workers. The Workers stay a few seconds for the next translation, then
+ * end (they never keep Node running).
+ *
+ * Progress: `functionsDecoded` and `functionsTranslated` count the bodies
+ * back from the Workers (both the same).
+ */
 export function translateStreaming(
-  source: ChunkSource | Promise<Response>,
-  options?: TranslateOptions & StreamOptions,
+  source: ChunkSource | BytesLike | Promise<Response>,
+  options?: TranslateOptions & StreamOptions & PoolOptions,
 ): Promise<Uint8Array>;
 
 /** The same for an Inspector. */

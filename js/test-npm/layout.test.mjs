@@ -66,6 +66,9 @@ test('the browser entry and its Worker script reach no Node module (nor anything
   // Found through the literal `new Worker(new URL(…))` and `new URL('….wasm')`, as bundlers find them.
   assert.ok(files.includes('internal/runtime/threads/browser-worker.js'), files.join('\n'));
   assert.ok(files.includes('internal/translator/wasm/pexe_bg.wasm'), files.join('\n'));
+  // The translation Workers' script and the WAT printer, found the same way.
+  assert.ok(files.includes('internal/translator/pool-worker.js'), files.join('\n'));
+  assert.ok(files.includes('internal/translator/wasm/pexe_wat_bg.wasm'), files.join('\n'));
   assert.ok(!files.some((f) => f.startsWith('internal/node/') || f === 'node.js'), files.join('\n'));
 });
 
@@ -95,4 +98,5 @@ test('the Node entry reaches Node modules only through node: specifiers', () => 
   assert.ok(external.length > 0);
   for (const e of external) assert.match(e, /: node:/);
   assert.ok(files.includes('internal/node/worker.js'), files.join('\n'));
+  assert.ok(files.includes('internal/translator/node-worker.js'), files.join('\n'));
 });

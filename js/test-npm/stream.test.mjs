@@ -141,7 +141,9 @@ test('translateStreaming(fetch-like Response) equals translate, with progress du
   const functions = inspect(bytes).counts.definedFunctions;
   const reports = [];
   const state = {};
+  // threads: 0, the one-thread Translator (the pool is tested below).
   const wasm = await translateStreaming(Promise.resolve(slowResponse(bytes, () => 4096, state)), {
+    threads: 0,
     onProgress: (p) => reports.push({ ...p, pulled: state.pulled }),
   });
   assert.deepEqual(wasm, translate(bytes));
@@ -171,4 +173,70 @@ test('the streaming helpers take ReadableStreams, (async) iterables, and refuse 
   assert.deepEqual(await translateStreaming(gen(), { target: 'wasm32' }), translate(bytes));
   await assert.rejects(inspectStreaming(new Response('not found', { status: 404 })), /HTTP 404/);
   await assert.rejects(translateStreaming(42), TypeError);
+});
+
+test('translateStreaming on Workers: the same bytes as translate, bodies back while the download goes on', async () => {
+  const bytes = corpusFile('ppapi/mcanthony_webpenc-pnacl/webpenc.pexe');
+  const functions = inspect(bytes).counts.definedFunctions;
+  const want = translate(bytes);
+  for (const threads of [1, 2, 3]) {
+    const reports = [];
+    // The second half of the file waits until a translated body has come
+    // back from a Worker (so they work while bytes still arrive).
+    let bodyBack;
+    const back = new Promise((resolve) => (bodyBack = resolve));
+    async function* source() {
+      const half = bytes.length >> 1;
+      yield* chunked(bytes.subarray(0, half), () => 4096);
+      const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('no body back from a Worker in 60 s')), 60_000).unref());
+      await Promise.race([back, timeout]);
+      yield* chunked(bytes.subarray(half), () => 4096);
+    }
+    const wasm = await translateStreaming(source(), {
+      threads,
+      onProgress: (p) => {
+        reports.push(p);
+        if (p.functionsTranslated > 0) bodyBack();
+      },
+    });
+    assert.deepEqual(wasm, want, `${threads} Workers`);
+    checkProgress(reports, { bytes: bytes.length, functions });
+    assert.ok(reports.some((p) => p.functionsTranslated > 0 && p.bytesRead < bytes.length), `${threads} Workers`);
+  }
+  // The whole buffer at once, and every corpus pexe that translates, on 2 Workers.
+  assert.deepEqual(await translateStreaming(bytes, { threads: 2 }), want);
+});
+
+test('translateStreaming on Workers: every corpus pexe gives the one-thread answer, module or error', async () => {
+  for (const rel of corpusPexes()) {
+    const bytes = corpusFile(rel);
+    let want;
+    try {
+      want = await translateStreaming(chunked(bytes, randomSizes(rel.length)), { threads: 0 });
+    } catch (e) {
+      want = e;
+    }
+    let got;
+    try {
+      got = await translateStreaming(chunked(bytes, randomSizes(rel.length)), { threads: 2 });
+    } catch (e) {
+      got = e;
+    }
+    if (want instanceof Error) {
+      assert.ok(got instanceof PexeError, `${rel}: ${got}`);
+      assert.deepEqual([got.kind, got.message, got.diagnostics], [want.kind, want.message, want.diagnostics], rel);
+    } else {
+      assert.deepEqual(got, want, rel);
+    }
+  }
+});
+
+test('translateStreaming: the threads option', async () => {
+  const bytes = corpusFile('cli/binji_pnacl_c/test/res/puts.pexe');
+  const want = translate(bytes);
+  for (const threads of [0, 1, 'auto', undefined, 100]) assert.deepEqual(await translateStreaming(bytes, { threads }), want, String(threads));
+  for (const threads of [-1, 1.5, 'two', null]) {
+    await assert.rejects(translateStreaming(bytes, { threads }), (e) => e instanceof PexeError && e.kind === 'options', String(threads));
+  }
+  await assert.rejects(translateStreaming(bytes, { threads: 2, target: 'x86' }), (e) => e instanceof PexeError && e.kind === 'options');
 });

@@ -5,9 +5,14 @@
 //! printed: the module is translated (once per input: the last translation
 //! is kept, as the page asks for one function after another), then copied
 //! with every other body replaced by `unreachable` and without its data and
-//! element segments, and only that small module is printed. The function's
-//! text is cut out of it; it is what `pexe translate --wat` prints for that
-//! `(func ...)`, names included.
+//! element segments ([`function_module`]), and only that small module is
+//! printed (`super::printer`). The function's text is cut out of it; it is
+//! what `pexe translate --wat` prints for that `(func ...)`, names included.
+//!
+//! The package's translator module (feature `pkg-translator`) stops at the
+//! small module (`functionWasm`): the printer is a module of its own
+//! (`src/web_wat.rs`), which the package loads the first time `functionWat`
+//! is called.
 
 use crate::back::wasm::imports::ImportLayout;
 use crate::back::wasm::{Options, TranslateError};
@@ -43,8 +48,10 @@ thread_local! {
     static LAST: RefCell<Option<Cached>> = const { RefCell::new(None) };
 }
 
-/// The text of the wasm function translated from `@f{function}`.
-pub fn function_wat(pexe: &[u8], function: u32, names: bool) -> Result<String, WatError> {
+/// A module to print the function translated from `@f{function}` from:
+/// the translation with every other body replaced by `unreachable`, and
+/// the function's index in it.
+pub fn function_module(pexe: &[u8], function: u32, names: bool) -> Result<(Vec<u8>, u32), WatError> {
     LAST.with(|last| {
         let mut last = last.borrow_mut();
         let hit = last.as_ref().is_some_and(|c| c.names == names && c.pexe == pexe);
@@ -56,11 +63,16 @@ pub fn function_wat(pexe: &[u8], function: u32, names: bool) -> Result<String, W
         }
         let c = last.as_ref().expect("cached above");
         let k = c.defined.iter().position(|&id| id == function).ok_or(WatError::NoBody(function))?;
-        let index = c.imported + k as u32;
         let small = keep_one_body(&c.wasm, k).map_err(WatError::Print)?;
-        let text = wasmprinter::print_bytes(&small).map_err(|e| WatError::Print(e.to_string()))?;
-        cut_function(&text, index).ok_or_else(|| WatError::Print(format!("function {index} not found in the printed module")))
+        Ok((small, c.imported + k as u32))
     })
+}
+
+/// The text of the wasm function translated from `@f{function}`.
+#[cfg(not(feature = "pkg-translator"))]
+pub fn function_wat(pexe: &[u8], function: u32, names: bool) -> Result<String, WatError> {
+    let (small, index) = function_module(pexe, function, names)?;
+    super::printer::print_function(&small, index).map_err(WatError::Print)
 }
 
 /// Value ids of the functions with bodies, and how many functions the
@@ -124,27 +136,4 @@ fn keep_one_body(wasm: &[u8], keep: usize) -> Result<Vec<u8>, String> {
         out.section(&section);
     }
     Ok(out.finish())
-}
-
-/// The `(func ...)` of function `index` in printed module text, without its
-/// two spaces of module indentation.
-fn cut_function(text: &str, index: u32) -> Option<String> {
-    let tag = format!("(;{index};)");
-    let mut lines = text.lines();
-    let header = lines.by_ref().find(|l| l.starts_with("  (func ") && l.contains(&tag))?;
-    let mut out = String::new();
-    out.push_str(&header[2..]);
-    out.push('\n');
-    for line in lines {
-        if !line.starts_with("    ") && line != "  )" {
-            // A one-line function: the header closed it.
-            break;
-        }
-        out.push_str(line.strip_prefix("  ").unwrap_or(line));
-        out.push('\n');
-        if line == "  )" {
-            break;
-        }
-    }
-    Some(out)
 }

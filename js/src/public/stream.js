@@ -1,8 +1,11 @@
 // Streaming: push a pexe in chunks as it downloads (Translator, Inspector),
-// or hand over a Response / ReadableStream / iterable (translateStreaming,
-// inspectStreaming). Progress is read between chunks.
+// or hand over a Response / ReadableStream / iterable / the bytes
+// (translateStreaming, inspectStreaming). Progress is read between chunks.
+// translateStreaming translates the bodies on a pool of Workers
+// (../internal/translator/pool.js) unless `threads: 0`.
 
-import { bytesOf, glue, guarded } from '../internal/translator/index.js';
+import { bytesOf, glue, guarded, isBytes } from '../internal/translator/index.js';
+import { poolSize, translateOnPool } from '../internal/translator/pool.js';
 import { withUnsupported } from './translate.js';
 
 class Stream {
@@ -55,9 +58,17 @@ export class Inspector extends Stream {
   }
 }
 
-// The chunks of a fetch() Response, a ReadableStream, or an (async) iterable.
+/** With threads 'auto', bytes handed over whole below this size are translated on the calling thread. */
+const AUTO_MIN_BYTES = 256 * 1024;
+
+// The chunks of a fetch() Response, a ReadableStream, an (async) iterable,
+// or the bytes themselves (one chunk).
 async function* chunksOf(source) {
   source = await source;
+  if (isBytes(source)) {
+    yield bytesOf(source);
+    return;
+  }
   if (source && typeof source.arrayBuffer === 'function' && 'body' in source && 'ok' in source) {
     if (!source.ok) throw new Error(`fetching ${source.url || 'the pexe'}: HTTP ${source.status} ${source.statusText}`.trim());
     source = source.body;
@@ -91,9 +102,19 @@ async function feedAll(stream, source) {
   }
 }
 
-/** Translates a pexe as it downloads: `await translateStreaming(fetch(url), { onProgress })`. */
-export function translateStreaming(source, options) {
-  return feedAll(new Translator(options), source);
+/**
+ * Translates a pexe as it downloads: `await translateStreaming(fetch(url), { onProgress })`;
+ * function bodies on `threads` Workers (default: the hardware's threads, capped), or on
+ * this thread with `threads: 0`.
+ */
+export async function translateStreaming(source, options) {
+  source = await source;
+  let workers = poolSize(options?.threads);
+  // 'auto' and a small pexe at hand: starting Workers would take longer.
+  const auto = options?.threads === undefined || options?.threads === 'auto';
+  if (auto && isBytes(source) && source.byteLength < AUTO_MIN_BYTES) workers = 0;
+  if (workers === 0) return feedAll(new Translator(options), source);
+  return translateOnPool(chunksOf(source), options, workers);
 }
 
 /** Inspects a pexe as it downloads. */

@@ -8,6 +8,9 @@
 
 import { IRT_INTERFACES, PPAPI_HOOK } from '../internal/runtime/abi.js';
 import { bytesOf, glue, guarded } from '../internal/translator/index.js';
+import { loadWatPrinter, printWat } from '../internal/translator/wat.js';
+
+export { loadWatPrinter };
 
 /** The PNaCl bitcode version the package reads. */
 export const pnaclVersion = 2;
@@ -61,8 +64,13 @@ export function stats(bytes) {
   return guarded(() => glue.stats(input));
 }
 
-/** The WebAssembly text of the function translated from `@fN`. */
+/**
+ * The WebAssembly text of the function translated from `@fN`. The
+ * translator module cuts the function out (functionWasm); the WAT printer
+ * module, loaded the first time (internal/translator/wat.js), prints it.
+ */
 export function functionWat(bytes, options) {
   const input = bytesOf(bytes);
-  return guarded(() => glue.functionWat(input, options));
+  const { module, index } = guarded(() => glue.functionWasm(input, options));
+  return printWat(module, index);
 }

@@ -1,9 +1,60 @@
 // Loads the translator in browsers and bundles (the package's default
-// entry). The URL is written in the form bundlers recognise, so the
-// WebAssembly file is emitted with the bundle and the URL rewritten to it.
+// entry), and says how this host starts translation Workers and reads the
+// WAT printer. The URLs are written in the form bundlers recognise, so the
+// WebAssembly files and the Worker script are emitted with the bundle and
+// the URLs rewritten to them.
 
-import { initTranslator } from './index.js';
+import { compileResponse, initTranslator } from './index.js';
+import { setPoolHost } from './pool.js';
+import { setWatSource } from './wat.js';
 
-export function loadTranslator() {
-  return initTranslator(new URL('./wasm/pexe_bg.wasm', import.meta.url));
+export async function loadTranslator() {
+  await initTranslator(await compileResponse(await fetch(new URL('./wasm/pexe_bg.wasm', import.meta.url))));
+  setPoolHost(poolHost);
+  setWatSource(watSource);
 }
+
+const watUrl = new URL('./wasm/pexe_wat_bg.wasm', import.meta.url);
+
+const watSource = {
+  load: () => watUrl,
+  // A synchronous request: Workers may ask for an ArrayBuffer; a page's main
+  // thread may not, and gets the bytes as a "x-user-defined" string.
+  loadSync() {
+    const xhr = new XMLHttpRequest();
+    xhr.open('GET', watUrl, false);
+    const inWindow = typeof window !== 'undefined';
+    if (inWindow) xhr.overrideMimeType('text/plain; charset=x-user-defined');
+    else xhr.responseType = 'arraybuffer';
+    xhr.send();
+    if (xhr.status !== 200 && xhr.status !== 0) throw new Error(`fetching ${watUrl}: HTTP ${xhr.status}`);
+    if (!inWindow) return new Uint8Array(xhr.response);
+    const text = xhr.responseText;
+    const bytes = new Uint8Array(text.length);
+    for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i) & 0xff;
+    return bytes;
+  },
+};
+
+/** Translation Workers in browsers: module Workers, postMessage only (no shared memory needed). */
+const poolHost = {
+  concurrency: () => globalThis.navigator?.hardwareConcurrency ?? 1,
+  workersAvailable: () => typeof Worker === 'function',
+  createWorker() {
+    // Written out in full, in this form, for bundlers (see runtime/threads/platform.js).
+    const w = new Worker(new URL('./pool-worker.js', import.meta.url), { type: 'module' });
+    return {
+      post: (msg, transfer) => w.postMessage(msg, transfer ?? []),
+      onMessage: (fn) => w.addEventListener('message', (e) => fn(e.data)),
+      onError: (fn) =>
+        w.addEventListener('error', (e) => {
+          e.preventDefault?.();
+          fn(e.error ?? new Error(e.message || 'worker error'));
+        }),
+      onExit: () => {},
+      terminate: () => w.terminate(),
+      ref: () => {},
+      unref: () => {},
+    };
+  },
+};

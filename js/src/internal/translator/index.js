@@ -1,7 +1,15 @@
-// The Rust library (src/web.rs) compiled to WebAssembly: wasm-bindgen's
-// `--target web` glue and module, which scripts/build-pkg.sh writes to
-// ./wasm/ (pexe.js, pexe_bg.wasm; not in the repository). The entries load
-// the module once, at import: browser.js fetches it, node.js reads the file.
+// The Rust library compiled to WebAssembly, as two modules that
+// scripts/build-pkg.sh writes to ./wasm/ (not in the repository):
+//
+//   pexe.js, pexe_bg.wasm           the translator (src/web.rs): everything the API
+//                                   calls; the entries load it once, at import
+//   pexe_wat.js, pexe_wat_bg.wasm   the WAT printer (src/web_wat.rs), as large as
+//                                   the translator and only for functionWat: loaded
+//                                   the first time it prints (./wat.js)
+//
+// The entries compile the translator themselves (browser.js fetches it,
+// node.js reads the file) and keep the WebAssembly.Module: the pool of
+// translation Workers (./pool.js) instantiates the same one.
 //
 // Also the two things every call into it needs: any BufferSource as a
 // Uint8Array, and errors from Rust (or a Rust panic, which traps) as the
@@ -12,17 +20,34 @@ import { PexeError } from '../../public/errors.js';
 
 export { glue };
 
-/** Instantiates the module from its URL, bytes or compiled WebAssembly.Module. */
-export async function initTranslator(moduleOrPath) {
-  await initGlue({ module_or_path: moduleOrPath });
+let compiled = null;
+
+/** Instantiates the translator from its compiled WebAssembly.Module. */
+export async function initTranslator(module) {
+  compiled = module;
+  await initGlue({ module_or_path: module });
+}
+
+/** The translator's WebAssembly.Module (for Workers), once loaded. */
+export function translatorModule() {
+  return compiled;
+}
+
+/** Compiles a fetch() Response of a .wasm file, streaming when the server says it is wasm. */
+export async function compileResponse(response) {
+  if (!response.ok) throw new Error(`fetching ${response.url}: HTTP ${response.status} ${response.statusText}`.trim());
+  if (typeof WebAssembly.compileStreaming === 'function' && response.headers.get('Content-Type') === 'application/wasm') {
+    return WebAssembly.compileStreaming(response);
+  }
+  return WebAssembly.compile(await response.arrayBuffer());
 }
 
 // What Rust threw, as the package's error. A trap is a panic when the hook
 // left a message (console_error_panic_hook has printed it and the stack).
-function wrapError(e) {
+export function wrapError(e, takePanicMessage = glue.takePanicMessage) {
   if (e instanceof PexeError) return e;
   if (e instanceof WebAssembly.RuntimeError) {
-    const message = glue.takePanicMessage();
+    const message = takePanicMessage();
     if (message !== undefined) {
       return new PexeError(`pexe panicked (a bug; please report it): ${message}`, { kind: 'panic', cause: e });
     }
@@ -51,4 +76,13 @@ export function bytesOf(input, what = 'a pexe') {
   }
   if (ArrayBuffer.isView(input)) return new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
   throw new TypeError(`expected the bytes of ${what} (a Uint8Array, ArrayBuffer or other ArrayBufferView)`);
+}
+
+/** Whether `input` is a BufferSource (what bytesOf takes). */
+export function isBytes(input) {
+  return (
+    input instanceof ArrayBuffer ||
+    (typeof SharedArrayBuffer !== 'undefined' && input instanceof SharedArrayBuffer) ||
+    ArrayBuffer.isView(input)
+  );
 }

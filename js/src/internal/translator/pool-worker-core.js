@@ -1,0 +1,79 @@
+// The inside of a translation Worker (./pool.js is the outside): an
+// instance of the translator that turns body jobs into translated bodies.
+// The entry scripts give it a port: pool-worker.js in browsers,
+// ../node/translator-worker.js in Node.
+//
+// Messages in (in this order for each translation):
+//   { module }               the translator's compiled WebAssembly.Module (once)
+//   { gen, prefix, options } a new translation: BodyTranslator(prefix, options)
+//   { gen, batch, jobs, ends }  jobs (BodySplitter's) end to end in one Uint8Array, and
+//                            where each ends (Uint32Array), to translate in order
+// Messages out (`gen` says which translation they belong to):
+//   { gen, batch, results, ends }                    the translated bodies, packed the same way
+//                                                    (transferred)
+//   { gen, batch, error: { message, kind, panic } }  the first problem; the pool then
+//                                               translates on its own thread for the
+//                                               exact report, and drops this Worker
+//                                               if it panicked
+
+import { initSync, BodyTranslator, takePanicMessage } from './wasm/pexe.js';
+
+export function serveTranslator(port) {
+  let translator = null;
+  let failed = null;
+  let gen = 0;
+  port.onMessage((msg) => {
+    if (msg.module) {
+      initSync({ module: msg.module });
+      return;
+    }
+    if (msg.prefix) {
+      translator?.free();
+      translator = null;
+      failed = null;
+      gen = msg.gen;
+      try {
+        translator = new BodyTranslator(msg.prefix, msg.options);
+      } catch (e) {
+        failed = describe(e);
+      }
+      return;
+    }
+    if (msg.jobs) {
+      if (failed) {
+        port.post({ gen, batch: msg.batch, error: failed });
+        return;
+      }
+      const results = [];
+      let size = 0;
+      try {
+        let at = 0;
+        for (const end of msg.ends) {
+          const r = translator.translate(msg.jobs.subarray(at, end));
+          at = end;
+          results.push(r);
+          size += r.length;
+        }
+      } catch (e) {
+        failed = describe(e);
+        port.post({ gen, batch: msg.batch, error: failed });
+        return;
+      }
+      const packed = new Uint8Array(size);
+      const ends = new Uint32Array(results.length);
+      let at = 0;
+      results.forEach((r, k) => {
+        packed.set(r, at);
+        at += r.length;
+        ends[k] = at;
+      });
+      port.post({ gen, batch: msg.batch, results: packed, ends }, [packed.buffer, ends.buffer]);
+    }
+  });
+}
+
+function describe(e) {
+  const panic = e instanceof WebAssembly.RuntimeError;
+  const message = panic ? (takePanicMessage() ?? String(e.message)) : String(e?.message ?? e);
+  return { message, kind: e?.kind ?? null, panic };
+}

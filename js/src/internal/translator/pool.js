@@ -1,0 +1,377 @@
+// Translation on a pool of Workers (translateStreaming's `threads`): the
+// calling thread streams the pexe into a BodySplitter, which answers each
+// function block as a job as soon as its bytes are in; Workers, each with
+// an instance of the same compiled translator (./pool-worker-core.js),
+// decode, verify and translate the jobs; the calling thread stitches the
+// results in order (Stitcher) and finishes the module. The module is
+// byte-identical to the one-thread Translator's (src/back/parallel.rs).
+//
+// Only postMessage with transfer: no SharedArrayBuffer, so it works on
+// pages that are not cross-origin isolated, and in Node (worker_threads).
+//
+// Anything unusual — bytes that are not a pexe, records between function
+// blocks, a module without bodies, a body a Worker refuses — goes to the
+// one-thread Translator over every byte seen, whose answer (its module, or
+// its exact error with every diagnostic) is the reference. The bytes are
+// kept until the end for that.
+//
+// Scheduling: the jobs found wait in one queue; a Worker with room (at
+// most IN_FLIGHT batches) gets a batch of them, as one message whose jobs
+// are packed into one transferred buffer (and so are its results): a
+// message per body would cost more than small bodies take. A batch takes a
+// quarter of the queue's share per Worker, between BATCH_MIN and BATCH_MAX
+// bytes of input ("guided" scheduling): large batches while much is
+// queued, so a Worker seldom waits for the calling thread to answer, small
+// ones at the end, so Workers finish together. A Worker with nothing to do
+// gets what is queued at once, so the last bytes of a download are
+// translated without waiting.
+//
+// Workers outlive a translation: the next one reuses them (no start-up,
+// the instance warmed up). Idle ones end after IDLE_MS, and never keep
+// Node running.
+//
+// The host (the entry registers it, setPoolHost):
+//   host.concurrency()   the hardware's threads (navigator.hardwareConcurrency, os.availableParallelism())
+//   host.workersAvailable()  whether Workers can start here
+//   host.createWorker()  a translation Worker: { post(msg, transfer?), onMessage(fn), onError(fn),
+//                        onExit(fn), terminate(), ref(), unref() }
+
+import { bytesOf, glue, guarded, translatorModule, wrapError } from './index.js';
+import { PexeError } from '../../public/errors.js';
+
+/** Input bytes of the jobs in one message to a Worker: at least (unless fewer are queued), at most. */
+const BATCH_MIN = 16 * 1024;
+const BATCH_MAX = 256 * 1024;
+/** Batches a Worker holds at once (one running, one waiting). */
+const IN_FLIGHT = 2;
+/** The splitter is fed at most this much at a time, so Workers start before a large buffer is split. */
+const FEED_BYTES = 64 * 1024;
+/** An idle Worker ends after this long. */
+const IDLE_MS = 10_000;
+
+let host = null;
+const idle = [];
+let generation = 0;
+
+/** Where Workers come from (called once by the entry). */
+export function setPoolHost(h) {
+  host = h;
+}
+
+/**
+ * How many Workers `threads` asks for: undefined or 'auto' → the hardware's
+ * threads, capped by src/limits.rs (MAX_TRANSLATE_WORKERS); 0 → none (the
+ * calling thread translates); n → n, capped. None where Workers cannot start.
+ */
+export function poolSize(threads) {
+  const cap = glue.maxTranslateWorkers();
+  let n;
+  if (threads === undefined || threads === 'auto') n = host?.concurrency() ?? 0;
+  else if (Number.isInteger(threads) && threads >= 0) n = threads;
+  else throw new PexeError(`option 'threads' must be 'auto' or a number of Workers (0: none), got ${String(threads)}`, { kind: 'options' });
+  if (n === 0 || !host || !host.workersAvailable()) return 0;
+  return Math.max(1, Math.min(n, cap));
+}
+
+class PoolWorker {
+  constructor() {
+    this.port = host.createWorker();
+    this.inFlight = 0;
+    this.timer = null;
+    this.broken = false;
+    this.owner = null;
+    this.port.onMessage((msg) => this.owner?.message(this, msg));
+    const lost = (why) => {
+      this.broken = true;
+      this.owner?.message(this, { gen: this.owner.gen, error: { message: why, kind: null, panic: true } });
+    };
+    this.port.onError((e) => lost(`a translation Worker failed: ${e?.message ?? e}`));
+    this.port.onExit(() => lost('a translation Worker ended'));
+    this.port.post({ module: translatorModule() });
+  }
+
+  take(owner) {
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.owner = owner;
+    this.inFlight = 0;
+    this.port.ref();
+  }
+
+  release() {
+    this.owner = null;
+    // Still busy with batches of a translation that gave up: not worth waiting for.
+    if (this.broken || this.inFlight > 0) {
+      this.broken = true;
+      this.port.terminate();
+      return;
+    }
+    this.port.unref();
+    idle.push(this);
+    this.timer = setTimeout(() => {
+      const i = idle.indexOf(this);
+      if (i >= 0) idle.splice(i, 1);
+      this.port.terminate();
+    }, IDLE_MS);
+    // Node: an idle Worker's timer does not keep the process alive either.
+    this.timer.unref?.();
+  }
+}
+
+function takeWorkers(n, owner) {
+  const out = [];
+  while (out.length < n && idle.length) out.push(idle.pop());
+  while (out.length < n) out.push(new PoolWorker());
+  for (const w of out) w.take(owner);
+  return out;
+}
+
+/** The little-endian u32 at the start of a job: its body index. */
+const indexOf = (bytes) => bytes[0] | (bytes[1] << 8) | (bytes[2] << 16) | (bytes[3] << 24);
+
+/**
+ * Translates the chunks of `source` (an async iterable of Uint8Array) on
+ * `workers` Workers; resolves to the module's bytes or rejects as
+ * Translator.finish would. `options`: { target, names, onProgress }.
+ */
+export async function translateOnPool(source, options, workers) {
+  const job = new PoolTranslation(options, workers);
+  try {
+    for await (const chunk of source) job.feed(chunk);
+    return await job.finish();
+  } finally {
+    job.close();
+  }
+}
+
+class PoolTranslation {
+  constructor(options, workers) {
+    this.options = { target: options?.target, names: options?.names };
+    this.onProgress = options?.onProgress ?? null;
+    // Checks the options as a Translator would, before any Worker starts.
+    guarded(() => new glue.Translator(this.options)).free();
+    this.gen = ++generation;
+    this.splitter = guarded(() => new glue.BodySplitter());
+    // Started now, so that they load while the first bytes arrive.
+    this.workers = takeWorkers(workers, this);
+    this.kept = [];
+    this.bytesRead = 0;
+    this.fallback = null;
+    this.stitcher = null;
+    this.total = null;
+    this.queue = [];
+    this.queueHead = 0;
+    this.queuedBytes = 0;
+    this.batches = 0;
+    this.ended = false;
+    // Body indices of the jobs of each batch sent (results come back in job order).
+    this.sent = new Map();
+    this.results = new Map();
+    this.next = 0;
+    this.done = 0;
+    this.failure = null;
+    this.wake = null;
+  }
+
+  progress(phase) {
+    return {
+      bytesRead: this.bytesRead,
+      functionsTotal: this.total,
+      functionsDecoded: this.done,
+      functionsTranslated: this.done,
+      diagnostics: 0,
+      phase,
+    };
+  }
+
+  report(phase = 'decode') {
+    this.onProgress?.(this.progress(phase));
+  }
+
+  feed(chunk) {
+    // A Worker refused a body: the Translator says why, now.
+    if (this.failure) this.toFallback();
+    // A copy: the caller may reuse its buffer, and the bytes are kept for the fallback.
+    const bytes = bytesOf(chunk, 'a chunk').slice();
+    this.kept.push(bytes);
+    this.bytesRead += bytes.length;
+    if (this.fallback) {
+      this.fallback.feed(bytes);
+      return;
+    }
+    for (let at = 0; at < bytes.length && !this.fallback; at += FEED_BYTES) {
+      this.split(bytes.subarray(at, at + FEED_BYTES));
+    }
+    if (!this.fallback) this.report();
+  }
+
+  split(piece) {
+    let jobs;
+    try {
+      jobs = this.splitter.feed(piece);
+    } catch (e) {
+      this.toFallback(e);
+      return;
+    }
+    if (!this.stitcher) {
+      const prefix = this.splitter.prefix;
+      if (!prefix) return;
+      this.start(prefix);
+      if (this.fallback) return;
+    }
+    for (const job of jobs) {
+      this.queue.push(job);
+      this.queuedBytes += job.length;
+    }
+    this.pump();
+  }
+
+  start(prefix) {
+    try {
+      this.stitcher = new glue.Stitcher(prefix, this.options);
+    } catch (e) {
+      this.toFallback(e);
+      return;
+    }
+    this.total = this.stitcher.functionsTotal;
+    for (const w of this.workers) w.port.post({ gen: this.gen, prefix, options: this.options });
+  }
+
+  /** Sends a batch to every Worker with room (see the top of the file). */
+  pump(end = false) {
+    if (!this.workers || this.failure) return;
+    for (const w of this.workers) {
+      while (w.inFlight < IN_FLIGHT && this.queueHead < this.queue.length) {
+        const share = this.queuedBytes / (4 * this.workers.length);
+        const target = Math.min(BATCH_MAX, Math.max(BATCH_MIN, share));
+        // Less than a batch waits for more bytes, unless the Worker is idle or the input has ended.
+        if (this.queuedBytes < target && w.inFlight > 0 && !end) break;
+        this.send(w, target);
+      }
+    }
+  }
+
+  send(w, target) {
+    let bytes = 0;
+    const start = this.queueHead;
+    while (this.queueHead < this.queue.length && (bytes < target || this.queueHead === start)) {
+      bytes += this.queue[this.queueHead++].length;
+    }
+    const jobs = this.queue.slice(start, this.queueHead);
+    if (this.queueHead > 4096) {
+      this.queue = this.queue.slice(this.queueHead);
+      this.queueHead = 0;
+    }
+    this.queuedBytes -= bytes;
+    // One buffer for the batch: the jobs end to end, and where each ends.
+    const packed = new Uint8Array(bytes);
+    const ends = new Uint32Array(jobs.length);
+    let at = 0;
+    jobs.forEach((j, k) => {
+      packed.set(j, at);
+      at += j.length;
+      ends[k] = at;
+    });
+    w.inFlight++;
+    this.sent.set(this.batches, jobs.map(indexOf));
+    w.port.post({ gen: this.gen, batch: this.batches++, jobs: packed, ends }, [packed.buffer, ends.buffer]);
+  }
+
+  /** A Worker's answer. */
+  message(w, msg) {
+    if (msg.gen !== this.gen) return;
+    if (msg.error) {
+      w.inFlight = Math.max(0, w.inFlight - 1);
+      if (msg.error.panic) w.broken = true;
+      this.failure ??= msg.error;
+      this.wake?.();
+      return;
+    }
+    if (!msg.results) return;
+    w.inFlight--;
+    const indices = this.sent.get(msg.batch);
+    this.sent.delete(msg.batch);
+    try {
+      let at = 0;
+      msg.ends.forEach((end, i) => {
+        this.results.set(indices[i], msg.results.subarray(at, end));
+        at = end;
+      });
+      while (this.results.has(this.next)) {
+        const body = this.results.get(this.next);
+        this.results.delete(this.next);
+        this.stitcher.defineBody(body);
+        this.next++;
+      }
+    } catch (e) {
+      this.failure ??= { message: String(wrapError(e)?.message ?? e), kind: null, panic: false };
+      this.wake?.();
+      return;
+    }
+    this.done += indices.length;
+    this.pump(this.ended);
+    if (!this.fallback) this.report();
+    this.wake?.();
+  }
+
+  /** From here on the one-thread Translator reads every byte (see the top of the file). */
+  toFallback() {
+    if (this.fallback) return;
+    this.releaseWorkers();
+    const reported = this.bytesRead;
+    let quiet = true;
+    // Its reports go on from where the pool's were (the bytes it re-reads are not news).
+    const onProgress = this.onProgress && ((p) => !quiet && p.bytesRead >= reported && this.onProgress(p));
+    this.fallback = guarded(() => new glue.Translator({ ...this.options, onProgress }));
+    try {
+      for (const bytes of this.kept) guarded(() => this.fallback.feed(bytes));
+    } finally {
+      quiet = false;
+    }
+  }
+
+  async finish() {
+    if (!this.fallback) {
+      try {
+        this.splitter.finish();
+      } catch (e) {
+        this.toFallback(e);
+      }
+    }
+    if (!this.fallback && !this.stitcher) this.toFallback();
+    if (!this.fallback) {
+      const bodies = this.splitter.bodies;
+      this.ended = true;
+      this.pump(true);
+      while (this.next < bodies && !this.failure) {
+        await new Promise((resolve) => (this.wake = resolve));
+        this.wake = null;
+      }
+      if (this.failure) this.toFallback();
+    }
+    if (this.fallback) {
+      const f = this.fallback;
+      const wasm = guarded(() => f.finish());
+      return wasm;
+    }
+    this.releaseWorkers();
+    this.report('translate');
+    const wasm = guarded(() => this.stitcher.finish());
+    this.report('done');
+    return wasm;
+  }
+
+  releaseWorkers() {
+    for (const w of this.workers ?? []) w.release();
+    this.workers = null;
+  }
+
+  close() {
+    this.releaseWorkers();
+    this.splitter?.free();
+    this.stitcher?.free();
+    this.fallback?.free();
+    this.splitter = this.stitcher = this.fallback = null;
+    this.kept = [];
+  }
+}
