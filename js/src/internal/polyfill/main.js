@@ -18,7 +18,7 @@
 
 import { normalizeConfig } from './config.js';
 import { PluginController, isPnaclElement } from './controller.js';
-import { installPageFileSystem, sharedPageStorage } from './file-system.js';
+import { installPageFileSystem, serveWorkerFileSystems, sharedPageStorage } from './file-system.js';
 import { ensureStyle } from './style.js';
 
 const SELECTOR = 'embed, object';
@@ -45,7 +45,10 @@ export function start(registry) {
   ensureStyle();
   // The page's legacy file system API over the plugins' store, before any
   // element starts (its stand-ins have kept what the page called so far).
-  if (config.fileSystem !== false) installPageFileSystem(sharedPageStorage(config.fileSystem), registry.fileSystem);
+  if (config.fileSystem !== false) {
+    installPageFileSystem(sharedPageStorage(config.fileSystem), registry.fileSystem);
+    if (registry.workerBridges) serveWorkerFileSystems(sharedPageStorage(config.fileSystem), registry.workerBridges);
+  }
 
   const wanted = (el) => el.isConnected && isPnaclElement(el) && !embedded.has(el) && !insideNaClObject(el);
 
