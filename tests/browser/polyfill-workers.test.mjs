@@ -63,10 +63,14 @@ testNeeding(missing, 'polyfill: the page\u2019s Workers', { timeout: 600_000 }, 
         }
         // The page's own Worker was started through a blob: script; its requests show the same URLs.
         const paths = site.requests.map((r) => r.path);
-        for (const p of ['/sync-classic.js', '/sync-module.mjs', '/lib.js', '/scenarios.js', '/data.txt', '/pexe/internal/polyfill/worker-prelude.js']) assert.ok(paths.includes(p), `${p} was not requested: ${paths.join(' ')}`);
+        for (const p of ['/sync-classic.js', '/sync-module.mjs', '/lib.js', '/scenarios.js', '/data.txt', '/pexe/internal/polyfill/worker-prelude.js'])
+          assert.ok(paths.includes(p), `${p} was not requested: ${paths.join(' ')}`);
 
         // Chrome gave a page no PERSISTENT quota until it asked (the Worker's writes fail until then).
-        assert.equal((await page.evaluate(() => run('classic', 'install'))).error.split('\n')[0], 'QuotaExceededError: The operation failed because it would cause the application to exceed its storage quota.');
+        assert.equal(
+          (await page.evaluate(() => run('classic', 'install'))).error.split('\n')[0],
+          'QuotaExceededError: The operation failed because it would cause the application to exceed its storage quota.',
+        );
         assert.ok((await page.evaluate(() => quota(650 * 1024 * 1024))) >= 100 << 20);
         for (const kind of ['classic', 'module']) {
           const { result, error } = await page.evaluate((k) => run(k, 'install'), kind);
@@ -113,7 +117,10 @@ testNeeding(missing, 'polyfill: the page\u2019s Workers', { timeout: 600_000 }, 
         assert.equal(error, undefined, error);
         assert.match(result, /^NotSupportedError: webkitRequestFileSystemSync: .* not cross-origin isolated\. Serve it with "Cross-Origin-Opener-Policy: same-origin"/);
         // The Worker said it once in the console as well (an error the test expects).
-        assert.ok(page.problems.some((p) => /not cross-origin isolated/.test(p)), page.problems.join('\n'));
+        assert.ok(
+          page.problems.some((p) => /not cross-origin isolated/.test(p)),
+          page.problems.join('\n'),
+        );
       } finally {
         await page.closeAll();
         await site.close();

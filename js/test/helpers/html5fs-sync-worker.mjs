@@ -65,7 +65,11 @@ const scenarios = {
     const gr = fs.root.getFile('xsystem35.gr', { create: true }).createWriter();
     gr.truncate(0);
     gr.write(new Blob(['ScenarioA gamedata/testsa.ald\nSaveA gamedata/save/testsa.asd\n']));
-    fs.root.getDirectory('fonts', { create: true }).getFile('MTLc3m.ttf', { create: true }).createWriter().write(new Blob([bytesOf(5000, 1)]));
+    fs.root
+      .getDirectory('fonts', { create: true })
+      .getFile('MTLc3m.ttf', { create: true })
+      .createWriter()
+      .write(new Blob([bytesOf(5000, 1)]));
     fs.root.getDirectory('save', { create: true });
     r.after = fs.root
       .createReader()

@@ -368,7 +368,7 @@
           throw new DOMExceptionImpl('pexe: ' + this.name + ' has ' + info.size + ' bytes; file() copies at most ' + limits.fileBytes + ' into a Worker', 'NotReadableError');
         }
         var parts = [];
-        for (var at = 0; at < info.size; ) {
+        for (var at = 0; at < info.size;) {
           var bytes = call('read', [type, path, at, Math.min(limits.sharedBytes, info.size - at), info.size, info.modificationTime]);
           if (bytes.length === 0) throw new DOMExceptionImpl('', 'InvalidStateError');
           parts.push(bytes);
