@@ -18,6 +18,7 @@
 
 import { normalizeConfig } from './config.js';
 import { PluginController, isPnaclElement } from './controller.js';
+import { installFileSystemUrls } from './file-urls.js';
 import { installPageFileSystem, serveWorkerFileSystems, sharedPageStorage } from './file-system.js';
 import { ensureStyle } from './style.js';
 
@@ -46,7 +47,9 @@ export function start(registry) {
   // The page's legacy file system API over the plugins' store, before any
   // element starts (its stand-ins have kept what the page called so far).
   if (config.fileSystem !== false) {
-    installPageFileSystem(sharedPageStorage(config.fileSystem), registry.fileSystem);
+    const installed = installPageFileSystem(sharedPageStorage(config.fileSystem), registry.fileSystem);
+    // The filesystem: URLs its entries make, playable by <audio> and <video>.
+    installFileSystemUrls(window, installed.api.ops);
     if (registry.workerBridges) serveWorkerFileSystems(sharedPageStorage(config.fileSystem), registry.workerBridges);
   }
 
