@@ -30,6 +30,9 @@
 //     the page's calls until internal/polyfill/file-system.js puts the real
 //     one in place — over the same store the plugins' PPB_FileSystem uses
 //     (PexeConfig.fileSystem: false leaves the browser's own alone);
+//   - the page's `Worker` constructor, wrapped so its Workers get the
+//     synchronous API (webkitRequestFileSystemSync) over that store too
+//     (internal/polyfill/worker-prelude.js);
 //   - with PexeConfig.serviceWorker, cross-origin isolation for hosts that
 //     cannot send the headers (pexe-sw.js; one reload on the first visit).
 // The rest (internal/polyfill/main.js and what it needs: the translator,
@@ -57,6 +60,7 @@
     started: null,
     scriptUrl: ownUrl(),
     fileSystem: null,
+    workerBridges: null,
   };
   window[KEY] = registry;
 
@@ -303,6 +307,72 @@
     define(window.navigator, 'webkitTemporaryStorage', quota('webkitTemporaryStorage'));
   }
 
+  /**
+   * The page's Workers get the synchronous legacy file system API over the
+   * same store (internal/polyfill/worker-prelude.js says how): `Worker`
+   * becomes a Proxy of the browser's constructor that starts a same-origin
+   * http(s) or blob: script through a small blob: script loading the
+   * preludes first. The polyfill's own Workers (under its folder),
+   * cross-origin and data: URLs go to the browser's constructor untouched.
+   * A bridge port a Worker posts (`{ 'pexe.fileSystemBridge': 1, port }`)
+   * is taken by a listener on the Worker object that runs before the
+   * page's own, and kept in `registry.workerBridges.queue` until main.js
+   * serves it.
+   */
+  function installWorkerWrapper() {
+    if (raw.fileSystem === false) return;
+    var Native = window.Worker;
+    if (typeof Native !== 'function' || typeof Proxy !== 'function' || !registry.scriptUrl) return;
+    var own = new URL('.', registry.scriptUrl).href;
+    var preludes = [new URL('internal/pepper/html5fs-sync-worker.js', own).href, new URL('internal/polyfill/worker-prelude.js', own).href];
+    var BRIDGE = 'pexe.fileSystemBridge';
+    var bridges = { queue: [], serve: null };
+    registry.workerBridges = bridges;
+    var take = function (e) {
+      var d = e.data;
+      if (!d || typeof d !== 'object' || d[BRIDGE] !== 1 || !(d.port instanceof MessagePort)) return;
+      e.stopImmediatePropagation();
+      if (bridges.serve) bridges.serve(d.port);
+      else bridges.queue.push(d.port);
+    };
+    var q = JSON.stringify;
+    var script = function (href, module) {
+      var start = 'self[Symbol.for("pexe.workerPrelude")].start(' + q({ url: href, type: module ? 'module' : 'classic' }) + ');';
+      if (module) {
+        return 'import ' + q(preludes[0]) + ';\nimport ' + q(preludes[1]) + ';\nimport ' + q('data:text/javascript,' + encodeURIComponent(start)) + ';\nimport ' + q(href) + ';\n';
+      }
+      return 'importScripts(' + q(preludes[0]) + ', ' + q(preludes[1]) + ');\n' + start + '\nimportScripts(' + q(href) + ');\n';
+    };
+    var proxy = new Proxy(Native, {
+      construct: function (target, args, newTarget) {
+        var nt = newTarget === proxy ? target : newTarget;
+        var href = null;
+        try {
+          if (args.length > 0) href = new URL(String(args[0]), document.baseURI).href;
+        } catch (e) {
+          href = null; // the browser throws its own SyntaxError
+        }
+        var u = href ? new URL(href) : null;
+        var wrap = u && (u.protocol === 'http:' || u.protocol === 'https:' || u.protocol === 'blob:') && u.origin === location.origin && href.indexOf(own) !== 0;
+        if (!wrap) return Reflect.construct(target, args, nt);
+        var options = args[1];
+        var module = !!(options && typeof options === 'object' && options.type === 'module');
+        var blob = URL.createObjectURL(new Blob([script(href, module)], { type: 'text/javascript' }));
+        var worker;
+        try {
+          worker = Reflect.construct(target, [blob].concat(Array.prototype.slice.call(args, 1)), nt);
+        } finally {
+          // The Worker has taken the blob's contents: the URL may go.
+          URL.revokeObjectURL(blob);
+        }
+        worker.addEventListener('message', take, true);
+        return worker;
+      },
+    });
+    Object.defineProperty(Native.prototype, 'constructor', { value: proxy, configurable: true, writable: true, enumerable: false });
+    Object.defineProperty(window, 'Worker', { value: proxy, configurable: true, writable: true, enumerable: false });
+  }
+
   // NaCl elements draw nothing of their own (internal/polyfill/style.js, which says why).
   function installStyle() {
     if (document.getElementById('pexe-nacl-style')) return;
@@ -315,6 +385,7 @@
   installProbes();
   installStyle();
   installFileSystemStandIns();
+  installWorkerWrapper();
   installMembers(window.HTMLEmbedElement && window.HTMLEmbedElement.prototype);
   installMembers(window.HTMLObjectElement && window.HTMLObjectElement.prototype);
   registry.started = isolation()

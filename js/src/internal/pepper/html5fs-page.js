@@ -30,6 +30,10 @@
 //   onwritestart/onprogress/onwrite/onerror/onabort/onwriteend events),
 //   and on both getMetadata, getParent, moveTo, copyTo, remove, toURL.
 //
+// The entries are thin: what they do is in `ops` (on file system types
+// and paths), which legacyFileSystem() also returns for the Workers'
+// synchronous API (html5fs-sync.js), so both behave as one.
+//
 // Paths are resolved as Blink did: relative to the entry, "." and ".."
 // evaluated, ".." at the root staying at the root, so no path leaves the
 // file system. Errors are DOMExceptions with Blink's names:
@@ -185,7 +189,7 @@ export function legacyFileSystem(win, storage) {
     }
     return fs;
   };
-  const storeOf = (fs) => storage.get(fs.type);
+  const storeOf = (type) => storage.get(type);
 
   /** A path the page gave, against directory `base`: a normal path, or EncodingError. */
   const resolvePath = (base, path) => {
@@ -193,6 +197,202 @@ export function legacyFileSystem(win, storage) {
     if (resolved === null) fail('EncodingError');
     return resolved;
   };
+
+  /** The MIME type Chrome gave a File named `name`. */
+  const mimeOf = (name) => {
+    const ext = name.includes('.') ? name.slice(name.lastIndexOf('.') + 1).toLowerCase() : '';
+    return MIME[ext] ?? '';
+  };
+
+  // ---------------------------------------------------------- operations
+  //
+  // What the entries do, on file system types and paths rather than on
+  // entry objects, so that the asynchronous entries below and the Workers'
+  // synchronous ones (html5fs-sync.js answers them from here) behave as
+  // one. Each resolves with plain data or throws a StoreError or a
+  // DOMException (errorOf() turns either into the DOMException Blink threw).
+
+  const ops = {
+    /** The file system of number `type` (TEMPORARY 0, PERSISTENT 1), once its store is usable. */
+    async fileSystem(type) {
+      const name = TYPES[Number(type)];
+      if (!name || !Number.isInteger(Number(type))) fail('InvalidModificationError');
+      await storage.get(name);
+      return fileSystemOf(name);
+    },
+
+    /** getFile / getDirectory (Blink's DOMFileSystemBase::GetFile/GetDirectory): the entry's path. */
+    async lookup(type, base, path, options, kind) {
+      const full = resolvePath(base, path);
+      const create = !!options?.create;
+      const exclusive = !!options?.exclusive;
+      const store = await storeOf(type);
+      let st = null;
+      try {
+        st = await store.stat(full);
+      } catch (e) {
+        if (e?.code !== CODE.NOT_FOUND) throw e;
+      }
+      if (st) {
+        if (create && exclusive) fail('InvalidModificationError');
+        if (st.type !== kind) fail('TypeMismatchError');
+      } else {
+        if (!create) fail('NotFoundError');
+        // Pages make the same entry from many callbacks at once (Maelstrom's
+        // 31 downloads each getDirectory(…, {create: true}) their folder):
+        // what another call made between the stat and here is success,
+        // unless this call is exclusive or it made the other kind.
+        try {
+          if (kind === 'directory') await store.mkdir(full, { exclusive: true });
+          else await store.close(await store.open(full, { write: true, create: true, exclusive: true }));
+        } catch (e) {
+          if (e?.code !== CODE.EXISTS || exclusive) throw e;
+          if ((await store.stat(full)).type !== kind) fail('TypeMismatchError');
+        }
+      }
+      return full;
+    },
+
+    /** getMetadata: `{ modificationTime (ms), size }`. */
+    async metadata(type, path) {
+      const st = await (await storeOf(type)).stat(path);
+      return { modificationTime: st.mtime, size: st.size };
+    },
+
+    /** The parent directory's path, once it is known to exist (the asynchronous getParent). */
+    async parent(type, path) {
+      const up = parentOf(path);
+      await (await storeOf(type)).stat(up);
+      return up;
+    },
+
+    /** remove (an empty directory or a file), or removeRecursively. */
+    async remove(type, path, recursive) {
+      if (path === '/') fail('InvalidModificationError');
+      await (await storeOf(type)).remove(path, { recursive });
+    },
+
+    /**
+     * moveTo / copyTo of the entry at `path` (a directory when `isDirectory`)
+     * into directory `parentPath` of file system `parentType`, named
+     * `newName` (its own name when empty): the new path.
+     */
+    async transfer(move, type, path, isDirectory, parentType, parentPath, newName) {
+      const to = destination(type, path, isDirectory, parentType, parentPath, newName);
+      const from = await storeOf(type);
+      const into = await storeOf(parentType);
+      if (from === into) {
+        if (move) await from.rename(path, to);
+        else await from.copy(path, to);
+      } else {
+        await copyAcross(from, path, into, to);
+        if (move) await from.remove(path, { recursive: true });
+      }
+      return to;
+    },
+
+    /** readEntries: every entry of directory `path`, as `{ kind, path }`. */
+    async list(type, path) {
+      const list = await (await storeOf(type)).readdir(path);
+      const base = path === '/' ? '' : path;
+      return list.map((e) => ({ kind: e.type === 'directory' ? 'directory' : 'file', path: `${base}/${e.name}` }));
+    },
+
+    /** What file() needs before the data: `{ size, modificationTime, type (MIME) }`. */
+    async fileInfo(type, path) {
+      const st = await (await storeOf(type)).stat(path);
+      if (st.type !== 'file') fail('TypeMismatchError');
+      return { size: st.size, modificationTime: st.mtime, type: mimeOf(baseName(path)) };
+    },
+
+    /** All of a file's bytes (the asynchronous file()). */
+    async readAll(type, path) {
+      return readWhole(await storeOf(type), path);
+    },
+
+    /** Up to `length` bytes of a file from `offset`. */
+    async read(type, path, offset, length) {
+      const store = await storeOf(type);
+      const h = await store.open(path, { read: true });
+      try {
+        return await store.read(h, offset, length);
+      } finally {
+        await store.close(h);
+      }
+    },
+
+    /** createWriter: the file's length (TypeMismatchError for a directory). */
+    async writerLength(type, path) {
+      const st = await (await storeOf(type)).stat(path);
+      if (st.type !== 'file') fail('TypeMismatchError');
+      return st.size;
+    },
+
+    /**
+     * A FileWriter's write: `blob` at `position`, read and written
+     * `chunk` bytes at a time. `alive()` is asked before each chunk is
+     * written (false: stop, as abort() does); `progress(done)` hears after
+     * each one. Resolves with the bytes written.
+     */
+    async write(type, path, position, blob, { chunk = WRITE_CHUNK, alive = () => true, progress = () => {} } = {}) {
+      const store = await storeOf(type);
+      const total = blob.size;
+      const h = await store.open(path, { write: true });
+      let done = 0;
+      try {
+        while (done < total) {
+          const bytes = new Uint8Array(await blob.slice(done, Math.min(total, done + chunk)).arrayBuffer());
+          if (!alive()) break;
+          await store.write(h, position + done, bytes);
+          done += bytes.length;
+          progress(done);
+        }
+      } finally {
+        await store.close(h);
+      }
+      return done;
+    },
+
+    /** A FileWriter's truncate. */
+    async truncate(type, path, length) {
+      const store = await storeOf(type);
+      const h = await store.open(path, { write: true });
+      try {
+        await store.setLength(h, length);
+      } finally {
+        await store.close(h);
+      }
+    },
+
+    /** resolveLocalFileSystemURL: `{ type, path, kind }` for a filesystem: URL of this origin. */
+    async resolveURL(url) {
+      const parsed = parseFileSystemUrl(String(url));
+      if (!parsed) fail('EncodingError');
+      if (parsed.origin !== origin) fail('SecurityError');
+      const path = resolveLexically('/', parsed.path);
+      if (path === null) fail('EncodingError');
+      const st = await (await storeOf(parsed.type)).stat(path);
+      return { type: parsed.type, path, kind: st.type === 'directory' ? 'directory' : 'file' };
+    },
+
+    /** toURL. */
+    url(type, path) {
+      return fileSystemUrl(origin, type, path);
+    },
+  };
+
+  /** Blink's VerifyAndGetDestinationPathForCopyOrMove: the target path, or InvalidModificationError. */
+  function destination(type, path, isDirectory, parentType, parentPath, newName) {
+    const name = newName === undefined || newName === null || newName === '' ? baseName(path) : String(newName);
+    if (!validName(name)) fail('InvalidModificationError');
+    const same = parentType === type;
+    if (path === '/') fail('InvalidModificationError');
+    if (same && isDirectory && within(parentPath, path)) fail('InvalidModificationError');
+    if (same && name === baseName(path) && parentPath === parentOf(path)) fail('InvalidModificationError');
+    return parentPath === '/' ? `/${name}` : `${parentPath}/${name}`;
+  }
+
+  // ---------------------------------------------------------- the entries
 
   class FileSystem {
     constructor(type) {
@@ -218,66 +418,26 @@ export function legacyFileSystem(win, storage) {
     }
 
     getMetadata(success, error) {
-      settle(
-        async () => {
-          const st = await (await storeOf(this.filesystem)).stat(this.fullPath);
-          return new Metadata(st);
-        },
-        success,
-        error,
-      );
+      settle(async () => new Metadata(await ops.metadata(this.filesystem.type, this.fullPath)), success, error);
     }
 
     getParent(success, error) {
-      const path = parentOf(this.fullPath);
-      settle(
-        async () => {
-          await (await storeOf(this.filesystem)).stat(path);
-          return new DirectoryEntry(this.filesystem, path);
-        },
-        success,
-        error,
-      );
-    }
-
-    /** Blink's VerifyAndGetDestinationPathForCopyOrMove: the target path, or InvalidModificationError. */
-    destination(parent, newName) {
-      if (!(parent instanceof DirectoryEntry)) fail('InvalidModificationError');
-      const name = newName === undefined || newName === null || newName === '' ? this.name : String(newName);
-      if (!validName(name)) fail('InvalidModificationError');
-      const same = parent.filesystem === this.filesystem;
-      if (this.fullPath === '/') fail('InvalidModificationError');
-      if (same && this instanceof DirectoryEntry && within(parent.fullPath, this.fullPath)) fail('InvalidModificationError');
-      if (same && name === this.name && parent.fullPath === parentOf(this.fullPath)) fail('InvalidModificationError');
-      return parent.fullPath === '/' ? `/${name}` : `${parent.fullPath}/${name}`;
+      settle(async () => new DirectoryEntry(this.filesystem, await ops.parent(this.filesystem.type, this.fullPath)), success, error);
     }
 
     moveTo(parent, newName, success, error) {
-      settle(
-        async () => {
-          const to = this.destination(parent, newName);
-          const from = await storeOf(this.filesystem);
-          const into = await storeOf(parent.filesystem);
-          if (from === into) await from.rename(this.fullPath, to);
-          else {
-            await copyAcross(from, this.fullPath, into, to);
-            await from.remove(this.fullPath, { recursive: true });
-          }
-          return this.at(parent.filesystem, to);
-        },
-        success,
-        error,
-      );
+      this.transfer(true, parent, newName, success, error);
     }
 
     copyTo(parent, newName, success, error) {
+      this.transfer(false, parent, newName, success, error);
+    }
+
+    transfer(move, parent, newName, success, error) {
       settle(
         async () => {
-          const to = this.destination(parent, newName);
-          const from = await storeOf(this.filesystem);
-          const into = await storeOf(parent.filesystem);
-          if (from === into) await from.copy(this.fullPath, to);
-          else await copyAcross(from, this.fullPath, into, to);
+          if (!(parent instanceof DirectoryEntry)) fail('InvalidModificationError');
+          const to = await ops.transfer(move, this.filesystem.type, this.fullPath, this.isDirectory, parent.filesystem.type, parent.fullPath, newName);
           return this.at(parent.filesystem, to);
         },
         success,
@@ -286,18 +446,11 @@ export function legacyFileSystem(win, storage) {
     }
 
     remove(success, error) {
-      settle(
-        async () => {
-          if (this.fullPath === '/') fail('InvalidModificationError');
-          await (await storeOf(this.filesystem)).remove(this.fullPath, { recursive: false });
-        },
-        success,
-        error,
-      );
+      settle(() => ops.remove(this.filesystem.type, this.fullPath, false), success, error);
     }
 
     toURL() {
-      return fileSystemUrl(origin, this.filesystem.type, this.fullPath);
+      return ops.url(this.filesystem.type, this.fullPath);
     }
 
     /** An entry of this kind at `path` of `filesystem`. */
@@ -312,54 +465,15 @@ export function legacyFileSystem(win, storage) {
     }
 
     getFile(path, options, success, error) {
-      settle(() => this.lookup(path, options, 'file'), success, error);
+      settle(async () => new FileEntry(this.filesystem, await ops.lookup(this.filesystem.type, this.fullPath, path, options, 'file')), success, error);
     }
 
     getDirectory(path, options, success, error) {
-      settle(() => this.lookup(path, options, 'directory'), success, error);
-    }
-
-    /** getFile/getDirectory (Blink's DOMFileSystemBase::GetFile/GetDirectory). */
-    async lookup(path, options, kind) {
-      const full = resolvePath(this.fullPath, path);
-      const create = !!options?.create;
-      const exclusive = !!options?.exclusive;
-      const store = await storeOf(this.filesystem);
-      let st = null;
-      try {
-        st = await store.stat(full);
-      } catch (e) {
-        if (e?.code !== CODE.NOT_FOUND) throw e;
-      }
-      if (st) {
-        if (create && exclusive) fail('InvalidModificationError');
-        if (st.type !== kind) fail('TypeMismatchError');
-      } else {
-        if (!create) fail('NotFoundError');
-        // Pages make the same entry from many callbacks at once (Maelstrom's
-        // 31 downloads each getDirectory(…, {create: true}) their folder):
-        // what another call made between the stat and here is success,
-        // unless this call is exclusive or it made the other kind.
-        try {
-          if (kind === 'directory') await store.mkdir(full, { exclusive: true });
-          else await store.close(await store.open(full, { write: true, create: true, exclusive: true }));
-        } catch (e) {
-          if (e?.code !== CODE.EXISTS || exclusive) throw e;
-          if ((await store.stat(full)).type !== kind) fail('TypeMismatchError');
-        }
-      }
-      return kind === 'directory' ? new DirectoryEntry(this.filesystem, full) : new FileEntry(this.filesystem, full);
+      settle(async () => new DirectoryEntry(this.filesystem, await ops.lookup(this.filesystem.type, this.fullPath, path, options, 'directory')), success, error);
     }
 
     removeRecursively(success, error) {
-      settle(
-        async () => {
-          if (this.fullPath === '/') fail('InvalidModificationError');
-          await (await storeOf(this.filesystem)).remove(this.fullPath, { recursive: true });
-        },
-        success,
-        error,
-      );
+      settle(() => ops.remove(this.filesystem.type, this.fullPath, true), success, error);
     }
   }
 
@@ -384,10 +498,9 @@ export function legacyFileSystem(win, storage) {
       settle(
         async () => {
           try {
-            const list = await (await storeOf(this.dir.filesystem)).readdir(this.dir.fullPath);
+            const list = await ops.list(this.dir.filesystem.type, this.dir.fullPath);
             this.done = true;
-            const base = this.dir.fullPath === '/' ? '' : this.dir.fullPath;
-            return list.map((e) => (e.type === 'directory' ? new DirectoryEntry(this.dir.filesystem, `${base}/${e.name}`) : new FileEntry(this.dir.filesystem, `${base}/${e.name}`)));
+            return list.map((e) => (e.kind === 'directory' ? new DirectoryEntry(this.dir.filesystem, e.path) : new FileEntry(this.dir.filesystem, e.path)));
           } finally {
             this.busy = false;
           }
@@ -402,12 +515,9 @@ export function legacyFileSystem(win, storage) {
     file(success, error) {
       settle(
         async () => {
-          const store = await storeOf(this.filesystem);
-          const st = await store.stat(this.fullPath);
-          if (st.type !== 'file') fail('TypeMismatchError');
-          const bytes = await readWhole(store, this.fullPath);
-          const ext = this.name.includes('.') ? this.name.slice(this.name.lastIndexOf('.') + 1).toLowerCase() : '';
-          return new FileImpl([bytes], this.name, { type: MIME[ext] ?? '', lastModified: Math.round(st.mtime) });
+          const info = await ops.fileInfo(this.filesystem.type, this.fullPath);
+          const bytes = await ops.readAll(this.filesystem.type, this.fullPath);
+          return new FileImpl([bytes], this.name, { type: info.type, lastModified: Math.round(info.modificationTime) });
         },
         success,
         error,
@@ -415,22 +525,14 @@ export function legacyFileSystem(win, storage) {
     }
 
     createWriter(success, error) {
-      settle(
-        async () => {
-          const st = await (await storeOf(this.filesystem)).stat(this.fullPath);
-          if (st.type !== 'file') fail('TypeMismatchError');
-          return new FileWriter(this, st.size);
-        },
-        success,
-        error,
-      );
+      settle(async () => new FileWriter(this, await ops.writerLength(this.filesystem.type, this.fullPath)), success, error);
     }
   }
 
   class Metadata {
-    constructor(st) {
-      this.modificationTime = new Date(st.mtime);
-      this.size = st.size;
+    constructor({ modificationTime, size }) {
+      this.modificationTime = new Date(modificationTime);
+      this.size = size;
     }
   }
 
@@ -502,23 +604,17 @@ export function legacyFileSystem(win, storage) {
       const token = this.start();
       const total = data.size;
       this.run(token, total, async () => {
-        const store = await storeOf(this.entry.filesystem);
-        const h = await store.open(this.entry.fullPath, { write: true });
-        try {
-          let done = 0;
-          while (done < total) {
-            const bytes = new Uint8Array(await data.slice(done, Math.min(total, done + WRITE_CHUNK)).arrayBuffer());
-            if (token !== this.token) return;
-            await store.write(h, this.position, bytes);
-            this.position += bytes.length;
-            done += bytes.length;
+        const start = this.position;
+        await ops.write(this.entry.filesystem.type, this.entry.fullPath, start, data, {
+          alive: () => token === this.token,
+          progress: (done) => {
+            this.position = start + done;
             this.length = Math.max(this.length, this.position);
             if (done < total) this.fire('progress', done, total);
-          }
-          this.fire('progress', total, total);
-        } finally {
-          await store.close(h);
-        }
+          },
+        });
+        if (token !== this.token) return;
+        this.fire('progress', total, total);
       });
     }
 
@@ -528,13 +624,7 @@ export function legacyFileSystem(win, storage) {
       if (!(n >= 0) || !Number.isFinite(n)) fail('InvalidStateError');
       const token = this.start();
       this.run(token, 0, async () => {
-        const store = await storeOf(this.entry.filesystem);
-        const h = await store.open(this.entry.fullPath, { write: true });
-        try {
-          await store.setLength(h, Math.floor(n));
-        } finally {
-          await store.close(h);
-        }
+        await ops.truncate(this.entry.filesystem.type, this.entry.fullPath, Math.floor(n));
         this.length = Math.floor(n);
         this.position = Math.min(this.position, this.length);
       });
@@ -585,29 +675,15 @@ export function legacyFileSystem(win, storage) {
 
   const requestFileSystem = function webkitRequestFileSystem(type, size, success, error) {
     if (arguments.length < 2) throw new TypeError(`Failed to execute 'webkitRequestFileSystem': 2 arguments required, but only ${arguments.length} present.`);
-    const name = TYPES[Number(type)];
-    settle(
-      async () => {
-        if (!name || !Number.isInteger(Number(type))) fail('InvalidModificationError');
-        await storage.get(name);
-        return fileSystemOf(name);
-      },
-      success,
-      error,
-    );
+    settle(() => ops.fileSystem(type), success, error);
   };
 
   const resolveLocalFileSystemURL = function webkitResolveLocalFileSystemURL(url, success, error) {
     settle(
       async () => {
-        const parsed = parseFileSystemUrl(String(url));
-        if (!parsed) fail('EncodingError');
-        if (parsed.origin !== origin) fail('SecurityError');
-        const path = resolveLexically('/', parsed.path);
-        if (path === null) fail('EncodingError');
-        const fs = fileSystemOf(parsed.type);
-        const st = await (await storeOf(fs)).stat(path);
-        return st.type === 'directory' ? new DirectoryEntry(fs, path) : new FileEntry(fs, path);
+        const { type, path, kind } = await ops.resolveURL(url);
+        const fs = fileSystemOf(type);
+        return kind === 'directory' ? new DirectoryEntry(fs, path) : new FileEntry(fs, path);
       },
       success,
       error,
@@ -649,7 +725,7 @@ export function legacyFileSystem(win, storage) {
     },
   };
 
-  return { requestFileSystem, resolveLocalFileSystemURL, temporaryStorage, persistentStorage, storageInfo, FileSystem, fileSystemOf };
+  return { requestFileSystem, resolveLocalFileSystemURL, temporaryStorage, persistentStorage, storageInfo, FileSystem, fileSystemOf, ops, errorOf };
 }
 
 /** All of a file's bytes. */

@@ -11,6 +11,10 @@
 // (../pepper/html5fs-page.js) in their place, replays what was kept, and
 // from then on the stand-ins (which a page may have kept a reference to,
 // e.g. `const ps = navigator.webkitPersistentStorage`) forward to it.
+//
+// The page's Workers (made through polyfill.js's Worker wrapper) call the
+// synchronous API; `serveWorkerFileSystems` answers them in a helper
+// Worker (../pepper/html5fs-sync-host.js) over the same Storage.
 
 import { installLegacyFileSystem } from '../pepper/html5fs-page.js';
 import { pageStorage } from '../pepper/storage/page.js';
@@ -63,4 +67,25 @@ export function installPageFileSystem(storage, state) {
     }
   }
   return installed;
+}
+
+/**
+ * Serves the page's Workers' synchronous file system calls from
+ * `storage`: each bridge port polyfill.js's Worker wrapper took (`bridges`
+ * is its `registry.workerBridges`: `{ queue, serve }`) goes to one helper
+ * Worker, started on the first.
+ */
+export function serveWorkerFileSystems(storage, bridges) {
+  let helper = null;
+  const serve = (port) => {
+    if (!helper) {
+      helper = new Worker(new URL('../pepper/html5fs-sync-host.js', import.meta.url), { type: 'module', name: 'pexe file systems' });
+      helper.onerror = (e) => console.error(`pexe: the file system helper failed: ${e.message ?? e}`);
+      const { port: storagePort, transfer } = storage.link();
+      helper.postMessage({ storagePort }, transfer);
+    }
+    helper.postMessage({ bridge: port }, [port]);
+  };
+  bridges.serve = serve;
+  for (const port of bridges.queue.splice(0)) serve(port);
 }

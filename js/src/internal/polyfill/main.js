@@ -18,7 +18,8 @@
 
 import { normalizeConfig } from './config.js';
 import { PluginController, isPnaclElement } from './controller.js';
-import { installPageFileSystem, sharedPageStorage } from './file-system.js';
+import { installFileSystemUrls } from './file-urls.js';
+import { installPageFileSystem, serveWorkerFileSystems, sharedPageStorage } from './file-system.js';
 import { ensureStyle } from './style.js';
 
 const SELECTOR = 'embed, object';
@@ -45,7 +46,12 @@ export function start(registry) {
   ensureStyle();
   // The page's legacy file system API over the plugins' store, before any
   // element starts (its stand-ins have kept what the page called so far).
-  if (config.fileSystem !== false) installPageFileSystem(sharedPageStorage(config.fileSystem), registry.fileSystem);
+  if (config.fileSystem !== false) {
+    const installed = installPageFileSystem(sharedPageStorage(config.fileSystem), registry.fileSystem);
+    // The filesystem: URLs its entries make, playable by <audio> and <video>.
+    installFileSystemUrls(window, installed.api.ops);
+    if (registry.workerBridges) serveWorkerFileSystems(sharedPageStorage(config.fileSystem), registry.workerBridges);
+  }
 
   const wanted = (el) => el.isConnected && isPnaclElement(el) && !embedded.has(el) && !insideNaClObject(el);
 

@@ -1,0 +1,2 @@
+// A module Worker: its relative imports resolve against this file.
+import './scenarios.js';
