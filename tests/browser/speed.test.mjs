@@ -14,7 +14,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { CORPUS, launch, openPage, screenshot, skipReason, testNeeding, waitRun } from './helpers.mjs';
+import { execFileSync } from 'node:child_process';
+import { CORPUS, REPO, launch, openPage, screenshot, skipReason, testNeeding, waitRun } from './helpers.mjs';
 
 const skip = skipReason({ corpus: true });
 const GLB = 'ppapi/nicolaslangley_glbench27-nacl/glb_nacl.pexe';
@@ -118,6 +119,31 @@ testNeeding(skip, 'speed', { timeout: 600_000 }, async (t) => {
     // The page never blocks on the guest (it runs in a Worker).
     assert.ok(Math.max(...samples.map((s) => s.maxFrameGap)) < 500, 'the page kept painting while the guest ran');
     await screenshot(page, 'meteor-run');
+    await page.close();
+  });
+
+  await t.test('stdout throughput in the page: fasta 250000 (2.5 MB in 60-byte writes)', async () => {
+    const rel = 'cli/binji_pnacl_c/test/benchmark/res/fasta.pexe';
+    const expected = execFileSync(path.join(REPO, 'target/release/pexe'), ['run', path.join(CORPUS, rel), '--', '250000'], { maxBuffer: 64 << 20 }).toString('latin1');
+    const page = await openPage(env, `?url=${encodeURIComponent('/corpus/' + rel)}`);
+    await page.fill('#args-input', '250000');
+    await page.waitForTimeout(500);
+    await page.click('#run-btn');
+    const run = await waitRun(page);
+    assert.equal(run.exitCode, 0, run.fault ?? run.error ?? '');
+    assert.equal(run.stdout.length, expected.length, 'every byte reached the page');
+    assert.ok(run.stdout === expected, 'the output is the CLI’s, byte for byte');
+    // From the first byte on the page to the run's end: the guest computes
+    // and writes, the page shows (the guest Worker's start is before).
+    const streaming = run.totalMs - run.firstOutputMs;
+    const mbps = expected.length / 1e6 / (streaming / 1000);
+    console.log(
+      `# SPEED stdout in the page: fasta 250000, ${(expected.length / 1e6).toFixed(2)} MB, first output → done ${streaming.toFixed(0)} ms ` +
+        `= ${mbps.toFixed(1)} MB/s (run ${run.timings.run.toFixed(0)} ms, Run → done ${run.totalMs.toFixed(0)} ms; goal ≥ 100 MB/s: ${mbps >= 100 ? 'met' : 'NOT met'})`,
+    );
+    // The terminal shows the end of it (it keeps the last 2 M characters).
+    const tail = await page.evaluate(() => document.getElementById('terminal').textContent.slice(-2000));
+    assert.ok(tail.includes(expected.slice(-1000)), 'the terminal shows the last lines');
     await page.close();
   });
 });
