@@ -273,6 +273,38 @@ testNeeding(missing, 'polyfill: the NaCl element', { timeout: 900_000 }, async (
       }
     });
 
+    await t.test('display: none: no instance until shown; hiding ends it, showing starts a new one', async () => {
+      const page = await open();
+      try {
+        await page.evaluate(() => {
+          make('h', { src: '/nmf/hello.nmf' });
+          document.getElementById('h-listener').style.display = 'none';
+        });
+        await page.waitForTimeout(1500);
+        assert.deepEqual(await typesOf(page, 'h'), [], 'no events while it has no layout box');
+        assert.equal(await page.evaluate(() => document.getElementById('h').readyState), undefined, 'reading a member does not start it');
+        await page.evaluate(() => (document.getElementById('h-listener').style.display = ''));
+        await until(page, () => types('h').includes('loadend'));
+        const first = await typesOf(page, 'h');
+        assert.deepEqual(first.slice(-3), ['message', 'load', 'loadend']);
+        // Hidden: the instance ends silently, its Workers go.
+        await page.evaluate(() => (document.getElementById('h-listener').style.display = 'none'));
+        const deadline = Date.now() + 30_000;
+        while (page.workers().length > 0 && Date.now() < deadline) await page.waitForTimeout(100);
+        assert.deepEqual(page.workers().map((w) => w.url()), []);
+        assert.deepEqual(await typesOf(page, 'h'), first, 'no event when hidden');
+        // Shown again: a new instance, from loadstart.
+        await page.evaluate(() => (document.getElementById('h-listener').style.display = ''));
+        await until(page, () => types('h').filter((x) => x === 'loadend').length === 2);
+        const second = (await typesOf(page, 'h')).slice(first.length);
+        assert.equal(second[0], 'loadstart');
+        assert.deepEqual(second.slice(-3), ['message', 'load', 'loadend']);
+        assert.deepEqual(page.problems, []);
+      } finally {
+        await page.closeAll();
+      }
+    });
+
     await t.test('probes: navigator.mimeTypes and navigator.plugins answer as Chrome did', async () => {
       const page = await open();
       try {

@@ -7,6 +7,8 @@
 //   removed / type changes away                   the instance ends, silently
 //   src (or <object data>) or type changed        a new instance replaces it
 //   moved (removed and inserted)                  a new instance, as in Chrome
+//   under display: none (no layout box)           no instance until shown;
+//                                                 hiding it ends the instance
 //
 // An `<embed>` inside an `<object>` that is itself a NaCl element is that
 // object's fallback content and never runs. Elements are found once at
@@ -23,6 +25,8 @@ import { installPageFileSystem, serveWorkerFileSystems, sharedPageStorage } from
 import { ensureStyle } from './style.js';
 
 const SELECTOR = 'embed, object';
+/** Attributes whose change may show or hide an element (`display: none`). */
+const RESTYLE = new Set(['style', 'class', 'hidden']);
 
 /** Elements that embed() runs (public/embed.js): not the polyfill's. */
 const embedded = (globalThis[Symbol.for('pexe.embedded')] ??= new WeakMap());
@@ -53,7 +57,20 @@ export function start(registry) {
     if (registry.workerBridges) serveWorkerFileSystems(sharedPageStorage(config.fileSystem), registry.workerBridges);
   }
 
-  const wanted = (el) => el.isConnected && isPnaclElement(el) && !embedded.has(el) && !insideNaClObject(el);
+  // Chrome made a plugin only for an element with a layout box: one under
+  // `display: none` has no instance until it is shown, and hiding it ends
+  // the instance (nacl-embed-facts.md §2; the SDK's pages hide with a zero
+  // height instead). A ResizeObserver sees an element gain or lose its box.
+  const rendered = (el) => typeof el.getClientRects !== 'function' || el.getClientRects().length > 0;
+  const wanted = (el) =>
+    el.isConnected && isPnaclElement(el) && !embedded.has(el) && !insideNaClObject(el) && rendered(el);
+  const boxes = typeof ResizeObserver === 'function' ? new ResizeObserver((entries) => {
+    for (const e of entries) if (!embedded.has(e.target)) sync(e.target);
+  }) : null;
+  const watch = (el) => {
+    if (el.isConnected && isPnaclElement(el) && !embedded.has(el)) boxes?.observe(el);
+    else boxes?.unobserve(el);
+  };
 
   const adopt = (el) => {
     const c = new PluginController(el, { config });
@@ -67,6 +84,7 @@ export function start(registry) {
 
   /** Brings `el`'s instance in line with its state; `restart` forces a new one. */
   const sync = (el, restart = false) => {
+    watch(el);
     const c = controllers.get(el);
     if (!wanted(el)) {
       if (c) {
@@ -92,12 +110,18 @@ export function start(registry) {
     const added = new Set();
     const changed = new Set();
     const touched = new Set();
+    let restyled = false;
     for (const r of records) {
       if (r.type === 'childList') {
         for (const n of r.removedNodes) collect(n, removed);
         for (const n of r.addedNodes) collect(n, added);
       } else if (r.type === 'attributes') {
         const el = r.target;
+        if (RESTYLE.has(r.attributeName)) {
+          // The polyfill's own boxes are restyled every frame: not the page's doing.
+          if (!el.closest?.('[data-pexe-surface], [data-pexe-overlay]')) restyled = true;
+          continue;
+        }
         if (el.localName !== 'embed' && el.localName !== 'object') continue;
         touched.add(el);
         if (el.getAttribute(r.attributeName) !== r.oldValue) changed.add(el);
@@ -107,6 +131,13 @@ export function start(registry) {
     for (const el of removed) if (!added.has(el)) sync(el);
     for (const el of added) sync(el, removed.has(el) && controllers.has(el));
     for (const el of touched) if (!added.has(el)) sync(el, changed.has(el));
+    // A style, class or hidden change may have given an element its layout
+    // box or taken it (a size change is the ResizeObserver's).
+    if (restyled) {
+      for (const el of document.querySelectorAll(SELECTOR)) {
+        if (isPnaclElement(el) && !embedded.has(el) && wanted(el) !== controllers.has(el)) sync(el);
+      }
+    }
     // An object that became or stopped being NaCl changes its fallback content's fate.
     for (const el of [...added, ...touched]) {
       if (el.localName === 'object') for (const inner of el.querySelectorAll(SELECTOR)) sync(inner);
@@ -116,7 +147,7 @@ export function start(registry) {
     childList: true,
     subtree: true,
     attributes: true,
-    attributeFilter: ['src', 'type', 'data'],
+    attributeFilter: ['src', 'type', 'data', ...RESTYLE],
     attributeOldValue: true,
   });
   for (const el of document.querySelectorAll(SELECTOR)) sync(el);
