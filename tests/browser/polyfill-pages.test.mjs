@@ -16,7 +16,8 @@
 //   the page needs the Chrome Apps API (`chrome.system.cpu`); the search
 //   runs on a test page beside it (chromefish-engine.html) that drives the
 //   app's own engine-connector.js;
-// - hello_tutorial (cptaffe), part2 (lpdevs): what their pages expect;
+// - hello_tutorial (cptaffe), part2 (lpdevs), A* (Annonator), webpenc
+//   (mcanthony): what their pages expect;
 // - url_loader (shhnjk, no page of its own): a page embeds its .nmf, the
 //   urlMap sends its hard-coded hosts to the test server, which sees the
 //   two requests arrive;
@@ -240,6 +241,49 @@ testNeeding(missing, 'polyfill: original pages', { timeout: 1_500_000 }, async (
           'RUNNING',
           'hello from NaCl',
         ]);
+        assert.deepEqual(page.problems, []);
+      } finally {
+        await page.closeAll();
+        await site.close();
+      }
+    });
+
+    await t.test('A* (Annonator): "Send To Native" posts its graph, the route comes back to "Ergebnis"', async () => {
+      const site = await serveSite({ root: path.join(PPAPI, 'Annonator_AStar-PNaCl/site'), tag: 'module' });
+      const page = await newPage(browser);
+      try {
+        await page.goto(site.url('/index.html'));
+        await page.waitForFunction(() => document.getElementById('star').readyState === 4, null, { timeout: 120_000 });
+        await page.click('#sendToNative');
+        const out = await page.waitForFunction(() => document.getElementById('output').textContent, null, { timeout: 30_000 });
+        // The default graph's shortest route by straight-line distance (PAGES.md).
+        assert.deepEqual(JSON.parse(await out.jsonValue()), { array: [0, 2, 4] });
+        assert.deepEqual(page.problems, []);
+      } finally {
+        await page.closeAll();
+        await site.close();
+      }
+    });
+
+    await t.test('webpenc (mcanthony): "Click Me!" sends the 1920×1080 canvas, a WebP of it comes back as an <img>', async () => {
+      const site = await serveSite({ root: path.join(PPAPI, 'mcanthony_webpenc-pnacl/site'), tag: 'module' });
+      const page = await newPage(browser);
+      try {
+        await page.goto(site.url('/index.html'));
+        await page.waitForFunction(() => document.getElementById('statusField').textContent === 'SUCCESS', null, { timeout: 120_000 });
+        await page.click('#pingTest');
+        await page.waitForFunction(() => document.querySelector('img[src^="data:image/webp"]')?.complete, null, { timeout: 120_000 });
+        // Chromium decodes it: the canvas's size, the red square at the top left, transparent elsewhere.
+        const img = await page.evaluate(() => {
+          const im = document.querySelector('img[src^="data:image/webp"]');
+          const c = document.createElement('canvas');
+          c.width = im.naturalWidth;
+          c.height = im.naturalHeight;
+          const ctx = c.getContext('2d');
+          ctx.drawImage(im, 0, 0);
+          return { w: im.naturalWidth, h: im.naturalHeight, inside: [...ctx.getImageData(50, 50, 1, 1).data], outside: [...ctx.getImageData(500, 500, 1, 1).data] };
+        });
+        assert.deepEqual(img, { w: 1920, h: 1080, inside: [255, 0, 0, 255], outside: [0, 0, 0, 0] });
         assert.deepEqual(page.problems, []);
       } finally {
         await page.closeAll();
