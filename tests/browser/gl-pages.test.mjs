@@ -6,7 +6,10 @@
 // On each page the sample draws in the element as on the GL test page (the
 // same per-sample checks and reference screenshots, gl/samples.mjs) and
 // changes between frames; a drag on ImGuiDemo's element moves its window;
-// the KC85/3 emulator boots to its HC-CAOS screen.
+// the KC85/3 emulator boots to its HC-CAOS screen. NSG's page (quota
+// request, then the embed; its texture over URLLoader) shows its spinning
+// cube; GLBench 2.7's page loads it and it sets up, finds none of its
+// (proprietary) data and ends.
 
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -14,7 +17,7 @@ import path from 'node:path';
 import { SCREENSHOTS, launchChromium, testNeeding } from './helpers.mjs';
 import { changedPixels, decodePng, diffShare, downscale, share } from './gl/harness.mjs';
 import { REFERENCES, SAMPLES, dragImGuiDebugWindow } from './gl/samples.mjs';
-import { PPAPI, newPage, polyfillSkipReason } from './polyfill/helpers.mjs';
+import { PPAPI, newPage, polyfillSkipReason, waitForLines } from './polyfill/helpers.mjs';
 import { serveSite } from './polyfill/site-server.mjs';
 
 const missing = polyfillSkipReason();
@@ -100,5 +103,79 @@ testNeeding(missing, 'Oryol samples on their own pages (polyfill)', { timeout: 6
     }
     assert.ok(blue > 0.8 && white > 0.005, `the boot screen (blue ${blue.toFixed(2)}, text ${white.toFixed(3)})`);
     assert.deepEqual(page.problems, []);
+  });
+});
+
+testNeeding(missing, 'NSG and GLBench 2.7 on their own pages (polyfill)', { timeout: 300_000 }, async (t) => {
+  const browser = await launchChromium();
+  t.after(() => browser.close());
+
+  await t.test('nsg: the quota request, the texture over URLLoader, a spinning textured cube', async () => {
+    const site = await serveSite({ root: path.join(PPAPI, 'woodjazz_nsg-library/site'), tag: 'classic' });
+    const page = await newPage(browser);
+    try {
+      await page.goto(site.url('/index.html'));
+      // The page creates its embed only once navigator.webkitPersistentStorage grants the quota.
+      await page.waitForFunction(() => document.getElementById('statusField')?.textContent === 'RUNNING', null, { timeout: 120_000 });
+      await page.waitForFunction(() => document.getElementById('log').innerText.includes('FILE LOADED!!! SIZE=20826'), null, { timeout: 30_000 });
+      const element = page.locator('#nsg_pnacl');
+      const shoot = async () => decodePng(await page.screenshot({ clip: await element.boundingBox() }));
+      await page.waitForTimeout(1500);
+      const first = await shoot();
+      await page.waitForTimeout(1000);
+      const img = await shoot();
+      fs.mkdirSync(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'gl-page-nsg.png') });
+      assert.deepEqual([img.width, img.height], [320, 200]);
+      const all = { x: 0, y: 0, width: img.width, height: img.height };
+      // Its clear colour (dark red) around the cube, and the texture's faces: blue, green, magenta.
+      const isClear = (r, g, b) => Math.abs(r - 128) < 24 && g < 80 && b < 80;
+      const clear = share(img, all, isClear);
+      // The cube: its textured faces in many colours (hue buckets of its saturated pixels).
+      const hues = new Set();
+      for (let i = 0; i < img.data.length; i += 4) {
+        const [r, g, b] = img.data.subarray(i, i + 3);
+        const max = Math.max(r, g, b);
+        const min = Math.min(r, g, b);
+        if (isClear(r, g, b) || max < 100 || max - min < 80) continue;
+        const h = max === r ? (g - b) / (max - min) : max === g ? 2 + (b - r) / (max - min) : 4 + (r - g) / (max - min);
+        hues.add(Math.floor(((h + 6) % 6) * 2));
+      }
+      assert.ok(clear > 0.5 && clear < 0.95, `the clear colour around the cube (${clear.toFixed(2)})`);
+      assert.ok(hues.size >= 6, `the cube's faces in many colours (${hues.size} of 12 hue buckets)`);
+      const changed = changedPixels(first, img);
+      assert.ok(changed >= 200, `it spins (${changed} pixels changed in 1 s)`);
+      assert.deepEqual(page.problems, []);
+    } finally {
+      await page.closeAll();
+      await site.close();
+    }
+  });
+
+  await t.test('glbench: its page loads it; it sets up, finds none of its data, and ends as the build does', async () => {
+    const site = await serveSite({ root: path.join(PPAPI, 'nicolaslangley_glbench27-nacl/site'), tag: 'classic' });
+    const page = await newPage(browser);
+    try {
+      await page.goto(site.url('/projects/nacl/PNaCL%20Make/index.html'));
+      await page.waitForFunction(() => document.getElementById('statusField')?.textContent === 'SUCCESS', null, { timeout: 120_000 });
+      // The page logs each message to the console: the module mounts its
+      // html5fs, makes its GL window and application, finds no test (the
+      // data is proprietary), saves, destroys its window — then calls a
+      // function whose body is `unreachable` in the pexe (f495: a pure
+      // virtual, or the like), which ends it with a crash, as it would have
+      // in Chrome.
+      await page.waitForFunction(() => document.getElementById('glb_nacl').exitStatus === -1, null, { timeout: 30_000 });
+      // Console messages reach the test after the page has moved on.
+      await waitForLines(async () => page.logs, (l) => l.some((x) => x.includes('guest fault')), { timeout: 10_000, what: 'the fault line' });
+      const logs = page.logs.filter((l) => l.startsWith('log: ')).map((l) => l.slice(5));
+      for (const step of ['Init has been called for instance', '0', 'NACLGLWindow has been created', 'GLB Application has been initialized', 'No test exists and now exiting', 'Destroying window']) {
+        assert.ok(logs.includes(step), `the module's step "${step}" (${logs.join(' | ')})`);
+      }
+      assert.equal(await page.evaluate(() => document.getElementById('glb_nacl').lastError), 'NaCl module crashed');
+      assert.deepEqual(page.problems, ['console: pexe: glb_nacl.pexe: guest fault: unreachable in function f495']);
+    } finally {
+      await page.closeAll();
+      await site.close();
+    }
   });
 });
