@@ -6,7 +6,7 @@
 import { escapeHtml } from './highlight.js';
 
 const $ = (id) => document.getElementById(id);
-const MAX_TERMINAL_CHARS = 2_000_000;
+const MAX_TERMINAL_CHARS = 256_000;
 
 /** Splits a command line like a shell would for simple cases: spaces, '…' and "…" quoting, backslash escapes. */
 export function splitArgs(s) {
@@ -143,10 +143,6 @@ export class Runner {
     else this.pending.push({ text, cls });
     this.pendingChars += text.length;
     this.endsWithNewline = text.endsWith('\n');
-    // A hidden page gets no frames: keep only what the terminal would keep.
-    while (this.pendingChars > MAX_TERMINAL_CHARS && this.pending.length > 1) {
-      this.pendingChars -= this.pending.shift().text.length;
-    }
     if (!this.flushFrame) this.flushFrame = requestAnimationFrame(() => this.flush());
   }
 
@@ -155,6 +151,21 @@ export class Runner {
     if (this.flushFrame) cancelAnimationFrame(this.flushFrame);
     this.flushFrame = 0;
     if (!this.pending.length) return;
+    // More than the terminal keeps (a burst, or a hidden page without
+    // frames): only the end of it is shown.
+    let drop = this.pendingChars - MAX_TERMINAL_CHARS;
+    if (drop > 0) {
+      this.term.replaceChildren();
+      this.termChars = 0;
+      while (drop > 0) {
+        const p = this.pending[0];
+        const n = Math.min(drop, p.text.length);
+        if (n === p.text.length) this.pending.shift();
+        else p.text = p.text.slice(n);
+        this.pendingChars -= n;
+        drop -= n;
+      }
+    }
     const atBottom = this.term.scrollHeight - this.term.scrollTop - this.term.clientHeight < 30;
     const nodes = this.pending.map(({ text, cls }) => {
       if (!cls) return document.createTextNode(text);
@@ -167,11 +178,22 @@ export class Runner {
     this.termChars += this.pendingChars;
     this.pending = [];
     this.pendingChars = 0;
-    if (this.termChars > MAX_TERMINAL_CHARS) {
-      // Keep the page responsive with chatty guests: drop the oldest output.
-      while (this.termChars > MAX_TERMINAL_CHARS / 2 && this.term.firstChild) {
-        this.termChars -= this.term.firstChild.textContent.length;
-        this.term.firstChild.remove();
+    // Keep the page responsive with chatty guests: the terminal holds the
+    // last MAX_TERMINAL_CHARS characters (each frame lays out all it holds).
+    while (this.termChars > MAX_TERMINAL_CHARS && this.term.firstChild) {
+      const first = this.term.firstChild;
+      const len = first.textContent.length;
+      const excess = this.termChars - MAX_TERMINAL_CHARS;
+      if (len <= excess) {
+        first.remove();
+        this.termChars -= len;
+      } else {
+        const text = first.nodeType === Node.TEXT_NODE ? first : first.firstChild;
+        // Cut at a line's end where there is one, so no partial line shows.
+        const cut = text.data.indexOf('\n', excess);
+        const n = cut >= 0 && cut < len - 1 ? cut + 1 : excess;
+        text.deleteData(0, n);
+        this.termChars -= n;
       }
     }
     if (atBottom) this.term.scrollTop = this.term.scrollHeight;
@@ -248,10 +270,11 @@ export class Runner {
       if (run.firstOutputT === null && text.length) {
         run.firstOutputT = performance.timeOrigin + performance.now();
       }
-      // The tests read what the guest wrote (the terminal keeps 2 M characters).
+      // The tests read what the guest wrote (the terminal keeps the last 256 K characters).
       if (m.out === 1) run.stdout += run.stdout.length < 16_000_000 ? text : '';
       else run.stderr += run.stderr.length < 16_000_000 ? text : '';
       run.outBytes = (run.outBytes ?? 0) + m.chunk.byteLength;
+      run.outChunks = (run.outChunks ?? 0) + 1;
       this.write(text, m.out === 2 ? 'err' : null);
     } else if (m.done || m.failed) {
       this.finish(w, run, m);

@@ -88,7 +88,7 @@ async function routeBench(page) {
     if (!fs.existsSync(file)) return route.fulfill({ status: 404, body: 'not found' });
     const type = file.endsWith('.js') ? 'text/javascript' : file.endsWith('.wasm') ? 'application/wasm' : 'application/octet-stream';
     // The page may be cross-origin isolated: these come from its own origin.
-    return route.fulfill({ status: 200, body: fs.readFileSync(file), headers: { 'content-type': type, 'cross-origin-resource-policy': 'same-origin' } });
+    return route.fulfill({ status: 200, body: fs.readFileSync(file), headers: { 'content-type': type, 'cross-origin-resource-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } });
   });
 }
 

@@ -141,7 +141,7 @@ testNeeding(skip, 'speed', { timeout: 600_000 }, async (t) => {
       `# SPEED stdout in the page: fasta 250000, ${(expected.length / 1e6).toFixed(2)} MB, first output → done ${streaming.toFixed(0)} ms ` +
         `= ${mbps.toFixed(1)} MB/s (run ${run.timings.run.toFixed(0)} ms, Run → done ${run.totalMs.toFixed(0)} ms; goal ≥ 100 MB/s: ${mbps >= 100 ? 'met' : 'NOT met'})`,
     );
-    // The terminal shows the end of it (it keeps the last 2 M characters).
+    // The terminal shows the end of it (it keeps the last 256 K characters).
     const tail = await page.evaluate(() => document.getElementById('terminal').textContent.slice(-2000));
     assert.ok(tail.includes(expected.slice(-1000)), 'the terminal shows the last lines');
     await page.close();
