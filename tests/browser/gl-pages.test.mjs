@@ -89,6 +89,43 @@ testNeeding(missing, 'Oryol samples on their own pages (polyfill)', { timeout: 6
     assert.deepEqual(page.problems, []);
   });
 
+  await t.test('Fractal.html: its "fullscreen" link puts the embed in fullscreen, and the plugin draws there', async (tt) => {
+    const { page } = await openSample(browser, site, 'Fractal');
+    tt.after(() => page.closeAll());
+    await page.waitForTimeout(2000);
+    await page.click('text=fullscreen');
+    await page.waitForFunction(() => document.fullscreenElement === document.getElementById('pnacl-module'), null, { timeout: 10_000 });
+    // The fullscreen element fills the window (the page's own resize reads
+    // document.webkitIsFullscreen, which Chrome never had); the module gets
+    // the new view and draws at that size.
+    await page.waitForFunction(() => {
+      const box = document.querySelector('[data-pexe-surface]').getBoundingClientRect();
+      return box.width === innerWidth && box.height === innerHeight;
+    });
+    await page.waitForTimeout(2000);
+    const img = decodePng(await page.screenshot());
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'gl-page-Fractal-fullscreen.png') });
+    // What shows is the plugin's picture, over the whole window: the
+    // Mandelbrot set in many colours, not the page and not a blank.
+    const all = { x: 0, y: 0, width: img.width, height: img.height };
+    const bands = {
+      yellow: (r, g, b) => r > 200 && g > 200 && b < 80,
+      cyan: (r, g, b) => r < 80 && g > 200 && b > 200,
+      blue: (r, g, b) => r < 80 && g < 120 && b > 200,
+      orange: (r, g, b) => r > 200 && g > 130 && g < 220 && b < 60,
+    };
+    const shares = Object.fromEntries(Object.entries(bands).map(([k, f]) => [k, share(img, all, f)]));
+    const black = share(img, all, (r, g, b) => r < 16 && g < 16 && b < 16);
+    tt.diagnostic(`Fractal fullscreen: ${img.width}×${img.height}, ${JSON.stringify(shares)}, black ${black.toFixed(2)}`);
+    assert.ok(Object.values(shares).every((x) => x > 0.01) && black < 0.3, `the fractal's bands over the screen (${JSON.stringify(shares)}, black ${black.toFixed(2)})`);
+    // Its corners are the outer band, not the fullscreen backdrop.
+    assert.ok(bands.orange(...img.data.subarray(4 * (img.width * (img.height - 2) + img.width - 2), 4 * (img.width * (img.height - 2) + img.width - 2) + 3)), 'the bottom-right corner is drawn');
+    await page.evaluate(() => document.exitFullscreen());
+    await page.waitForFunction(() => document.fullscreenElement === null);
+    assert.deepEqual(page.problems, []);
+  });
+
   await t.test('KC85-3.html: the emulator boots to its HC-CAOS screen', async (tt) => {
     const { page, shoot } = await openSample(browser, site, 'KC85-3');
     tt.after(() => page.closeAll());

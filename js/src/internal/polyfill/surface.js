@@ -10,6 +10,9 @@
 // The element's own focus is passed on to the surface, where keyboard
 // input is read.
 
+/** Chromium fires only the prefixed event after a prefixed request. */
+const FULLSCREEN_EVENTS = ['fullscreenchange', 'webkitfullscreenchange'];
+
 export class Surface {
   constructor(element) {
     this.element = element;
@@ -23,6 +26,13 @@ export class Surface {
     this.frame = 0;
     this.onFocus = () => box.focus({ preventScroll: true });
     element.addEventListener('focus', this.onFocus);
+    // The page may make the element itself fullscreen (Oryol's pages call
+    // webkitRequestFullscreen on the embed): the element then lies in the
+    // top layer, above the box. The box follows it there as a popover,
+    // shown after the element went fullscreen, so above it.
+    // (A page that used the prefixed request gets only the prefixed event.)
+    this.onFullscreen = () => this.followFullscreen();
+    for (const type of FULLSCREEN_EVENTS) document.addEventListener(type, this.onFullscreen);
     this.place();
     const step = () => {
       this.place();
@@ -46,8 +56,27 @@ export class Surface {
     s.height = `${r.height}px`;
   }
 
+  followFullscreen() {
+    const box = this.box;
+    if (typeof box.showPopover !== 'function') return;
+    const inFront = document.fullscreenElement === this.element;
+    if (inFront && !box.matches(':popover-open')) {
+      box.popover = 'manual';
+      // The popover defaults (a background, a border, an inset) are not the box's.
+      box.style.background = 'transparent';
+      box.style.inset = 'auto';
+      box.showPopover();
+    } else if (!inFront && box.hasAttribute('popover')) {
+      if (box.matches(':popover-open')) box.hidePopover();
+      box.removeAttribute('popover');
+    }
+    this.last = '';
+    this.place();
+  }
+
   destroy() {
     cancelAnimationFrame(this.frame);
+    for (const type of FULLSCREEN_EVENTS) document.removeEventListener(type, this.onFullscreen);
     this.element.removeEventListener('focus', this.onFocus);
     this.box.remove();
   }

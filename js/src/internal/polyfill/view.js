@@ -77,7 +77,9 @@ export class ViewTracker {
     this.listen(window, 'scroll', update, { capture: true, passive: true });
     this.listen(window, 'resize', update, { passive: true });
     this.listen(document, 'visibilitychange', update);
+    // Chromium fires only the prefixed event after a prefixed request.
     this.listen(document, 'fullscreenchange', update);
+    this.listen(document, 'webkitfullscreenchange', update);
     // What no observer reports (a style or class change hiding the element
     // or an ancestor, a transform): a cheap look a few times a second.
     const timer = setInterval(update, 250);
