@@ -10,6 +10,10 @@
 // element shows must look like one of ffmpeg's frames, and change while
 // the clip plays. The player reports each frame it paints ("rf {…}", with
 // the size it painted at) and a picture size unlike the element's ("vr").
+// The page's "reset" message resets the decoder mid-stream; playing goes
+// on from the next key frame. With hwaccel="2" (hardware only) on this
+// GPU-less Chromium, Initialize fails with PP_ERROR_NOTSUPPORTED and one
+// log line.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -79,7 +83,7 @@ function makeClip(dir) {
   return { frames, decoded };
 }
 
-const PAGE = `<!doctype html>
+const playerPage = (hwaccel) => `<!doctype html>
 <html>
 <head><meta charset="utf-8"><title>pnacl_player</title></head>
 <body style="margin:0">
@@ -97,7 +101,7 @@ const PAGE = `<!doctype html>
     embed.id = 'pnacl_player_module';
     embed.setAttribute('src', '/pnacl/pnacl_player.nmf');
     embed.setAttribute('type', 'application/x-pnacl');
-    embed.setAttribute('hwaccel', '0');
+    embed.setAttribute('hwaccel', '${hwaccel}');
     embed.setAttribute('width', '${WIDTH}');
     embed.setAttribute('height', '${HEIGHT}');
     wrapper.appendChild(embed);
@@ -126,13 +130,16 @@ testNeeding(missing, 'pnacl_player plays an H.264 clip through PPB_VideoDecoder 
   assert.equal(decoded.length, FPS * SECONDS);
   const root = path.join(dir, 'site');
   fs.mkdirSync(root);
-  fs.writeFileSync(path.join(root, 'index.html'), PAGE);
+  fs.writeFileSync(path.join(root, 'index.html'), playerPage(0));
+  fs.writeFileSync(path.join(root, 'hw-only.html'), playerPage(2));
 
   const browser = await launchChromium();
   const site = await serveSite({ root, tag: 'classic', routes: { '/pnacl/': PLAYER } });
   const page = await newPage(browser, { viewport: { width: 640, height: 480 } });
+  const hwOnly = await newPage(browser);
   t.after(async () => {
     await page.closeAll();
+    await hwOnly.closeAll();
     await site.close();
     await browser.close();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -166,6 +173,19 @@ testNeeding(missing, 'pnacl_player plays an H.264 clip through PPB_VideoDecoder 
   const b = await shoot();
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, 'video-pnacl-player.png') });
+
+  // "reset" resets the decoder (pending Decode and GetPicture aborted, then
+  // Reset's callback); the stream goes on, painted again from its next key
+  // frame (the loop's first frame).
+  const paintedBefore = await page.evaluate(() => {
+    document.getElementById('pnacl_player_module').postMessage('reset');
+    return window.received.filter((m) => typeof m === 'string' && m.startsWith('rf ')).length;
+  });
+  await page.waitForFunction((n) => window.received.filter((m) => typeof m === 'string' && m.startsWith('rf ')).length >= n + 5, paintedBefore, { timeout: 60_000 });
+  const c = await shoot();
+  const [ic, dc] = closest(c);
+  t.diagnostic(`after the reset: like ffmpeg's frame ${ic} (${(100 * dc).toFixed(1)}% differ)`);
+  assert.ok(dc <= 0.05, `after a reset the element shows frames of the clip again (${(100 * dc).toFixed(1)}% differ)`);
   await page.evaluate(() => clearInterval(window.timer));
   const messages = await page.evaluate(() => window.received.filter((m) => typeof m === 'string'));
   const rendered = messages.filter((m) => m.startsWith('rf '));
@@ -185,4 +205,20 @@ testNeeding(missing, 'pnacl_player plays an H.264 clip through PPB_VideoDecoder 
   assert.ok(ia !== ib && changed >= 200, `frames change (${changed} pixels in 0.7 s; frames ${ia} → ${ib})`);
   assert.ok(!messages.some((m) => m.startsWith('not yet ready')), 'the decoder was ready for every frame');
   assert.deepEqual(page.problems, []);
+
+  // hwaccel="2" asks for PP_HARDWAREACCELERATION_ONLY; this Chromium runs
+  // without a GPU (--disable-gpu), so WebCodecs has no hardware decoder:
+  // Initialize completes with PP_ERROR_NOTSUPPORTED and one log line says why.
+  await hwOnly.goto(site.url('/hw-only.html'));
+  await hwOnly.waitForFunction(() => window.received.includes('PP_HARDWAREACCELERATION_ONLY'), null, { timeout: 120_000 });
+  await hwOnly.waitForFunction(() => window.received.includes('event crash'), null, { timeout: 60_000 });
+  const told = hwOnly.logs.filter((l) => /PPB_VideoDecoder/.test(l));
+  const got = await hwOnly.evaluate(() => window.received.slice());
+  t.diagnostic(`hwaccel=2: ${JSON.stringify(got)}; log: ${JSON.stringify(told)}`);
+  assert.equal(told.length, 1, 'one log line');
+  assert.match(told[0], /^error: .*PPB_VideoDecoder\.Initialize: PP_VIDEOPROFILE_H264HIGH with PP_HARDWAREACCELERATION_ONLY .*"prefer-hardware".* is not supported .*PP_ERROR_NOTSUPPORTED/);
+  // The player asserts that Initialize succeeded (Decoder::InitializeDone),
+  // as it did in Chrome on a machine without a hardware decoder.
+  assert.ok(!got.includes('decoder initialized'));
 });
+
