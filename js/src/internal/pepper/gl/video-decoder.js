@@ -357,6 +357,10 @@ export default (env) => {
       const height = frame.displayHeight;
       try {
         upload(d, name, frame);
+      } catch (e) {
+        d.free.push(name);
+        fail(d, `the upload into texture ${name} failed: ${e?.message ?? e}`);
+        return;
       } finally {
         frame.close();
       }
