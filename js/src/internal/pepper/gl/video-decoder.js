@@ -47,8 +47,8 @@
 //   a GetPicture pending then is aborted. WebCodecs then needs a key frame
 //   again. Reset aborts a pending Decode and GetPicture, drops the frames
 //   and pictures the plugin has not taken, and completes with PP_OK.
-//   Decode during Flush or Reset, GetPicture during Reset and Flush during
-//   Reset fail (PP_ERROR_FAILED); a second one of the same call pending is
+//   Decode during Flush or Reset, GetPicture during Reset, Flush during
+//   Reset and Reset during Flush fail (PP_ERROR_FAILED); a second one of the same call pending is
 //   PP_ERROR_INPROGRESS. A WebCodecs error makes every later call fail
 //   with PP_ERROR_RESOURCE_FAILED and runs the pending callbacks with it.
 
@@ -270,7 +270,7 @@ export default (env) => {
     }
   };
 
-  /** Restores what an upload changed in the plugin's GL state. */
+  /** Uploads `frame` into texture `name`, putting back the GL state the upload touches. */
   const upload = (d, name, frame) => {
     const c = d.ctx;
     const gl = c.gl;
