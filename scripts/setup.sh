@@ -120,6 +120,21 @@ ensure_webp() {
     (as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq webp >/dev/null) \
         || need "could not install webp"
 }
+
+# The video test encodes its H.264 clip with Debian's ffmpeg (libx264)
+# (tests/browser/video.test.mjs, package ffmpeg).
+ensure_ffmpeg() {
+    if command -v ffmpeg >/dev/null 2>&1; then
+        return
+    fi
+    if ! command -v apt-get >/dev/null 2>&1; then
+        need "no ffmpeg and no apt-get to install it (package ffmpeg)"
+        return
+    fi
+    log "apt-get install ffmpeg"
+    (as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ffmpeg >/dev/null) \
+        || need "could not install ffmpeg"
+}
 # ---- end browser tests --------------------------------------------------------
 
 # ---- npm package: wasm32 target, wasm-bindgen CLI, ChromeDriver ---------------
@@ -229,4 +244,5 @@ ensure_wasm_bindgen_cli   # npm package
 ensure_chromedriver       # npm package (tests/web.rs)
 ensure_browser_test_deps  # browser tests (tests/browser/)
 ensure_webp               # app tests (js/test-npm/apps.test.mjs)
+ensure_ffmpeg             # video test (tests/browser/video.test.mjs)
 log "ready"

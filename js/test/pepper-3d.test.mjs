@@ -26,6 +26,11 @@ const GL_INTERFACES = [
   'PPB_OpenGLES2Query;1.0',
   'PPB_OpenGLES2VertexArrayObject;1.0',
   'PPB_OpenGLES2DrawBuffers(Dev);1.0',
+  // Its pictures are textures of the plugin's GL context (gl/video-decoder.js).
+  'PPB_VideoDecoder;0.1',
+  'PPB_VideoDecoder;0.2',
+  'PPB_VideoDecoder;1.0',
+  'PPB_VideoDecoder;1.1',
 ];
 
 function browser({ has3d }) {

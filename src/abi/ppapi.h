@@ -737,7 +737,7 @@ PP_Bool DescribeAsIPv6Address(PP_Resource addr, struct PP_NetAddress_IPv6* ipv6_
 
 // ---- video ------------------------------------------------------------------
 
-interface PPB_VideoDecoder;0.1 nowhere
+interface PPB_VideoDecoder;0.1 page
 PP_Resource Create(PP_Instance instance)
 PP_Bool IsVideoDecoder(PP_Resource resource)
 int32_t Initialize(PP_Resource video_decoder, PP_Resource graphics3d_context, PP_VideoProfile profile, PP_Bool allow_software_fallback, struct PP_CompletionCallback callback)
@@ -747,7 +747,7 @@ void RecyclePicture(PP_Resource video_decoder, const struct PP_VideoPicture* pic
 int32_t Flush(PP_Resource video_decoder, struct PP_CompletionCallback callback)
 int32_t Reset(PP_Resource video_decoder, struct PP_CompletionCallback callback)
 
-interface PPB_VideoDecoder;0.2 nowhere
+interface PPB_VideoDecoder;0.2 page
 PP_Resource Create(PP_Instance instance)
 PP_Bool IsVideoDecoder(PP_Resource resource)
 int32_t Initialize(PP_Resource video_decoder, PP_Resource graphics3d_context, PP_VideoProfile profile, PP_HardwareAcceleration acceleration, struct PP_CompletionCallback callback)
@@ -757,7 +757,7 @@ void RecyclePicture(PP_Resource video_decoder, const struct PP_VideoPicture* pic
 int32_t Flush(PP_Resource video_decoder, struct PP_CompletionCallback callback)
 int32_t Reset(PP_Resource video_decoder, struct PP_CompletionCallback callback)
 
-interface PPB_VideoDecoder;1.0 nowhere
+interface PPB_VideoDecoder;1.0 page
 PP_Resource Create(PP_Instance instance)
 PP_Bool IsVideoDecoder(PP_Resource resource)
 int32_t Initialize(PP_Resource video_decoder, PP_Resource graphics3d_context, PP_VideoProfile profile, PP_HardwareAcceleration acceleration, struct PP_CompletionCallback callback)
@@ -767,7 +767,7 @@ void RecyclePicture(PP_Resource video_decoder, const struct PP_VideoPicture* pic
 int32_t Flush(PP_Resource video_decoder, struct PP_CompletionCallback callback)
 int32_t Reset(PP_Resource video_decoder, struct PP_CompletionCallback callback)
 
-interface PPB_VideoDecoder;1.1 nowhere
+interface PPB_VideoDecoder;1.1 page
 PP_Resource Create(PP_Instance instance)
 PP_Bool IsVideoDecoder(PP_Resource resource)
 int32_t Initialize(PP_Resource video_decoder, PP_Resource graphics3d_context, PP_VideoProfile profile, PP_HardwareAcceleration acceleration, uint32_t min_picture_count, struct PP_CompletionCallback callback)

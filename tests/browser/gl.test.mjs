@@ -17,9 +17,10 @@
 //   PPP_Graphics_3D; the layer's own cases check the callback and the rest);
 // - 60 s of Fractal: no growth of the JS heaps (page and Workers) or of
 //   the guest's memory;
-// - the NSG engine sample draws its cube; GLBenchmark 2.7 and pnacl_player
-//   get as far as what they lack allows (a known-gap test: it fails, on
-//   purpose, once one gets further).
+// - the NSG engine sample draws its cube; GLBenchmark 2.7 gets as far as
+//   what it lacks allows (a known-gap test: it fails, on purpose, once it
+//   gets further). The corpus's H.264 player, pnacl_player, has its own
+//   test (video.test.mjs).
 
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -281,11 +282,9 @@ const OTHERS = {
   // then it finds none of GLBenchmark 2.7's data files (/test/*.pvr, …:
   // proprietary, in no repository) and ends.
   glbench: { options: { width: 500, height: 500 }, reaches: /No test exists and now exiting/, lacks: null },
-  // It makes its GL context, then needs PPB_VideoDecoder (H.264).
-  pnacl_player: { options: { width: 640, height: 360 }, reaches: /initializing/, lacks: 'PPB_VideoDecoder;1.1' },
 };
 
-testNeeding(missing, 'GLBenchmark 2.7 and pnacl_player get as far as what they lack allows', { timeout: 180_000 }, async (t) => {
+testNeeding(missing, 'GLBenchmark 2.7 gets as far as what it lacks allows', { timeout: 180_000 }, async (t) => {
   const { server: s, browser: b } = await env();
   for (const [name, o] of Object.entries(OTHERS)) {
     await t.test(name, async (tt) => {

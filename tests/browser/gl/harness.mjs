@@ -27,7 +27,6 @@ export const ORYOL_DEMOS = ['Fractal', 'ImGuiDemo', 'KC85-3', 'BulletPhysicsBasi
 export const OTHER_GL = {
   glbench: path.join(CORPUS, 'ppapi/nicolaslangley_glbench27-nacl/glb_nacl.pexe'),
   nsg: path.join(CORPUS, 'ppapi/woodjazz_nsg-library/nsg.pexe'),
-  pnacl_player: path.join(CORPUS, 'ppapi/bp2008_pnacl_player/pnacl_player.pexe'),
 };
 
 /** Translates `pexe` to DEMOS_DIR/`name`.wasm unless it is up to date. */

@@ -1,6 +1,7 @@
 // Pepper functions served on the calling guest thread itself, not by the
 // browser side: the 3D graphics interfaces (PPB_Graphics3D and every
-// PPB_OpenGLES2* interface), run by the thread that owns the page's 3D
+// PPB_OpenGLES2* interface) and PPB_VideoDecoder (whose pictures are
+// textures of the plugin's GL context), run by the thread that owns the page's 3D
 // surface — the plugin's main thread, which received the surface canvas
 // as an OffscreenCanvas (page.js, threads/spawn.js). GL calls are many
 // and small; making them where the WebGL context lives means none of them
@@ -23,7 +24,9 @@
 //   whether one is alive, unbinding a lost one, guest memory from the
 //   browser's heap (glGetString's strings, mapped ranges), log lines. The
 //   browser tells the thread a Graphics3D is gone with a main-loop item
-//   `{ local: 'Graphics3D.destroyed', id }` (`handleLocalItem`).
+//   `{ local: 'Graphics3D.destroyed', id }` (`handleLocalItem`). Video
+//   decoders are resources the same way (`$VideoDecoder.create`, an item
+//   `{ local: 'VideoDecoder.destroyed', id }`).
 
 import { PPB_INTERFACES } from '../runtime/abi.js';
 import { instrument } from './gl/debug.js';
@@ -40,10 +43,11 @@ import state from './gl/state.js';
 import strings from './gl/strings.js';
 import textures from './gl/textures.js';
 import vertexArrays from './gl/vertex-arrays.js';
+import videoDecoder, { handleLocalItem as videoItem } from './gl/video-decoder.js';
 
 /** Interfaces served by the thread that owns the 3D surface. */
 export const THREAD_SERVED_INTERFACES = Object.freeze(
-  Object.keys(PPB_INTERFACES).filter((name) => /^PPB_(Graphics3D|OpenGLES2)[A-Za-z()]*;/.test(name)),
+  Object.keys(PPB_INTERFACES).filter((name) => /^PPB_((Graphics3D|OpenGLES2)[A-Za-z()]*|VideoDecoder);/.test(name)),
 );
 
 /** Their functions' keys. */
@@ -63,6 +67,7 @@ const FAMILIES = Object.freeze({
   'map-sub': mapSub,
   strings,
   getters,
+  'video-decoder': videoDecoder,
 });
 
 /**
@@ -82,6 +87,6 @@ export function localImplementations(thread, link, options = {}) {
   }
   const missing = [...THREAD_SERVED_KEYS].filter((k) => !(k in out));
   if (missing.length) throw new Error(`runtime bug: no thread implementation of ${missing.join(', ')}`);
-  thread.local = { handle: (item) => glItem(env, item), env };
+  thread.local = { handle: (item) => glItem(env, item) || videoItem(env, item), env };
   return instrument(env, out);
 }

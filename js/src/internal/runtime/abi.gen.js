@@ -674,10 +674,10 @@ export const PPB_AVAILABILITY = Object.freeze({
   'PPB_UDPSocket;1.2': 'everywhere',
   'PPB_HostResolver;1.0': 'everywhere',
   'PPB_NetAddress;1.0': 'everywhere',
-  'PPB_VideoDecoder;0.1': 'nowhere',
-  'PPB_VideoDecoder;0.2': 'nowhere',
-  'PPB_VideoDecoder;1.0': 'nowhere',
-  'PPB_VideoDecoder;1.1': 'nowhere',
+  'PPB_VideoDecoder;0.1': 'page',
+  'PPB_VideoDecoder;0.2': 'page',
+  'PPB_VideoDecoder;1.0': 'page',
+  'PPB_VideoDecoder;1.1': 'page',
 });
 
 /** The interface string that makes a pexe a Pepper plugin. */

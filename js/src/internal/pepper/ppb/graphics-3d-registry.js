@@ -12,6 +12,9 @@
 // - `$Graphics3D.lost(id)`: its WebGL context was lost; Chrome unbinds a
 //   lost context from the instance.
 // - `$Graphics3D.report(level, text, source)`: a line for the embedder's log.
+// - `$VideoDecoder.create()` / `$VideoDecoder.alive(id)`: PPB_VideoDecoder
+//   resources (../gl/video-decoder.js), made and told of their end the same
+//   way (`{ local: 'VideoDecoder.destroyed', id }`).
 // - `$GuestHeap.alloc(bytes)` / `$GuestHeap.free(ptr)`: guest memory the
 //   thread hands the plugin (glGetString's strings, mapped ranges), from
 //   the browser's heap (heap.js), never the plugin's own malloc.
@@ -42,6 +45,17 @@ export default (b) => ({
     r.lost = true;
     if (b.bound === id) b.impl['PPB_Instance;1.0:BindGraphics'](cx, INSTANCE_ID, 0);
     return 0;
+  },
+  '$VideoDecoder.create'(cx) {
+    const r = { tid: cx.tid };
+    const id = b.resources.add('VideoDecoder', r);
+    r.destroy = () => {
+      if (b.state !== 'dead') b.transport.toMain({ local: 'VideoDecoder.destroyed', id });
+    };
+    return id;
+  },
+  '$VideoDecoder.alive'(cx, id) {
+    return b.resources.get(id, 'VideoDecoder') ? 1 : 0;
   },
   '$Graphics3D.report'(cx, level, text, source) {
     b.embedder.log?.(String(level), String(source || 'pexe-gl'), String(text));
