@@ -28,7 +28,9 @@ function specifiers(text) {
     .join('\n');
   const out = [];
   for (const re of [/\bfrom\s*['"]([^'"]+)['"]/g, /\bimport\s*\(\s*['"]([^'"]+)['"]/g, /\bimport\s*['"]([^'"]+)['"]/g]) {
-    for (const m of code.matchAll(re)) out.push(m[1]);
+    // A specifier has no spaces; `'import ' + q(url)` (code the polyfill
+    // writes for a Worker) is a string being built, not an import.
+    for (const m of code.matchAll(re)) if (!/\s/.test(m[1])) out.push(m[1]);
   }
   // A URL relative to the module (wasm-bindgen's glue writes 'pexe_bg.wasm').
   for (const m of code.matchAll(/new URL\(\s*['"]([^'"]+)['"]\s*,\s*import\.meta\.url/g)) {
