@@ -205,27 +205,30 @@ fn number_locals(locals: &mut Vec<Local>, f: &Function, quick: bool) -> Result<(
     locals.clear();
     locals.extend(f.params.iter().map(|&ty| Local { ty, def_at: 0 }));
     locals.extend(f.consts.iter().map(|c| Local { ty: c.ty, def_at: 0 }));
-    let fixed = locals.len();
     // Through `results` when it lists, in increasing order, exactly the
     // instructions with results, numbered in turn (always, for decoded
     // bodies): no branch per instruction on whether it has a result.
     let with_result = f.insts.iter().filter(|inst| inst.result.is_some()).count();
     if quick && with_result == f.results.len() {
+        // Check first, then copy the types in a loop of their own: copied
+        // in the checking loop, each type went through the stack in two
+        // overlapping pieces and the reload stalled (a tenth of `verify`).
         let first = f.first_inst_value();
         let mut after = 0u32;
-        for (k, &InstId(i)) in f.results.iter().enumerate() {
-            match f.insts.get(i as usize).and_then(|inst| inst.result) {
-                Some((v, ty)) if v.0 == first.wrapping_add(k as u32) && (k == 0 || i >= after) => {
-                    locals.push(Local { ty, def_at: i + 1 });
-                    after = i + 1;
-                }
-                _ => break,
-            }
-        }
-        if locals.len() - fixed == f.results.len() {
+        let numbered = f.results.iter().enumerate().all(|(k, &InstId(i))| {
+            let ok = matches!(f.insts.get(i as usize).and_then(|inst| inst.result.as_ref()),
+                Some((v, _)) if v.0 == first.wrapping_add(k as u32))
+                && (k == 0 || i >= after);
+            after = i + 1;
+            ok
+        });
+        if numbered {
+            locals.extend(f.results.iter().filter_map(|&InstId(i)| {
+                let (_, ty) = f.insts.get(i as usize)?.result?;
+                Some(Local { ty, def_at: i + 1 })
+            }));
             return Ok(());
         }
-        locals.truncate(fixed);
     }
     number_locals_in_order(locals, f)
 }
