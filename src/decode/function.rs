@@ -287,8 +287,6 @@ impl FunctionState {
     /// A record of the function block itself.
     pub fn record(&mut self, env: &Env, pos: BitPos, code: u32, ops: &[u64]) -> Res<Decoded> {
         let bad = |what: &str| DecodeError::new(pos, format!("malformed {what} record: {ops:?}"));
-        // `push` builds the instruction in its slot, from the closure.
-        let result_and = |this: &mut Self, kind: InstKind, ty: Option<ValType>| this.push(pos, ty, || kind);
         match code {
             code::DECLAREBLOCKS => {
                 let [n] = *ops else { return Err(bad("declare blocks")) };
@@ -366,18 +364,21 @@ impl FunctionState {
                 };
                 self.push(pos, None, || InstKind::Ret { value })
             }
-            code::BR => {
-                let kind = match *ops {
-                    [t] => InstKind::Br { target: self.block_id(t, pos)? },
-                    [t, f, c] => InstKind::CondBr {
-                        cond: self.operand(c, pos)?.0,
-                        if_true: self.block_id(t, pos)?,
-                        if_false: self.block_id(f, pos)?,
-                    },
-                    _ => return Err(bad("branch")),
-                };
-                result_and(self, kind, None)
-            }
+            code::BR => match *ops {
+                // Each kind built inside `push`'s closure, straight into its
+                // slot (see `push`).
+                [t] => {
+                    let target = self.block_id(t, pos)?;
+                    self.push(pos, None, || InstKind::Br { target })
+                }
+                [t, f, c] => {
+                    let cond = self.operand(c, pos)?.0;
+                    let if_true = self.block_id(t, pos)?;
+                    let if_false = self.block_id(f, pos)?;
+                    self.push(pos, None, || InstKind::CondBr { cond, if_true, if_false })
+                }
+                _ => Err(bad("branch")),
+            },
             code::SWITCH => self.switch(env, pos, ops),
             code::UNREACHABLE => {
                 if !ops.is_empty() {
@@ -463,12 +464,13 @@ impl FunctionState {
                 let args = args.into_boxed_slice();
                 let tail = cc_info & 1 == 1;
                 let cc = u32::try_from(cc_info >> 1).map_err(|_| bad("call"))?;
-                let kind = if indirect {
-                    InstKind::CallIndirect { callee, args, ret, tail, cc }
+                // Built in the closure, not beforehand: an instruction made
+                // on the stack and moved into its slot stalled the copy.
+                if indirect {
+                    self.push(pos, ret, || InstKind::CallIndirect { callee, args, ret, tail, cc })
                 } else {
-                    InstKind::Call { callee, args, ret, tail, cc }
-                };
-                result_and(self, kind, ret)
+                    self.push(pos, ret, || InstKind::Call { callee, args, ret, tail, cc })
+                }
             }
             other => Err(DecodeError::new(pos, format!("unknown function record code {other}"))),
         }
