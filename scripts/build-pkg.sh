@@ -5,12 +5,20 @@
 #   pkg/index.js, node.js, index.d.ts    the entries (browsers/bundlers, Node) and types   (js/src/)
 #   pkg/public/, pkg/internal/           the API, and what it is built on                  (js/src/)
 #   pkg/bin/pexe.mjs                     `npx pexe run|translate|dis|verify|inspect`        (js/src/)
-#   pkg/internal/translator/wasm/        the library for wasm32, through wasm-bindgen, as two modules:
+#   pkg/internal/translator/wasm/        the library for wasm32, through wasm-bindgen, as three modules:
 #                                        pexe.js (glue), pexe_bg.wasm: everything but the WAT printer
-#                                        (src/web.rs, feature pkg-translator), loaded at import;
+#                                        and the native back end (src/web.rs, feature pkg-translator),
+#                                        loaded at import;
 #                                        pexe_wat.js, pexe_wat_bg.wasm: the WAT printer (src/web_wat.rs,
-#                                        feature pkg-wat), loaded when functionWat first prints
+#                                        feature pkg-wat), loaded when functionWat first prints;
+#                                        pexe_native.js, pexe_native_bg.wasm: the native back end,
+#                                        Cranelift (src/web_native.rs, feature pkg-native), loaded when
+#                                        translate is first asked for an x86-64 / AArch64 object
 #                                        build.js (the translator's version + hash)
+#   pkg/native/libpexe_runtime-x86_64-linux.a, …-aarch64-linux.a
+#                                        the native runtime (runtime/) the objects link with, built
+#                                        as build.rs builds it for `pexe build`, for each target whose
+#                                        Rust standard library is installed (nativeRuntimeArchive)
 #   pkg/package.json, README.md          from js/package.json (with the crate's version, without
 #                                        the dev fields) and js/README.md
 #
@@ -30,8 +38,10 @@
 # The build profile is `wasm-release` (Cargo.toml): release with LTO and
 # without debug info; the CLI's release build is untouched.
 # `--no-default-features` leaves the CLI (clap) out. The library is built
-# twice (features pkg-wat, then pkg-translator): each build keeps only what
-# its exports reach. wasm-bindgen drops the name section (a third of the
+# three times (features pkg-native, pkg-wat, then pkg-translator): each
+# build keeps only what its exports reach. The native module is built with
+# one thread in mind (wasm32-unknown-unknown has none; the object does not
+# depend on the number). wasm-bindgen drops the name section (a third of the
 # bytes; panics keep their message).
 #
 # The translator module's gzipped size has a budget, js/package.json's
@@ -71,8 +81,29 @@ build() {
     wasm-bindgen --target web --remove-name-section --out-dir "$staged" --out-name "$2" \
         "$repo/target/wasm32-unknown-unknown/$profile/pexe.wasm"
 }
+build pkg-native pexe_native
 build pkg-wat pexe_wat
 build pkg-translator pexe
+
+# The native runtime archives, with the command build.rs runs (its
+# `build`): runtime/ is its own workspace, built --locked with its own
+# settings (runtime/.cargo/config.toml), none of the outer build's.
+runtime_target="$repo/target/pkg-runtime"
+rm -rf "$staged-native"
+mkdir -p "$staged-native"
+for target in x86_64-linux aarch64-linux; do
+    triple="${target%%-linux}-unknown-linux-gnu"
+    libdir="$(rustc --print target-libdir --target "$triple" 2>/dev/null)" || libdir=""
+    if ! ls "$libdir"/libcore-* >/dev/null 2>&1; then
+        log "no native runtime for $target: the Rust standard library for $triple is not installed (rustup target add $triple)"
+        continue
+    fi
+    log "cargo build --release --locked (runtime/) --target $triple"
+    (cd "$repo/runtime" && env -u RUSTFLAGS -u CARGO_ENCODED_RUSTFLAGS -u CARGO_BUILD_RUSTFLAGS -u CARGO_TARGET_DIR \
+        -u CARGO_BUILD_TARGET -u CARGO_BUILD_TARGET_DIR -u CARGO_PROFILE_RELEASE_LTO -u CARGO_PROFILE_RELEASE_DEBUG \
+        cargo build --release --locked --quiet --target "$triple" --target-dir "$runtime_target")
+    cp "$runtime_target/$triple/release/libpexe_runtime.a" "$staged-native/libpexe_runtime-$target.a"
+done
 
 rm -rf "$pkg"
 mkdir -p "$pkg"
@@ -83,6 +114,10 @@ chmod +x "$pkg/bin/pexe.mjs"
 wasm="$pkg/internal/translator/wasm"
 mkdir -p "$wasm"
 cp "$staged"/* "$wasm/"
+if ls "$staged-native"/*.a >/dev/null 2>&1; then
+    mkdir -p "$pkg/native"
+    cp "$staged-native"/*.a "$pkg/native/"
+fi
 
 # The translator's identity for the polyfill's translation cache
 # (internal/polyfill/cache.js): the version and the hash of the WebAssembly,
@@ -114,3 +149,7 @@ total=$(du -sk "$pkg" | awk '{print $1}')
 log "pkg/ ready: pexe $version; package ${total} KiB"
 log "  pexe_bg.wasm $(size "$wasm/pexe_bg.wasm"), budget $budget gzipped"
 log "  pexe_wat_bg.wasm $(size "$wasm/pexe_wat_bg.wasm"), loaded by functionWat"
+log "  pexe_native_bg.wasm $(size "$wasm/pexe_native_bg.wasm"), loaded by translate for native targets"
+for a in "$pkg"/native/*.a; do
+    if [ -e "$a" ]; then log "  native/$(basename "$a") $(size "$a")"; fi
+done

@@ -26,8 +26,10 @@ pub mod limits;
 pub mod pos;
 pub mod stats;
 pub mod verify;
-#[cfg(all(target_arch = "wasm32", not(feature = "pkg-wat")))]
+#[cfg(all(target_arch = "wasm32", not(feature = "pkg-wat"), not(feature = "pkg-native")))]
 pub mod web;
+#[cfg(all(target_arch = "wasm32", feature = "pkg-native"))]
+pub mod web_native;
 #[cfg(all(target_arch = "wasm32", feature = "pkg-wat"))]
 pub mod web_wat;
 

@@ -46,6 +46,7 @@
 //! keeps the message, which the npm entry fetches with `takePanicMessage()`
 //! to throw a `PexeError` of kind `'panic'` carrying the Rust message.
 
+mod error;
 mod panic;
 #[cfg(not(feature = "pkg-translator"))]
 mod printer;
@@ -53,18 +54,16 @@ mod stats;
 mod summary;
 mod wat;
 
+use error::{decode_error, describe, options_error, pexe_error, to_js, translate_error, verify_error, DiagnosticSummary, Kind};
 pub use panic::take_panic_message;
 use panic::init;
 
 use crate::back::parallel::{self, BodyError, BodyWorker, ModuleContext, SplitBody};
-use crate::back::wasm::{BodyCode, Options as WasmOptions, TranslateError, WasmBackend};
+use crate::back::wasm::{BodyCode, Options as WasmOptions, WasmBackend};
 use crate::back::{Backend, NoBackend, Pipeline};
-use crate::decode::DecodeError;
 use crate::dis::{self, Mode};
-use crate::verify::Diagnostic;
 use js_sys::{Function, Reflect};
 use serde::Serialize;
-use summary::DiagnosticSummary;
 use wasm_bindgen::prelude::*;
 
 /// Panics with `message`: lets the tests check that a panic reaches JS as
@@ -86,75 +85,6 @@ pub fn max_translate_workers() -> u32 {
 #[wasm_bindgen]
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
-}
-
-// ------------------------------------------------------------------ errors
-
-/// Error kinds, as `PexeError.kind` names them.
-#[derive(Clone, Copy)]
-enum Kind {
-    Decode,
-    Verify,
-    Translate,
-    Options,
-}
-
-impl Kind {
-    fn as_str(self) -> &'static str {
-        match self {
-            Kind::Decode => "decode",
-            Kind::Verify => "verify",
-            Kind::Translate => "translate",
-            Kind::Options => "options",
-        }
-    }
-}
-
-/// A JS `Error` named `PexeError` with `kind`, `diagnostics` and, for
-/// `disassemble`, `listing`.
-fn pexe_error(kind: Kind, message: &str, diagnostics: &[DiagnosticSummary], listing: Option<&str>) -> JsValue {
-    let error = js_sys::Error::new(message);
-    error.set_name("PexeError");
-    let set = |key: &str, value: &JsValue| {
-        // Setting a property of a fresh Error cannot fail.
-        let _ = Reflect::set(&error, &JsValue::from_str(key), value);
-    };
-    set("kind", &JsValue::from_str(kind.as_str()));
-    set("diagnostics", &to_js(diagnostics));
-    if let Some(listing) = listing {
-        set("listing", &JsValue::from_str(listing));
-    }
-    error.into()
-}
-
-fn options_error(message: &str) -> JsValue {
-    pexe_error(Kind::Options, message, &[], None)
-}
-
-fn decode_error(e: &DecodeError) -> JsValue {
-    let d = DiagnosticSummary::from(e);
-    pexe_error(Kind::Decode, &d.text.clone(), &[d], None)
-}
-
-fn verify_error(diagnostics: &[Diagnostic]) -> JsValue {
-    let message = TranslateError::Invalid(diagnostics.to_vec()).to_string();
-    let list: Vec<DiagnosticSummary> = diagnostics.iter().map(DiagnosticSummary::from).collect();
-    pexe_error(Kind::Verify, &message, &list, None)
-}
-
-fn translate_error(e: &TranslateError) -> JsValue {
-    match e {
-        TranslateError::Decode(d) => decode_error(d),
-        TranslateError::Invalid(d) => verify_error(d),
-        other => pexe_error(Kind::Translate, &other.to_string(), &[], None),
-    }
-}
-
-/// Plain data → JS: objects with the serde names, `null` for `None`,
-/// numbers for integers (all below 2^53 here).
-fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
-    let serializer = serde_wasm_bindgen::Serializer::json_compatible();
-    value.serialize(&serializer).unwrap_or_else(|e| JsValue::from(js_sys::Error::new(&e.to_string())))
 }
 
 // ------------------------------------------------------------------ options
@@ -184,7 +114,9 @@ fn wasm_options(options: &JsValue) -> Result<WasmOptions, JsValue> {
             Some("wasm32") => {}
             _ => {
                 return Err(options_error(&format!(
-                    "unknown target {} (this package translates to 'wasm32' only)",
+                    // The package's translate() sends x86_64-linux and
+                    // aarch64-linux to the native module (src/web_native.rs).
+                    "target {} is not 'wasm32' (native targets: translate())",
                     describe(&target)
                 )))
             }
@@ -203,14 +135,6 @@ fn progress_callback(options: &Option<JsValue>) -> Result<Option<Function>, JsVa
         None => Ok(None),
         Some(v) if v.is_null() => Ok(None),
         Some(v) => v.dyn_into::<Function>().map(Some).map_err(|_| options_error("option 'onProgress' must be a function")),
-    }
-}
-
-/// How an option value reads in a message.
-fn describe(v: &JsValue) -> String {
-    match v.as_string() {
-        Some(s) => format!("'{s}'"),
-        None => format!("{v:?}"),
     }
 }
 

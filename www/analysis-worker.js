@@ -14,6 +14,10 @@
 //   stats                  record/abbreviation statistics (pkg.stats)
 //   records                the records-only listing (what `pexe as` reads)
 //   translate              {wasm, ms}  (pkg.translateStreaming: bodies on Workers)
+//   native {target}        {bytes, ms}  an ELF object (pkg.translate with a native target;
+//                          the native translator module loads on first use)
+//   runtime {target}       {bytes, name}  the runtime archive it links with (pkg.nativeRuntimeArchive)
+//   link-command {target, base}   the one-line link command (pkg.nativeLinkCommand)
 
 import * as pkg from './pkg/index.js';
 
@@ -247,6 +251,21 @@ async function translate() {
   return { wasm, ms: performance.now() - t0 };
 }
 
+// A native object (x86_64-linux, aarch64-linux): the package's native
+// translator module is loaded (asynchronously, once) the first time.
+async function translateNative(target) {
+  await pkg.loadNativeTranslator();
+  const t0 = performance.now();
+  const object = pkg.translate(bytes, { target });
+  return { bytes: object, ms: performance.now() - t0 };
+}
+
+// The link command for the file names the page saves under.
+function linkCommand(target, base) {
+  const output = `${base}-${target}`;
+  return pkg.nativeLinkCommand(target, { output, object: `${output}.o` });
+}
+
 const ops = {
   'open-url': ({ url }) => openUrl(url),
   'open-bytes': ({ bytes: b }) => openBytes(b),
@@ -259,6 +278,9 @@ const ops = {
   stats: () => stats(),
   records: () => pkg.disassemble(bytes, { mode: 'records' }),
   translate: () => translate(),
+  native: ({ target }) => translateNative(target),
+  runtime: async ({ target }) => ({ bytes: await pkg.nativeRuntimeArchive(target), name: pkg.nativeRuntimeFileName(target) }),
+  'link-command': ({ target, base }) => linkCommand(target, base),
   version: () => ({ version: pkg.version, exports: Object.keys(pkg) }),
 };
 
@@ -266,9 +288,11 @@ self.onmessage = async (e) => {
   const { id, op, ...args } = e.data;
   try {
     if (!ops[op]) throw new Error(`unknown op ${op}`);
-    if (op !== 'open-url' && op !== 'open-bytes' && op !== 'version' && !bytes) throw new Error('no pexe is open');
+    const needsPexe = !['open-url', 'open-bytes', 'version', 'runtime', 'link-command'].includes(op);
+    if (needsPexe && !bytes) throw new Error('no pexe is open');
     const result = await ops[op](args);
-    const transfer = result?.wasm ? [result.wasm.buffer] : [];
+    const out = result?.wasm ?? result?.bytes;
+    const transfer = out ? [out.buffer] : [];
     post({ id, ok: true, result }, transfer);
   } catch (err) {
     post({ id, ok: false, error: errorObject(err) });

@@ -81,6 +81,9 @@ class App {
     document.addEventListener('click', () => (menu.hidden = true));
     menu.querySelectorAll('[data-download]').forEach((b) => b.addEventListener('click', () => this.download(b.dataset.download)));
     $('help-btn').addEventListener('click', () => ($('help').hidden = false));
+    $('link-dialog').addEventListener('click', (e) => {
+      if (e.target === $('link-dialog')) $('link-dialog').hidden = true;
+    });
     $('help').addEventListener('click', (e) => {
       if (e.target === $('help')) $('help').hidden = true;
     });
@@ -351,6 +354,7 @@ class App {
     const typing = t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement;
     if (e.key === 'Escape') {
       $('help').hidden = true;
+      $('link-dialog').hidden = true;
       $('download-menu').querySelector('.menu-items').hidden = true;
       if (typing) t.blur();
       return;
@@ -464,9 +468,51 @@ class App {
         const text = await this.analysis.call('records');
         return save(text, `${base}.records`, 'text/plain');
       }
+      const [kind, target] = what.split(':');
+      if (kind === 'native') {
+        this.toast(`translating for ${target}…`);
+        const { bytes, ms } = await this.analysis.call('native', { target });
+        this.showSize(what, bytes.byteLength);
+        this.toast(`${target} object in ${ms.toFixed(0)} ms: ${formatBytes(bytes.byteLength)}`);
+        return save(bytes, `${base}-${target}.o`, 'application/x-object');
+      }
+      if (kind === 'runtime') {
+        const { bytes, name } = await this.analysis.call('runtime', { target });
+        this.showSize(what, bytes.byteLength);
+        return save(bytes, name, 'application/x-archive');
+      }
+      if (what === 'link') return this.showLinkCommands(base);
     } catch (e) {
       this.toast(e.message, true);
     }
+  }
+
+  /** Tells each item of the Download menu its size once made (native objects, runtime archives). */
+  showSize(what, size) {
+    const el = document.querySelector(`#download-menu [data-size="${what}"]`);
+    if (el) el.textContent = formatBytes(size);
+  }
+
+  /** The link commands for the file names the menu saves under, in a dialog with Copy buttons. */
+  async showLinkCommands(base) {
+    const dialog = $('link-dialog');
+    for (const row of dialog.querySelectorAll('.link-row')) {
+      const input = row.querySelector('.link-cmd');
+      input.value = await this.analysis.call('link-command', { target: row.dataset.target, base });
+      row.querySelector('.link-copy').onclick = async () => {
+        input.select();
+        try {
+          await navigator.clipboard.writeText(input.value);
+          this.toast('copied');
+        } catch {
+          // Without clipboard permission the text stays selected for Ctrl+C.
+          document.execCommand?.('copy');
+        }
+      };
+    }
+    $('link-pepper').hidden = !isPepper(this.summary);
+    dialog.hidden = false;
+    dialog.querySelector('.link-cmd').select();
   }
 }
 

@@ -199,10 +199,18 @@ export function disassemble(bytes: BytesLike, options?: DisassembleOptions): str
 // ---------------------------------------------------------------- translate
 
 export interface TranslateOptions {
-  /** The only target of this package: `'wasm32'` (the default). */
+  /** `'wasm32'` (the default): a WebAssembly module. The streaming API takes only this one. */
   target?: 'wasm32';
   /** Write the name section (function names in traps and fault messages). Default true. */
   names?: boolean;
+}
+
+/** The Linux machines `translate` writes ELF objects for. */
+export type NativeTarget = 'x86_64-linux' | 'aarch64-linux';
+
+export interface NativeTranslateOptions {
+  /** An ELF relocatable object for x86-64 (SSE4.2, POPCNT) or AArch64 (ARMv8.0) Linux. */
+  target: NativeTarget;
 }
 
 /**
@@ -212,6 +220,62 @@ export interface TranslateOptions {
  * 'translate') if the pexe is not valid.
  */
 export function translate(bytes: BytesLike, options?: TranslateOptions): Uint8Array;
+/**
+ * With a native target: the ELF relocatable object `pexe translate
+ * --target T` writes (byte for byte), to link with the native runtime
+ * archive (`nativeRuntimeArchive`) into a static Linux executable
+ * (`nativeLinkCommand`). Throws the same `PexeError`s as for WebAssembly.
+ *
+ * The native back end (Cranelift) is a WebAssembly module of its own
+ * (`pexe_native_bg.wasm`, about 1.1 MB gzipped, four times the translator
+ * loaded at import), loaded the first time it is needed: Node reads
+ * the file; a browser makes a synchronous request, unless
+ * `loadNativeTranslator()` has been awaited before (recommended in pages;
+ * a synchronous request of this size on a page's main thread stalls it).
+ * It compiles on one thread.
+ */
+export function translate(bytes: BytesLike, options: NativeTranslateOptions): Uint8Array;
+
+/** Loads the native translator in the background; resolves once `translate` needs no loading for native targets. */
+export function loadNativeTranslator(): Promise<void>;
+
+/**
+ * The native runtime (the NaCl IRT over Linux system calls, `runtime/` in
+ * the repository) as a static archive for `target`, which a native object
+ * is linked with: the package's `native/libpexe_runtime-<target>.a`. Node
+ * reads it; browsers fetch it next to the package (bundlers do not copy
+ * it: serve the package's `native/` folder). Rejects when this build of
+ * the package has none for the target.
+ */
+export function nativeRuntimeArchive(target: NativeTarget): Promise<Uint8Array>;
+
+/** The archive's file name: `libpexe_runtime-<target>.a`. */
+export function nativeRuntimeFileName(target: NativeTarget): string;
+
+export interface LinkCommandOptions {
+  /** The executable to write (default `'app'`). */
+  output?: string;
+  /** The object file (default `<output>.o`). */
+  object?: string;
+  /** The runtime archive (default `nativeRuntimeFileName(target)`). */
+  archive?: string;
+  /**
+   * The C compiler driver. Default: as `pexe build` picks it, `cc` on a
+   * machine of the target's architecture (in browsers: x86-64), else
+   * Debian's cross compiler (`aarch64-linux-gnu-gcc`, `x86_64-linux-gnu-gcc`).
+   */
+  cc?: string;
+}
+
+/**
+ * The one-line shell command that links an object and the runtime
+ * archive into a static executable, the one `pexe build` runs:
+ * `cc -static -Wl,--gc-sections -o app app.o libpexe_runtime-x86_64-linux.a`.
+ * The executable runs the pexe sandboxed; it takes the pexe's arguments,
+ * `PEXE_DIRS=dir1:dir2` names the host directories it may use
+ * (`pexe build --help`). Pepper plugins translate but do not link.
+ */
+export function nativeLinkCommand(target: NativeTarget, options?: LinkCommandOptions): string;
 
 // ---------------------------------------------------------------- stats and WAT
 

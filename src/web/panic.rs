@@ -1,6 +1,6 @@
 //! Panics reach JS as exceptions that carry their Rust message (shared by
-//! the package's two modules: the translator, `src/web.rs`, and the WAT
-//! printer, `src/web_wat.rs`).
+//! the package's three modules: the translator, `src/web.rs`, the WAT
+//! printer, `src/web_wat.rs`, and the native translator, `src/web_native.rs`).
 
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;

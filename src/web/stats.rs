@@ -2,7 +2,7 @@
 //! structs of [`crate::stats`] with camelCase names and positions as
 //! `byte:bit`.
 
-use super::summary::DiagnosticSummary;
+use super::error::DiagnosticSummary;
 use crate::decode::DecodeError;
 use crate::stats::{BlockStats, FunctionSize, RecordStats, Stats};
 use serde::Serialize;

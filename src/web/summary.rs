@@ -5,53 +5,10 @@
 use crate::back::{BodyStats, Outcome};
 use crate::bitstream::header::FieldType;
 use crate::bitstream::Header;
-use crate::decode::DecodeError;
 use crate::ir::{Initializer, Linkage, Module};
-use crate::verify::Diagnostic;
+use super::error::DiagnosticSummary;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
-
-/// A verifier diagnostic or decode error (`Diagnostic` in index.d.ts).
-#[derive(Serialize, Clone, Debug)]
-#[serde(rename_all = "camelCase")]
-pub struct DiagnosticSummary {
-    pub pos: String,
-    pub byte: u64,
-    pub bit: u32,
-    pub message: String,
-    pub function: Option<u32>,
-    pub function_name: Option<String>,
-    pub block: Option<u32>,
-    pub inst: Option<u32>,
-    /// The line `pexe verify` prints after `FILE:`.
-    pub text: String,
-}
-
-impl From<&Diagnostic> for DiagnosticSummary {
-    fn from(d: &Diagnostic) -> Self {
-        DiagnosticSummary {
-            pos: d.pos.to_string(),
-            byte: d.pos.byte(),
-            bit: d.pos.bit(),
-            message: d.message.clone(),
-            function: d.function.map(|f| f.0),
-            function_name: d.function_name.clone(),
-            block: d.block.map(|b| b.0),
-            inst: d.inst.map(|i| i.0),
-            text: d.to_string(),
-        }
-    }
-}
-
-impl From<&DecodeError> for DiagnosticSummary {
-    fn from(e: &DecodeError) -> Self {
-        // Same text as `pexe verify` (a module-level diagnostic), plus the
-        // function the decoder was in, which the message already names.
-        let mut d = DiagnosticSummary::from(&crate::back::pipeline_decode_diagnostic(e));
-        d.function = e.function();
-        d
-    }
-}
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -5,6 +5,19 @@
 
 export { PexeError } from './errors.js';
 export { AbiMismatch } from '../internal/runtime/abi.js';
-export { inspect, disassemble, translate, stats, functionWat, loadWatPrinter, pnaclVersion, __panicForTests } from './translate.js';
+export {
+  inspect,
+  disassemble,
+  translate,
+  stats,
+  functionWat,
+  loadWatPrinter,
+  loadNativeTranslator,
+  nativeRuntimeArchive,
+  nativeRuntimeFileName,
+  nativeLinkCommand,
+  pnaclVersion,
+  __panicForTests,
+} from './translate.js';
 export { Translator, Inspector, translateStreaming, inspectStreaming } from './stream.js';
 export { embed, PexePlugin } from './embed.js';

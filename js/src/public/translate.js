@@ -9,8 +9,16 @@
 import { IRT_INTERFACES, PPAPI_HOOK } from '../internal/runtime/abi.js';
 import { bytesOf, glue, guarded } from '../internal/translator/index.js';
 import { loadWatPrinter, printWat } from '../internal/translator/wat.js';
+import {
+  NATIVE_TARGETS,
+  loadNativeTranslator,
+  translateToObject,
+  nativeRuntimeArchive,
+  nativeRuntimeFileName,
+  nativeLinkCommand,
+} from '../internal/translator/native.js';
 
-export { loadWatPrinter };
+export { loadWatPrinter, loadNativeTranslator, nativeRuntimeArchive, nativeRuntimeFileName, nativeLinkCommand };
 
 /** The PNaCl bitcode version the package reads. */
 export const pnaclVersion = 2;
@@ -52,9 +60,16 @@ export function __panicForTests(message) {
   return guarded(() => glue.__panicForTests(String(message)));
 }
 
-/** Decodes, verifies and translates a pexe to a WebAssembly module. */
+/**
+ * Decodes, verifies and translates a pexe to a WebAssembly module or, for
+ * target 'x86_64-linux' / 'aarch64-linux', to an ELF relocatable object:
+ * those go to the native translator module, loaded the first time
+ * (internal/translator/native.js).
+ */
 export function translate(bytes, options) {
   const input = bytesOf(bytes);
+  const target = options !== null && typeof options === 'object' ? options.target : undefined;
+  if (NATIVE_TARGETS.includes(target)) return translateToObject(input, target);
   return guarded(() => glue.translate(input, options));
 }
 

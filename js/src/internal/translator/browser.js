@@ -1,40 +1,62 @@
 // Loads the translator in browsers and bundles (the package's default
 // entry), and says how this host starts translation Workers and reads the
-// WAT printer. The URLs are written in the form bundlers recognise, so the
+// WAT printer and the native translator. The URLs are written in the form bundlers recognise, so the
 // WebAssembly files and the Worker script are emitted with the bundle and
 // the URLs rewritten to them.
 
 import { compileResponse, initTranslator } from './index.js';
 import { setPoolHost } from './pool.js';
 import { setWatSource } from './wat.js';
+import { setNativeSource } from './native.js';
 
 export async function loadTranslator() {
   await initTranslator(await compileResponse(await fetch(new URL('./wasm/pexe_bg.wasm', import.meta.url))));
   setPoolHost(poolHost);
   setWatSource(watSource);
+  setNativeSource(nativeSource);
 }
 
 const watUrl = new URL('./wasm/pexe_wat_bg.wasm', import.meta.url);
 
 const watSource = {
   load: () => watUrl,
-  // A synchronous request: Workers may ask for an ArrayBuffer; a page's main
-  // thread may not, and gets the bytes as a "x-user-defined" string.
-  loadSync() {
-    const xhr = new XMLHttpRequest();
-    xhr.open('GET', watUrl, false);
-    const inWindow = typeof window !== 'undefined';
-    if (inWindow) xhr.overrideMimeType('text/plain; charset=x-user-defined');
-    else xhr.responseType = 'arraybuffer';
-    xhr.send();
-    if (xhr.status !== 200 && xhr.status !== 0) throw new Error(`fetching ${watUrl}: HTTP ${xhr.status}`);
-    if (!inWindow) return new Uint8Array(xhr.response);
-    const text = xhr.responseText;
-    const bytes = new Uint8Array(text.length);
-    for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i) & 0xff;
-    return bytes;
+  loadSync: () => fetchSync(watUrl),
+};
+
+const nativeUrl = new URL('./wasm/pexe_native_bg.wasm', import.meta.url);
+
+const nativeSource = {
+  load: () => nativeUrl,
+  loadSync: () => fetchSync(nativeUrl),
+  // The archives are not in bundles (the URL is not a literal, so bundlers
+  // leave it alone): next to the package as it is published, in native/.
+  async archive(target) {
+    const file = `../../native/libpexe_runtime-${target}.a`;
+    const url = new URL(file, import.meta.url);
+    const response = await fetch(url);
+    if (!response.ok) {
+      throw new Error(`this build of the package has no native runtime for ${target} (${url}: HTTP ${response.status})`);
+    }
+    return new Uint8Array(await response.arrayBuffer());
   },
 };
+
+// A synchronous request: Workers may ask for an ArrayBuffer; a page's main
+// thread may not, and gets the bytes as a "x-user-defined" string.
+function fetchSync(url) {
+  const xhr = new XMLHttpRequest();
+  xhr.open('GET', url, false);
+  const inWindow = typeof window !== 'undefined';
+  if (inWindow) xhr.overrideMimeType('text/plain; charset=x-user-defined');
+  else xhr.responseType = 'arraybuffer';
+  xhr.send();
+  if (xhr.status !== 200 && xhr.status !== 0) throw new Error(`fetching ${url}: HTTP ${xhr.status}`);
+  if (!inWindow) return new Uint8Array(xhr.response);
+  const text = xhr.responseText;
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i) & 0xff;
+  return bytes;
+}
 
 /** Translation Workers in browsers: module Workers, postMessage only (no shared memory needed). */
 const poolHost = {

@@ -9,11 +9,13 @@ import { Worker } from 'node:worker_threads';
 import { initTranslator } from './index.js';
 import { setPoolHost } from './pool.js';
 import { setWatSource } from './wat.js';
+import { setNativeSource } from './native.js';
 
 export async function loadTranslator() {
   await initTranslator(await WebAssembly.compile(await readFile(new URL('./wasm/pexe_bg.wasm', import.meta.url))));
   setPoolHost(poolHost);
   setWatSource(watSource);
+  setNativeSource(nativeSource);
 }
 
 const watUrl = new URL('./wasm/pexe_wat_bg.wasm', import.meta.url);
@@ -21,6 +23,22 @@ const watUrl = new URL('./wasm/pexe_wat_bg.wasm', import.meta.url);
 const watSource = {
   load: () => readFile(watUrl),
   loadSync: () => readFileSync(watUrl),
+};
+
+const nativeUrl = new URL('./wasm/pexe_native_bg.wasm', import.meta.url);
+
+const nativeSource = {
+  load: () => readFile(nativeUrl),
+  loadSync: () => readFileSync(nativeUrl),
+  async archive(target) {
+    const url = new URL(`../../native/libpexe_runtime-${target}.a`, import.meta.url);
+    try {
+      return new Uint8Array(await readFile(url));
+    } catch (e) {
+      if (e.code !== 'ENOENT') throw e;
+      throw new Error(`this build of the package has no native runtime for ${target} (${url.pathname} is missing: scripts/build-pkg.sh copies it when the Rust target is installed)`);
+    }
+  },
 };
 
 const poolHost = {
