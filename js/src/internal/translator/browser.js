@@ -24,15 +24,17 @@ const watSource = {
 };
 
 const nativeUrl = new URL('./wasm/pexe_native_bg.wasm', import.meta.url);
+const moduleUrl = import.meta.url;
 
 const nativeSource = {
   load: () => nativeUrl,
   loadSync: () => fetchSync(nativeUrl),
-  // The archives are not in bundles (the URL is not a literal, so bundlers
-  // leave it alone): next to the package as it is published, in native/.
+  // The archives are not in bundles: next to the package as it is
+  // published, in native/. (The base is a variable so that bundlers, which
+  // follow `new URL(…, import.meta.url)`, leave this one alone.)
   async archive(target) {
     const file = `../../native/libpexe_runtime-${target}.a`;
-    const url = new URL(file, import.meta.url);
+    const url = new URL(file, moduleUrl);
     const response = await fetch(url);
     if (!response.ok) {
       throw new Error(`this build of the package has no native runtime for ${target} (${url}: HTTP ${response.status})`);
