@@ -554,6 +554,13 @@ export interface EmbedOptions {
    */
   fileSystem?: 'auto' | 'opfs' | 'idb' | 'memory' | false;
   /**
+   * A socket relay (`ws://…` or `wss://…`; docs/relay.md, `pexe relay`)
+   * through which plugins' TCPSocket, UDPSocket and HostResolver reach the
+   * network. Default null: every socket operation is PP_ERROR_NOACCESS, as
+   * Chrome answered pages.
+   */
+  socketRelay?: string | null;
+  /**
    * Every line the plugin's element would log, whatever `logLevel`: the
    * plugin's PPB_Console messages, Chrome's "NativeClient: …" lines, the
    * interfaces it was refused, its stdout/stderr (level 'debug').

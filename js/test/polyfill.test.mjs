@@ -199,6 +199,12 @@ test('options: defaults, checks, and the URL rewrite map (longest prefix wins)',
   assert.equal(rewriteUrl(c.urlMap, 'http://a/z'), 'http://b/z');
   assert.equal(rewriteUrl(c.urlMap, 'http://other/z'), 'http://other/z');
   assert.deepEqual(normalizeConfig(undefined).urlMap, {});
+  // A socket relay: a ws:// or wss:// URL, nothing else.
+  assert.equal(normalizeConfig(undefined).socketRelay, null);
+  assert.equal(normalizeConfig({ socketRelay: 'ws://127.0.0.1:8787/' }).socketRelay, 'ws://127.0.0.1:8787/');
+  const relayWarnings = [];
+  assert.equal(normalizeConfig({ socketRelay: 'http://x/' }, (w) => relayWarnings.push(w)).socketRelay, null);
+  assert.match(relayWarnings[0], /socketRelay must be a ws:\/\/ or wss:\/\/ URL/);
 });
 
 test('polyfill.js is a classic script as well as a module (no import/export statements)', async () => {

@@ -20,6 +20,11 @@
 //                       legacy webkitRequestFileSystem share them; 'auto' takes
 //                       OPFS, else IndexedDB, else memory); false: plugins get
 //                       them, but the browser's own legacy API is left alone
+//   socketRelay         null (default) | 'ws://…' | 'wss://…': a socket relay
+//                       (docs/relay.md, `pexe relay`) through which plugins'
+//                       TCPSocket, UDPSocket and HostResolver reach the
+//                       network; without one they answer PP_ERROR_NOACCESS,
+//                       as Chrome answered pages
 
 const LEVELS = ['none', 'error', 'warn', 'info', 'debug'];
 
@@ -31,6 +36,7 @@ export const DEFAULTS = Object.freeze({
   cache: true,
   ui: true,
   fileSystem: 'auto',
+  socketRelay: null,
 });
 
 /** A complete, checked configuration from what a page gave (unknown keys are reported). */
@@ -65,6 +71,11 @@ export function normalizeConfig(raw, warn = () => {}) {
       case 'fileSystem':
         if (value === false || value === true || ['auto', 'opfs', 'idb', 'memory'].includes(value)) c.fileSystem = value === true ? 'auto' : value;
         else warn("PexeConfig.fileSystem must be 'auto', 'opfs', 'idb', 'memory' or false");
+        break;
+      case 'socketRelay':
+        if (value === null || value === false) c.socketRelay = null;
+        else if (typeof value === 'string' && /^wss?:\/\//.test(value)) c.socketRelay = value;
+        else warn('PexeConfig.socketRelay must be a ws:// or wss:// URL (or null)');
         break;
       default:
         warn(`PexeConfig.${key} is not an option (known: ${Object.keys(DEFAULTS).join(', ')})`);

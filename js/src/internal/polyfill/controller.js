@@ -460,6 +460,7 @@ export class PluginController {
         urlMap: this.urlMap,
         cooperative: this.config.cooperativeThreads,
         storage: sharedPageStorage(this.config.fileSystem === false ? 'auto' : this.config.fileSystem),
+        ...(this.config.socketRelay ? { socketRelay: this.config.socketRelay } : {}),
       },
       embedder,
       this.surface.box,
