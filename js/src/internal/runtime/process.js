@@ -107,18 +107,29 @@ export class Process {
   }
 
   /**
-   * Lets guest threads in Workers write stdout/stderr function sinks through
-   * a shared ring (threads/output-ring.js) instead of host calls. Returns
-   * the ring, or null when no sink is a function.
+   * Lets guest threads in Workers write stdout/stderr through a shared ring
+   * (threads/output-ring.js) instead of host calls: function sinks, and the
+   * host's inherited fds 1/2 unless `inherit` is false (trace lines go
+   * straight to fd 2 and must stay in order with the guest's). The host
+   * thread writes what it drains, so a guest writing line by line (newlib's
+   * stdout is line-buffered) costs a copy per line, not a system call per
+   * line (fasta: 410 000 writes). Returns the ring, or null when no sink
+   * goes through it.
    */
-  enableOutputRing() {
+  enableOutputRing({ inherit = true } = {}) {
     const outputs = [this.fs.fds[1], this.fs.fds[2]];
-    if (!outputs.some((d) => typeof d?.sink === 'function')) return null;
+    const ringSink = (d) => {
+      if (typeof d?.sink === 'function') return d.sink;
+      if (inherit && d?.sink === 'inherit' && d.nodeFs) return (bytes) => d.writeHost(bytes);
+      return null;
+    };
+    const sinks = outputs.map(ringSink);
+    if (!sinks.some((s) => s)) return null;
     this.outputRing = createOutputRing();
     outputs.forEach((d, k) => {
-      if (typeof d?.sink === 'function') d.ringStream = k;
+      if (sinks[k]) d.ringStream = k;
     });
-    this.outputSinks = outputs.map((d) => (typeof d?.sink === 'function' ? d.sink : null));
+    this.outputSinks = sinks;
     for (const fd of [0, 1, 2]) this.updateStdio(fd);
     return this.outputRing;
   }

@@ -205,8 +205,8 @@ export class DescriptorTable {
    */
   passthroughFd(fd) {
     const desc = this.fds[fd];
-    if (desc && typeof desc.hostFd === 'number' && desc.hostFd >= 0) return desc.hostFd;
     if (desc && desc.ringStream >= 0) return -2 - desc.ringStream;
+    if (desc && typeof desc.hostFd === 'number' && desc.hostFd >= 0) return desc.hostFd;
     return -1;
   }
 }

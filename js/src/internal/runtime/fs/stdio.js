@@ -140,6 +140,8 @@ export class OutputDescription extends Description {
      * threads write this sink through, or -1 (calls come to the host).
      */
     this.ringStream = -1;
+    /** Empties the ring first (set by the host while a ring carries this stream). */
+    this.drainRing = null;
     this.nodeFs = nodeFs;
     this.tty = tty;
     this.ino = ino;
@@ -150,6 +152,12 @@ export class OutputDescription extends Description {
   }
 
   write(bytes) {
+    this.drainRing?.();
+    return this.writeHost(bytes);
+  }
+
+  /** Writes to the sink now (the ring's drain delivers through this). */
+  writeHost(bytes) {
     if (this.sink === 'inherit') return hostWriteSync(this.nodeFs, this.inheritFd, bytes);
     if (typeof this.sink === 'function') this.sink(bytes.slice());
     return bytes.length;

@@ -5,8 +5,9 @@
 // its answer (which, on a busy page, took a millisecond each).
 //
 // Layout (SharedArrayBuffer): Int32 words [0] bytes written (total, mod
-// 2^32), [1] bytes drained (total), [2] capacity, [3] writers' lock, then
-// the data. A record is a 4-byte header — which stream (0 stdout, 1
+// 2^32), [1] bytes drained (total), [2] capacity, [3] writers' lock (0
+// free, 1 held, 2 held and waited for), [4] the host is asleep waiting
+// for records, then the data. A record is a 4-byte header — which stream (0 stdout, 1
 // stderr) in the top byte, the length below — and the bytes, wrapping at
 // the capacity. One ring for both streams keeps their order as the guest
 // made the calls. A writer holds the lock for its whole record; when the
@@ -16,7 +17,8 @@ const WRITTEN = 0;
 const DRAINED = 1;
 const CAPACITY = 2;
 const LOCK = 3;
-const HEADER = 16;
+const SLEEPING = 4;
+const HEADER = 32;
 
 /** Bytes of data a ring holds. */
 export const RING_BYTES = 1 << 20;
@@ -25,43 +27,60 @@ const MAX_RECORD = RING_BYTES >> 2;
 
 export function createOutputRing(capacity = RING_BYTES) {
   const sab = new SharedArrayBuffer(HEADER + capacity);
-  new Int32Array(sab, 0, 4)[CAPACITY] = capacity;
+  new Int32Array(sab, 0, 8)[CAPACITY] = capacity;
   return sab;
 }
 
 /** A guest thread's writer: `write(stream, bytes)` (stream 0 or 1). */
 export class OutputRingWriter {
   constructor(sab) {
-    this.words = new Int32Array(sab, 0, 4);
+    this.words = new Int32Array(sab, 0, 8);
     this.capacity = this.words[CAPACITY];
     this.data = new Uint8Array(sab, HEADER);
     this.header = new Uint8Array(4);
     // A record must always fit in an empty ring.
     this.maxRecord = Math.min(MAX_RECORD, (this.capacity >> 1) - 4);
     this.headerView = new DataView(this.header.buffer);
+    this.dataView = new DataView(sab, HEADER);
   }
 
+  // A futex mutex: only a contended lock costs a wait and a notify (a
+  // guest writing line by line writes hundreds of thousands of records).
   lock() {
-    while (Atomics.compareExchange(this.words, LOCK, 0, 1) !== 0) Atomics.wait(this.words, LOCK, 1, 5);
+    if (Atomics.compareExchange(this.words, LOCK, 0, 1) === 0) return;
+    while (Atomics.exchange(this.words, LOCK, 2) !== 0) Atomics.wait(this.words, LOCK, 2, 5);
   }
 
   unlock() {
-    Atomics.store(this.words, LOCK, 0);
-    Atomics.notify(this.words, LOCK, 1);
+    if (Atomics.exchange(this.words, LOCK, 0) === 2) Atomics.notify(this.words, LOCK, 1);
   }
 
   put(at, bytes) {
     const start = at % this.capacity;
-    const first = Math.min(bytes.length, this.capacity - start);
+    if (start + bytes.length <= this.capacity) {
+      this.data.set(bytes, start);
+      return;
+    }
+    const first = this.capacity - start;
     this.data.set(bytes.subarray(0, first), start);
-    if (first < bytes.length) this.data.set(bytes.subarray(first), 0);
+    this.data.set(bytes.subarray(first), 0);
+  }
+
+  putHeader(at, header) {
+    const start = at % this.capacity;
+    if (start + 4 <= this.capacity) {
+      this.dataView.setInt32(start, header, true);
+      return;
+    }
+    this.headerView.setInt32(0, header, true);
+    this.put(at, this.header);
   }
 
   write(stream, bytes) {
     this.lock();
     try {
       for (let off = 0; off < bytes.length || off === 0; off += this.maxRecord) {
-        const part = bytes.subarray(off, off + this.maxRecord);
+        const part = bytes.length <= this.maxRecord ? bytes : bytes.subarray(off, off + this.maxRecord);
         const need = 4 + part.length;
         for (;;) {
           const used = (Atomics.load(this.words, WRITTEN) - Atomics.load(this.words, DRAINED)) | 0;
@@ -69,11 +88,14 @@ export class OutputRingWriter {
           Atomics.wait(this.words, DRAINED, Atomics.load(this.words, DRAINED), 50);
         }
         const at = Atomics.load(this.words, WRITTEN) >>> 0;
-        this.headerView.setInt32(0, ((stream & 0xff) << 24) | part.length, true);
-        this.put(at, this.header);
+        this.putHeader(at, ((stream & 0xff) << 24) | part.length);
         this.put(at + 4, part);
         Atomics.store(this.words, WRITTEN, (at + need) | 0);
-        Atomics.notify(this.words, WRITTEN);
+        // Wake the host only when it sleeps: otherwise it is about to drain.
+        if (Atomics.load(this.words, SLEEPING) !== 0) {
+          Atomics.store(this.words, SLEEPING, 0);
+          Atomics.notify(this.words, WRITTEN);
+        }
         if (bytes.length === 0) break;
       }
     } finally {
@@ -89,49 +111,54 @@ export class OutputRingWriter {
  */
 export class OutputRingReader {
   constructor(sab, deliver) {
-    this.words = new Int32Array(sab, 0, 4);
+    this.words = new Int32Array(sab, 0, 8);
     this.capacity = this.words[CAPACITY];
     this.data = new Uint8Array(sab, HEADER);
+    this.view = new DataView(sab, HEADER);
     this.deliver = deliver;
     this.running = false;
   }
 
-  take(at, n) {
-    const out = new Uint8Array(n);
+  /** Copies `n` bytes of the ring from total position `at` into `out` at `o`. */
+  copy(at, n, out, o) {
     const start = at % this.capacity;
     const first = Math.min(n, this.capacity - start);
-    out.set(this.data.subarray(start, start + first));
-    if (first < n) out.set(this.data.subarray(0, n - first), first);
-    return out;
+    out.set(this.data.subarray(start, start + first), o);
+    if (first < n) out.set(this.data.subarray(0, n - first), o + first);
+  }
+
+  header(at) {
+    const start = at % this.capacity;
+    if (start + 4 <= this.capacity) return this.view.getInt32(start, true);
+    const b = new Uint8Array(4);
+    this.copy(at, 4, b, 0);
+    return new DataView(b.buffer).getInt32(0, true);
   }
 
   drain() {
     const end = Atomics.load(this.words, WRITTEN) >>> 0;
     let at = Atomics.load(this.words, DRAINED) >>> 0;
-    let stream = -1;
-    let parts = [];
-    const flush = () => {
-      if (parts.length === 0) return;
-      const n = parts.reduce((s, p) => s + p.length, 0);
+    // One copy out per run of records of one stream.
+    while (at !== end) {
+      const stream = this.header(at) >>> 24;
+      let n = 0;
+      let p = at;
+      while (p !== end) {
+        const h = this.header(p);
+        if (h >>> 24 !== stream) break;
+        n += h & 0xffffff;
+        p = (p + 4 + (h & 0xffffff)) >>> 0;
+      }
       const out = new Uint8Array(n);
       let o = 0;
-      for (const p of parts) {
-        out.set(p, o);
-        o += p.length;
+      for (; at !== p; ) {
+        const len = this.header(at) & 0xffffff;
+        this.copy(at + 4, len, out, o);
+        o += len;
+        at = (at + 4 + len) >>> 0;
       }
       this.deliver(stream, out);
-      parts = [];
-    };
-    while (at !== end) {
-      const header = new DataView(this.take(at, 4).buffer).getInt32(0, true);
-      const s = header >>> 24;
-      const len = header & 0xffffff;
-      if (s !== stream) flush();
-      stream = s;
-      parts.push(this.take(at + 4, len));
-      at = (at + 4 + len) >>> 0;
     }
-    flush();
     Atomics.store(this.words, DRAINED, end | 0);
     Atomics.notify(this.words, DRAINED);
   }
@@ -142,8 +169,10 @@ export class OutputRingReader {
       while (this.running) {
         const seen = Atomics.load(this.words, WRITTEN);
         if (seen === Atomics.load(this.words, DRAINED)) {
+          Atomics.store(this.words, SLEEPING, 1);
           const w = Atomics.waitAsync(this.words, WRITTEN, seen, 100);
           if (w.async) await w.value;
+          Atomics.store(this.words, SLEEPING, 0);
           continue;
         }
         this.drain();

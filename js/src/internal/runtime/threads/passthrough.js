@@ -19,6 +19,18 @@ import { guardAll } from '../irt/guard.js';
 export function withPassthrough(hostCalls, { mem, control, nodeFs = null, ring = null }) {
   const slow = { read: hostCalls.read, write: hostCalls.write };
   const hostFd = (fd) => (fd >= 0 && fd <= 2 ? Atomics.load(control, STDIO + fd) : -1);
+  // Views of guest memory for the ring's path, made again only when an
+  // access goes past them (memory only grows, so older views stay valid):
+  // asking the memory for its buffer on every write costs more than the
+  // copy of a line.
+  let u8 = mem.u8();
+  let dv = mem.view();
+  const covers = (addr, len) => {
+    if (addr + len <= u8.length) return true;
+    u8 = mem.u8();
+    dv = mem.view();
+    return addr + len <= u8.length;
+  };
   const fast = guardAll({
     read(fd, buf, count, nreadPtr) {
       const h = hostFd(fd);
@@ -35,11 +47,13 @@ export function withPassthrough(hostCalls, { mem, control, nodeFs = null, ring =
       const h = hostFd(fd);
       if (h <= -2 && ring) {
         const len = Math.min(count >>> 0, MAX_IO);
-        mem.check(nwrotePtr, 4);
-        mem.check(buf, len);
+        const at = buf >>> 0;
+        const out = nwrotePtr >>> 0;
+        if (!covers(out, 4)) mem.check(nwrotePtr, 4);
+        if (!covers(at, len)) mem.check(buf, len);
         // Straight from guest memory into the ring: no copy in between.
-        ring.write(-2 - h, mem.u8().subarray(buf >>> 0, (buf >>> 0) + len));
-        mem.setU32(nwrotePtr, len);
+        ring.write(-2 - h, u8.subarray(at, at + len));
+        dv.setUint32(out, len, true);
         return 0;
       }
       if (h < 0 || !nodeFs) return slow.write(fd, buf, count, nwrotePtr);

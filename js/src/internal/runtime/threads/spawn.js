@@ -41,11 +41,14 @@ export function runInWorkers({ proc, platform, setup, startResults, traceSink, t
 
     // Guest output written through the ring reaches the embedder as the
     // host drains it; the last drain happens before the run settles.
-    const ring = proc.enableOutputRing();
+    const ring = proc.enableOutputRing({ inherit: !traceInWorker });
     const drainer = ring
       ? new OutputRingReader(ring, (stream, bytes) => proc.outputSinks[stream]?.(bytes))
       : null;
     drainer?.start();
+    // A host-side write to a stream the ring carries (a dup of fd 1, say)
+    // comes after what the ring holds.
+    if (drainer) for (const d of [proc.fs.fds[1], proc.fs.fds[2]]) if (d?.ringStream >= 0) d.drainRing = () => drainer.drain();
 
     const finish = (result, error) => {
       if (finished) return;
