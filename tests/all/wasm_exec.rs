@@ -1866,6 +1866,6 @@ fn atomics_and_more_intrinsics() {
     want.push("4".into());
     calls.push((root, args(&[&2.25f64])));
     want.push("1.5".into());
-    let Some(out) = run("atomics", &m, &calls) else { return };
+    let Some(out) = run("atomics-intrinsics", &m, &calls) else { return };
     assert_eq!(out, want);
 }
