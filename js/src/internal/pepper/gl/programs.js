@@ -62,6 +62,13 @@ export default (env) => {
     return l;
   };
 
+  /** uniform{N}{f,i}: the values as the guest passed them. */
+  const uniformN = (method) => (context, location, ...values) => {
+    const c = env.ctx(context);
+    const l = c && uniform(c, location);
+    if (l) c.gl[method](l, ...values);
+  };
+
   /** uniform{N}{f,i}v: `n` components per element, `count` elements. */
   const uniformv = (fn, method, n, float) => (context, location, count, v) => {
     const c = env.ctx(context);
@@ -383,46 +390,14 @@ export default (env) => {
       const values = typeof v === 'number' || typeof v === 'boolean' ? [v] : Array.from(v ?? []);
       values.forEach((x, i) => views.setI32('glGetUniformiv', params + 4 * i, Math.round(Number(x))));
     },
-    [`${GLES}Uniform1f`](context, location, x) {
-      const c = env.ctx(context);
-      const l = c && uniform(c, location);
-      if (l) c.gl.uniform1f(l, x);
-    },
-    [`${GLES}Uniform2f`](context, location, x, y) {
-      const c = env.ctx(context);
-      const l = c && uniform(c, location);
-      if (l) c.gl.uniform2f(l, x, y);
-    },
-    [`${GLES}Uniform3f`](context, location, x, y, z) {
-      const c = env.ctx(context);
-      const l = c && uniform(c, location);
-      if (l) c.gl.uniform3f(l, x, y, z);
-    },
-    [`${GLES}Uniform4f`](context, location, x, y, z, w) {
-      const c = env.ctx(context);
-      const l = c && uniform(c, location);
-      if (l) c.gl.uniform4f(l, x, y, z, w);
-    },
-    [`${GLES}Uniform1i`](context, location, x) {
-      const c = env.ctx(context);
-      const l = c && uniform(c, location);
-      if (l) c.gl.uniform1i(l, x);
-    },
-    [`${GLES}Uniform2i`](context, location, x, y) {
-      const c = env.ctx(context);
-      const l = c && uniform(c, location);
-      if (l) c.gl.uniform2i(l, x, y);
-    },
-    [`${GLES}Uniform3i`](context, location, x, y, z) {
-      const c = env.ctx(context);
-      const l = c && uniform(c, location);
-      if (l) c.gl.uniform3i(l, x, y, z);
-    },
-    [`${GLES}Uniform4i`](context, location, x, y, z, w) {
-      const c = env.ctx(context);
-      const l = c && uniform(c, location);
-      if (l) c.gl.uniform4i(l, x, y, z, w);
-    },
+    [`${GLES}Uniform1f`]: uniformN('uniform1f'),
+    [`${GLES}Uniform2f`]: uniformN('uniform2f'),
+    [`${GLES}Uniform3f`]: uniformN('uniform3f'),
+    [`${GLES}Uniform4f`]: uniformN('uniform4f'),
+    [`${GLES}Uniform1i`]: uniformN('uniform1i'),
+    [`${GLES}Uniform2i`]: uniformN('uniform2i'),
+    [`${GLES}Uniform3i`]: uniformN('uniform3i'),
+    [`${GLES}Uniform4i`]: uniformN('uniform4i'),
     [`${GLES}Uniform1fv`]: uniformv('glUniform1fv', 'uniform1fv', 1, true),
     [`${GLES}Uniform2fv`]: uniformv('glUniform2fv', 'uniform2fv', 2, true),
     [`${GLES}Uniform3fv`]: uniformv('glUniform3fv', 'uniform3fv', 3, true),
