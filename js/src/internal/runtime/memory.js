@@ -1,9 +1,15 @@
 // Access to the guest's linear memory.
 //
-// The memory is a shared `WebAssembly.Memory` that any thread may grow, and
-// growing replaces `memory.buffer` with a longer one. So nothing here keeps a
-// view: every accessor builds a fresh `DataView` / typed array over the
-// current buffer. All multi-byte values are little-endian (wasm's order).
+// The memory is a `WebAssembly.Memory` that any thread may grow, and
+// growing replaces `memory.buffer` with a longer one. The accessors keep
+// the views of the last buffer they saw and take the current one only when
+// an access reaches past them: memory never shrinks, a shared memory's old
+// buffer stays a view of the same bytes, and an unshared one's is detached
+// (length 0), so a kept view is right wherever it reaches. (Reading
+// `memory.buffer` of a shared memory makes a new object each time: per IRT
+// call, that was a fifth of a line-by-line writer's time.) `view()` and
+// `u8()` give the whole current memory. All multi-byte values are
+// little-endian (wasm's order).
 //
 // Accesses outside the memory throw `MemoryFault`; the IRT functions turn it
 // into EFAULT rather than letting a bad guest pointer become a host error.
@@ -23,6 +29,13 @@ export class GuestMemory {
   /** @param {WebAssembly.Memory} memory */
   constructor(memory) {
     this.memory = memory;
+    this.keep(memory.buffer);
+  }
+
+  /** Keeps views of `buffer` (see the top of this file). */
+  keep(buffer) {
+    this.kept = new Uint8Array(buffer);
+    this.keptView = new DataView(buffer);
   }
 
   /** Current size in bytes. */
@@ -31,86 +44,94 @@ export class GuestMemory {
   }
 
   view() {
-    return new DataView(this.memory.buffer);
+    this.keep(this.memory.buffer);
+    return this.keptView;
   }
 
   u8() {
-    return new Uint8Array(this.memory.buffer);
+    this.keep(this.memory.buffer);
+    return this.kept;
   }
 
   i32() {
     return new Int32Array(this.memory.buffer);
   }
 
-  /** Throws `MemoryFault` unless [addr, addr+len) is inside the memory. */
+  /**
+   * Throws `MemoryFault` unless [addr, addr+len) is inside the memory;
+   * after it, the kept views reach over the range.
+   */
   check(addr, len) {
     addr >>>= 0;
-    if (len < 0 || addr + len > this.memory.buffer.byteLength) throw new MemoryFault(addr, len);
+    if (len < 0) throw new MemoryFault(addr, len);
+    if (addr + len <= this.kept.length) return;
+    this.keep(this.memory.buffer);
+    if (addr + len > this.kept.length) throw new MemoryFault(addr, len);
   }
 
   getU8(addr) {
     this.check(addr, 1);
-    return this.u8()[addr >>> 0];
+    return this.kept[addr >>> 0];
   }
 
   getI32(addr) {
     this.check(addr, 4);
-    return this.view().getInt32(addr >>> 0, true);
+    return this.keptView.getInt32(addr >>> 0, true);
   }
 
   getU32(addr) {
     this.check(addr, 4);
-    return this.view().getUint32(addr >>> 0, true);
+    return this.keptView.getUint32(addr >>> 0, true);
   }
 
   /** A 64-bit value as a BigInt (signed). */
   getI64(addr) {
     this.check(addr, 8);
-    return this.view().getBigInt64(addr >>> 0, true);
+    return this.keptView.getBigInt64(addr >>> 0, true);
   }
 
   setU8(addr, value) {
     this.check(addr, 1);
-    this.u8()[addr >>> 0] = value;
+    this.kept[addr >>> 0] = value;
   }
 
   setU16(addr, value) {
     this.check(addr, 2);
-    this.view().setUint16(addr >>> 0, value, true);
+    this.keptView.setUint16(addr >>> 0, value, true);
   }
 
   setI32(addr, value) {
     this.check(addr, 4);
-    this.view().setInt32(addr >>> 0, value | 0, true);
+    this.keptView.setInt32(addr >>> 0, value | 0, true);
   }
 
   setU32(addr, value) {
     this.check(addr, 4);
-    this.view().setUint32(addr >>> 0, value >>> 0, true);
+    this.keptView.setUint32(addr >>> 0, value >>> 0, true);
   }
 
   /** Stores a 64-bit value given as a BigInt or a (safe-integer) Number. */
   setI64(addr, value) {
     this.check(addr, 8);
-    this.view().setBigInt64(addr >>> 0, BigInt.asIntN(64, BigInt(value)), true);
+    this.keptView.setBigInt64(addr >>> 0, BigInt.asIntN(64, BigInt(value)), true);
   }
 
   /** A copy of [addr, addr+len) (a plain, non-shared Uint8Array). */
   read(addr, len) {
     this.check(addr, len);
-    return this.u8().slice(addr >>> 0, (addr >>> 0) + len);
+    return this.kept.slice(addr >>> 0, (addr >>> 0) + len);
   }
 
   /** Copies `bytes` to `addr`. */
   write(addr, bytes) {
     this.check(addr, bytes.length);
-    this.u8().set(bytes, addr >>> 0);
+    this.kept.set(bytes, addr >>> 0);
   }
 
   /** Zeroes [addr, addr+len). */
   fill0(addr, len) {
     this.check(addr, len);
-    this.u8().fill(0, addr >>> 0, (addr >>> 0) + len);
+    this.kept.fill(0, addr >>> 0, (addr >>> 0) + len);
   }
 
   /**
