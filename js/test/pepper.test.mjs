@@ -569,6 +569,7 @@ test('the runtime offers exactly the interfaces src/abi/ppapi.h says, in Node an
   const mem = new GuestMemory(memory);
   const pages = new PageAllocator(mem, 0x10000);
   const { nodeHost } = await import('../src/internal/node/host.js');
+  await nodeHost.preparePepper();
   // Node: what `pexe run` and the Node entry give a plugin (the host's WebSocket).
   const node = new Browser({ proc: { mem, pages }, embedder: {}, webSocket: nodeHost.WebSocket, transport: { toMain() {} } });
   const page = new Browser({

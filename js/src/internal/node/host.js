@@ -10,7 +10,6 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as tty from 'node:tty';
 import * as workerThreads from 'node:worker_threads';
-import { NodeWebSocket } from './websocket.js';
 
 /** Stack of a guest thread's Worker in Node (MiB): the wasm call depth limit. */
 export const WORKER_STACK_MB = 8;
@@ -19,8 +18,16 @@ export const WORKER_STACK_MB = 8;
 export const nodeHost = {
   name: 'node',
   node: { fs, path, os, tty, worker_threads: workerThreads, process },
-  /** A WebSocket for PPB_WebSocket and the socket relay where Node has none (Node 20). */
-  WebSocket: globalThis.WebSocket ?? NodeWebSocket,
+  /**
+   * A WebSocket for PPB_WebSocket and the socket relay where Node has none
+   * (Node 20): ours, set by `preparePepper()`.
+   */
+  WebSocket: globalThis.WebSocket ?? null,
+
+  /** Loads what only a Pepper plugin uses (our WebSocket: node:tls and node:crypto load slowly). */
+  async preparePepper() {
+    this.WebSocket ??= (await import('./websocket.js')).NodeWebSocket;
+  },
 
   /** worker_threads can always share memory. */
   workersAvailable() {

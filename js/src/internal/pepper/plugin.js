@@ -28,7 +28,6 @@
 
 import { PPB_FUNCTIONS, PPB_INDEX, PPP_FUNCTIONS, PPP_INTERFACES, ppbAddress } from '../runtime/abi.js';
 import { GuestFault } from '../runtime/faults.js';
-import { errno } from '../runtime/defs.js';
 import {
   ARRAY_OUTPUT_FUNCTIONS,
   INSTANCE_ID,
@@ -38,22 +37,15 @@ import {
   OUTPUT_WORDS,
   PP,
   PP_RECT,
-  PP_START,
   PP_VAR,
   PPP_MESSAGE_HANDLER,
 } from './defs.js';
 import { ppTime, ppTimeTicks } from './ppb/core.js';
 import { varWords } from './vars.js';
 import { localImplementations } from './local.js';
+import { PepperStart, ppapihook } from './start.js';
 
-/** Thrown by ppapi_start on the main thread: the plugin's start functions. */
-export class PepperStart extends Error {
-  constructor(funcs) {
-    super('the plugin entered its Pepper message loop');
-    this.name = 'PepperStart';
-    this.funcs = funcs;
-  }
-}
+export { PepperStart, ppapihook };
 
 /** The table address of the browser's PPB_GetInterface. */
 export const GET_INTERFACE_ADDRESS = ppbAddress(PPB_INDEX.get('@browser:PPB_GetInterface'));
@@ -64,30 +56,6 @@ export const AUDIO_MAIN_ADDRESS = ppbAddress(PPB_INDEX.get('@browser:PPB_AudioTh
 const then = (v, f) => (v && typeof v.then === 'function' ? v.then(f) : f(v));
 
 const PPP_BY_KEY = new Map(PPP_FUNCTIONS.map((f) => [f.key, f]));
-
-/** IRT `nacl-irt-ppapihook-0.1` for one thread. */
-export function ppapihook(thread) {
-  return {
-    ppapi_start(funcs) {
-      if (thread.tid !== MAIN_TID || !thread.pepper) return errno.ENOSYS;
-      const m = thread.mem;
-      m.check(funcs, PP_START.SIZE);
-      throw new PepperStart({
-        initialize: m.getU32(funcs + PP_START.initialize),
-        shutdown: m.getU32(funcs + PP_START.shutdown),
-        getInterface: m.getU32(funcs + PP_START.getInterface),
-      });
-    },
-    // The plugin's pthread_create/pthread_join (libppapi registers them
-    // before ppapi_start): PPB_Audio starts its thread with them, so that
-    // the thread has the plugin's TLS.
-    ppapi_register_thread_creator(funcs) {
-      const m = thread.mem;
-      m.check(funcs, 8);
-      thread.threadCreator = { create: m.getU32(funcs), join: m.getU32(funcs + 4) };
-    },
-  };
-}
 
 /** Converts a browser answer to the import's result kind. */
 function resultOf(link, kind, r) {

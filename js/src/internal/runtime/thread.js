@@ -15,7 +15,8 @@
 //   {type: 'error', error}          a runtime bug
 
 import { HOST_CALLS, IRT_FUNCTIONS, uniformPpapiImports } from './abi.js';
-import { PepperStart, pepperImports } from '../pepper/plugin.js';
+import { pepper } from '../pepper/load.js';
+import { PepperStart } from '../pepper/start.js';
 import { EXITING, WAKE_EPOCH } from './control.js';
 import { ExitError, GuestFault, ThreadExit, describeFault, envFaultMessage } from './faults.js';
 import { basic } from './irt/basic.js';
@@ -115,7 +116,7 @@ export function buildImports(thread, hostCalls, { trace = null, link = null, coo
   // browser side (no link) the hook is not answered, so nothing reaches them.
   const ppapi =
     thread.pepper && link
-      ? pepperImports(thread, link, { coop })
+      ? pepper().pepperImports(thread, link, { coop })
       : uniformPpapiImports(() => {
           throw new GuestFault('a Pepper browser function was called outside a Pepper plugin');
         });

@@ -22,7 +22,7 @@ import { GuestFault } from '../faults.js';
 import { readTimespec, realtimeNs, writeTime } from '../irt/clock.js';
 import { DEADLOCK_MESSAGE, DEADLOCK_SLICE_MS } from '../irt/futex.js';
 import { errnoOf, fail } from '../irt/guard.js';
-import { PluginMain } from '../../pepper/plugin.js';
+import { pepper } from '../../pepper/load.js';
 import { buildImports, classify, clearStackFlag, createThread } from '../thread.js';
 import { startReturnStatus } from '../module-info.js';
 
@@ -279,7 +279,7 @@ export function runCooperative({ proc, setup, startResults, traceSink, onStart }
 
     /** The plugin's main loop: items one at a time, each may set itself aside. */
     function runPluginMain(thread, link, funcs) {
-      const main = new PluginMain(thread, link, funcs, { coop: true });
+      const main = new (pepper().PluginMain)(thread, link, funcs, { coop: true });
       let chain = Promise.resolve();
       const run = (step) => {
         chain = chain

@@ -7,6 +7,8 @@
 //                             { post(msg, transfer?), onMessage(fn), onError(fn), onExit(fn), terminate() → Promise, unref() }
 //   host.WebSocket            optional: the WebSocket constructor where the global has none
 //                             (Node 20), for PPB_WebSocket and the socket relay
+//   host.preparePepper()      optional: resolves once what a Pepper plugin needs is loaded
+//                             (Node: host.WebSocket), before the plugin starts
 //
 // This file is the browser's host. Node's is internal/node/host.js, which
 // starts internal/node/worker.js in worker_threads; keeping it out of this

@@ -16,7 +16,7 @@
 
 import { HOST_CALLS } from '../abi.js';
 import { buildImports, classify, createThread, runMain, runThread } from '../thread.js';
-import { PluginMain } from '../../pepper/plugin.js';
+import { loadPepper, pepper } from '../../pepper/load.js';
 import { OutputRingWriter } from './output-ring.js';
 import { withPassthrough } from './passthrough.js';
 import { HostLink, rpcFunctions } from './rpc.js';
@@ -83,6 +83,7 @@ function runPluginItem(item) {
 }
 
 async function start(init) {
+  if (init.pepper) await loadPepper();
   const thread = createThread({
     memory: init.memory,
     control: init.control,
@@ -117,7 +118,7 @@ async function start(init) {
     : runThread(thread, instance, init.spec);
   if (outcome.type !== 'pepper') return outcome;
   // The guest entered Pepper: this thread becomes the plugin's main loop.
-  plugin = new PluginMain(thread, link, outcome.funcs);
+  plugin = new (pepper().PluginMain)(thread, link, outcome.funcs);
   runPluginStep(() => plugin.boot());
   for (const item of early.splice(0)) runPluginItem(item);
   return null;
