@@ -207,6 +207,46 @@ test('the Node runner: argv[0], arguments, environment, byte-exact output, exit 
   assert.equal(tr.stderr.toString(), '[pexe 0] write(1, 0x10000, 14, 0x10f00) = 0\n[pexe 0] exit(0) -> exit\n');
 });
 
+test('the Node runner: a single-threaded module runs on the main thread, its output in order on either path', (t) => {
+  const dir = nodeFs.mkdtempSync(nodePath.join(os.tmpdir(), 'pexe-run-'));
+  t.after(() => nodeFs.rmSync(dir, { recursive: true, force: true }));
+  // stdout, stderr, then 3000 small writes to stdout (more than write-behind
+  // holds), stderr again, a clock call, then a fault.
+  const N = 3000;
+  const body = [
+    ...write(1, 0x10000, 2), ...write(2, 0x10002, 2),
+    ...op.i32_const(N), ...op.local_set(1),
+    ...op.loop(), ...write(1, 0x10004, 32), ...op.local_get(1), ...op.i32_const(1), ...op.i32_sub(), ...op.local_tee(1), ...op.br_if(0), ...op.end(),
+    ...write(2, 0x10002, 2),
+    ...op.i32_const(0x10f00), ...callIrt('clock'), ...op.drop(),
+    ...op.unreachable(),
+  ];
+  const module = (singleThreaded) => abiModule({
+    singleThreaded,
+    data: [text(0x10000, 'o1e1' + '0123456789abcdefghijklmnopqrstu\n')],
+    funcs: [{ name: '_start', params: [I32], locals: [I32], body }],
+  });
+  const expected = 'o1e1' + '0123456789abcdefghijklmnopqrstu\n'.repeat(N) + 'e1pexe: guest fault: unreachable in function _start\n';
+  const cases = [
+    // [module marked, node's stack flag, runs on the main thread]
+    [true, ['--stack-size=7680'], true],
+    [true, [], false], // too shallow a stack for the guest: a Worker
+    [false, ['--stack-size=7680'], false], // may start threads: Workers
+  ];
+  for (const [marked, flags, inline] of cases) {
+    const file = nodePath.join(dir, 'prog.wasm');
+    nodeFs.writeFileSync(file, module(marked));
+    const outFile = nodePath.join(dir, 'out.txt');
+    const fd = nodeFs.openSync(outFile, 'w');
+    const r = spawnSync(process.execPath, [...flags, RUN_MJS, '--verbose', file], { stdio: ['ignore', fd, fd], timeout: 60000 });
+    nodeFs.closeSync(fd);
+    const what = `marked ${marked}, ${flags.join(' ') || 'no flag'}`;
+    assert.equal(r.status, 134, what);
+    const note = inline ? 'pexe: single-threaded module: running on the main thread\n' : '';
+    assert.equal(nodeFs.readFileSync(outFile, 'utf8'), note + expected, what);
+  }
+});
+
 test('the Node runner: --dir exposes a host directory, nothing else', (t) => {
   const dir = nodeFs.realpathSync(nodeFs.mkdtempSync(nodePath.join(os.tmpdir(), 'pexe-dir-')));
   t.after(() => nodeFs.rmSync(dir, { recursive: true, force: true }));

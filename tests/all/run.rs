@@ -167,6 +167,28 @@ fn guest_exit_status_and_errors_of_the_command() {
     assert!(trace.contains("[pexe 0] exit(0) -> exit"), "{trace}");
 }
 
+/// The translator marks a module that can never start a thread, and `pexe
+/// run` runs it on Node's main thread (no Worker to start); a module that
+/// may start threads runs in Workers. Both print the same.
+#[test]
+fn single_threaded_programs_run_on_the_main_thread() {
+    let base = pnacl_c_tests();
+    let run = |pexe: &str| {
+        Command::new(env!("CARGO_BIN_EXE_pexe"))
+            .current_dir(&base)
+            .args(["run", "--verbose", pexe])
+            .output()
+            .unwrap()
+    };
+    const NOTE: &str = "pexe: single-threaded module: running on the main thread\n";
+    let puts = run("res/puts.pexe");
+    assert_eq!(String::from_utf8_lossy(&puts.stderr), NOTE);
+    assert_eq!(puts.stdout, b"Hello, World!\n\n");
+    let thread = run("res/thread.pexe");
+    assert!(!String::from_utf8_lossy(&thread.stderr).contains(NOTE));
+    assert_eq!(thread.status.code(), Some(0));
+}
+
 // ---------------------------------------------------------------------------
 // Guest faults, with pexes built by the assembler.
 

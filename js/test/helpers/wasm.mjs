@@ -3,6 +3,7 @@
 // written as opcode bytes. Only what the tests need.
 
 import { IRT_FUNCTIONS } from '../../src/internal/runtime/abi.js';
+import { SINGLE_THREADED_SECTION } from '../../src/internal/runtime/module-info.js';
 
 export const I32 = 0x7f;
 export const I64 = 0x7e;
@@ -104,7 +105,7 @@ export const G = { stackPointer: 0, stackLimit: 1, tp: 2, heapBase: 3 };
  * `threadStart` the `__pexe_thread_start` one (default: a function that
  * calls the table entry given).
  */
-export function abiModule({ funcs, data = [], heapBase = 0x20000, minPages = 17, start = '_start' }) {
+export function abiModule({ funcs, data = [], heapBase = 0x20000, minPages = 17, start = '_start', singleThreaded = false }) {
   const types = [];
   const typeIndex = (params, results) => {
     const key = `${params.join(',')}:${results.join(',')}`;
@@ -180,6 +181,8 @@ export function abiModule({ funcs, data = [], heapBase = 0x20000, minPages = 17,
   const names = [...str('name'), 0x01, ...uleb(nameMap.length), ...nameMap];
   const bytes = [
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    // The translator's mark of a module that never starts a thread.
+    ...(singleThreaded ? section(0, str(SINGLE_THREADED_SECTION)) : []),
     ...section(1, vec(types.map((t) => [0x60, ...vec(t.params.map((p) => [p])), ...vec(t.results.map((r) => [r]))]))),
     ...section(2, vec(imports)),
     ...section(3, vec(funcTypes.map((t) => uleb(t)))),

@@ -105,6 +105,11 @@ pub(crate) mod global {
 const EAGAIN: i32 = 11;
 /// Name of the function that stands for `thread_create` there.
 const NO_THREADS: &str = "__pexe_no_threads";
+/// Name of the empty custom section, first in a single-threaded module, that
+/// tells the runtime before it compiles anything that no guest thread can
+/// start (`pexe run` then runs the guest on Node's main thread, not in a
+/// Worker). The JavaScript side reads it in `runtime/module-info.js`.
+pub const SINGLE_THREADED_SECTION: &str = "pexe.single-threaded";
 
 /// Index of the `__pexe_longjmp` tag.
 pub(crate) const LONGJMP_TAG: u32 = 0;
@@ -603,6 +608,9 @@ impl WasmBackend {
         let thread_create = imports::irt_index(&self.imports, "thread_create");
         let no_threads_func = thread_start_func + 1;
         let mut module = wasm_encoder::Module::new();
+        if single_threaded {
+            module.section(&wasm_encoder::CustomSection { name: SINGLE_THREADED_SECTION.into(), data: (&[][..]).into() });
+        }
 
         // Imports.
         let mut imports = ImportSection::new();

@@ -234,6 +234,14 @@ impl Run {
         // code for the whole run (2.3x slower on mandelbrot). Workers inherit
         // the flag.
         cmd.arg("--no-liftoff");
+        // A single-threaded module runs on Node's main thread (run.mjs
+        // decides, from the module and this flag): give V8 as deep a stack
+        // there as a guest thread's Worker has, within what the OS allows.
+        if wasm_is_single_threaded(&wasm) {
+            if let Some(kb) = main_thread_stack_kb() {
+                cmd.arg(format!("--stack-size={kb}"));
+            }
+        }
         cmd.arg(runtime.join(RUNNER));
         cmd.arg("--argv0").arg(&self.file);
         for kv in &self.env {
@@ -345,6 +353,38 @@ impl Run {
 
 /// `file:` URL of the directory holding `file` (None for stdin or an
 /// unrepresentable path).
+/// V8's stack for a guest thread in KiB: a Worker's `stackSizeMb`
+/// (`WORKER_STACK_MB` in js/src/internal/node/host.js; a test keeps them equal).
+const GUEST_STACK_KB: u64 = 8 * 1024;
+/// What the OS stack must keep beyond V8's limit: Node's own frames below
+/// the guest's, and V8's slack past its check.
+const STACK_MARGIN_KB: u64 = 512;
+
+/// Whether the module starts with the translator's single-threaded mark
+/// (`back::wasm::SINGLE_THREADED_SECTION`, an empty custom section).
+fn wasm_is_single_threaded(wasm: &[u8]) -> bool {
+    let name = pexe::back::wasm::SINGLE_THREADED_SECTION.as_bytes();
+    // Header, section id 0, size (one LEB byte: 1 + name), name length, name.
+    wasm.len() >= 11 + name.len()
+        && wasm[8] == 0
+        && usize::from(wasm[9]) == 1 + name.len()
+        && usize::from(wasm[10]) == name.len()
+        && &wasm[11..11 + name.len()] == name
+}
+
+/// `--stack-size` for Node's main thread: the guest's stack when the OS
+/// stack limit (`ulimit -s`, read from /proc) leaves room for it with a
+/// margin, else as much as fits; None when the limit is unknown or too small
+/// (run.mjs then keeps the guest in a Worker).
+fn main_thread_stack_kb() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with("Max stack size"))?;
+    let soft = line["Max stack size".len()..].split_whitespace().next()?;
+    let limit_kb = if soft == "unlimited" { u64::MAX } else { soft.parse::<u64>().ok()? / 1024 };
+    let kb = GUEST_STACK_KB.min(limit_kb.saturating_sub(STACK_MARGIN_KB));
+    (kb >= GUEST_STACK_KB - 1024).then_some(kb)
+}
+
 fn directory_url(file: &Path) -> Option<String> {
     if file.as_os_str() == "-" {
         return None;
@@ -532,6 +572,28 @@ mod tests {
         embedded.sort();
         assert_eq!(embedded, on_disk);
         assert!(embedded.iter().any(|p| p == RUNNER));
+    }
+
+    #[test]
+    fn guest_stack_matches_the_workers() {
+        let host = RUNTIME_FILES.iter().find(|(p, _)| *p == "internal/node/host.js").expect("host.js is embedded").1;
+        let mb = GUEST_STACK_KB / 1024;
+        assert!(host.contains(&format!("export const WORKER_STACK_MB = {mb};")), "host.js WORKER_STACK_MB is not {mb}");
+        let run = RUNTIME_FILES.iter().find(|(p, _)| *p == RUNNER).unwrap().1;
+        assert!(run.contains("WORKER_STACK_MB * 1024 - 1024"), "run.mjs's threshold drifted from main_thread_stack_kb");
+    }
+
+    #[test]
+    fn single_threaded_mark() {
+        let name = pexe::back::wasm::SINGLE_THREADED_SECTION.as_bytes();
+        let mut wasm = b"\0asm\x01\0\0\0\0".to_vec();
+        wasm.push(1 + name.len() as u8);
+        wasm.push(name.len() as u8);
+        wasm.extend_from_slice(name);
+        assert!(wasm_is_single_threaded(&wasm));
+        assert!(!wasm_is_single_threaded(&wasm[..wasm.len() - 1]));
+        wasm[12] ^= 1;
+        assert!(!wasm_is_single_threaded(&wasm));
     }
 
     /// The relative module specifiers in `text`: `from '…'`, `import('…')`

@@ -18,7 +18,9 @@
 //                      (repeatable; in order)
 //   --base-url URL     Pepper plugins: what the plugin's URLs resolve
 //                      against (default: the current directory)
-//   --verbose          Pepper plugins: report the life cycle on stderr
+//   --verbose          report on stderr where a command-line program runs
+//                      (main thread or Workers) and a Pepper plugin's life
+//                      cycle
 //   --storage DIR      Pepper plugins: keep the persistent file system
 //                      (PPB_FileSystem LOCALPERSISTENT) in host directory
 //                      DIR, confined to it (default: in memory, like the
@@ -40,18 +42,27 @@
 // <name>" and exits 134.
 
 import { readFileSync, statSync, writeSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { run, startPlugin } from '../runtime/index.js';
 import { moduleInfo } from '../runtime/module-info.js';
-import { nodeStorage } from '../pepper/storage/index.js';
-import { nodeHost } from './host.js';
-import { allowList, nodeNetwork } from './net.js';
+import { WORKER_STACK_MB, nodeHost } from './host.js';
 
 const USAGE =
   'usage: node run.mjs [--argv0 NAME] [--env K=V]... [--dir DIR]... [--trace] [--stack-size N] [--storage DIR] ' +
   '[--net PATTERN]... [--socket-relay URL] MODULE.wasm [--] [ARGS...]';
+
+/** The least --stack-size (KiB) with which a guest may run on Node's main thread. */
+const MAIN_THREAD_MIN_STACK_KB = WORKER_STACK_MB * 1024 - 1024;
+
+/** V8's stack limit for this thread in KiB, as given by --stack-size (0 when not given). */
+function mainStackKb() {
+  let kb = 0;
+  for (const a of process.execArgv) {
+    const m = /^--stack[-_]size=(\d+)$/.exec(a);
+    if (m) kb = Number(m[1]);
+  }
+  return kb;
+}
 
 function die(message, status = 2) {
   writeSync(2, `pexe: ${message}\n`);
@@ -153,19 +164,35 @@ async function main() {
   } catch (e) {
     die(`cannot read ${opts.module}: ${e.message}`, 1);
   }
-  let allow = null;
-  try {
-    if (opts.net.length) allow = allowList(opts.net);
-  } catch (e) {
-    die(`--net: ${e.message}`);
+  // Sockets and storage are Pepper's: loaded only when asked for.
+  opts.network = null;
+  if (opts.net.length) {
+    const { allowList, nodeNetwork } = await import('./net.js');
+    let allow;
+    try {
+      allow = allowList(opts.net);
+    } catch (e) {
+      die(`--net: ${e.message}`);
+    }
+    opts.network = nodeNetwork({ allow });
   }
-  opts.network = allow ? nodeNetwork({ allow }) : null;
   const wasm = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let pepper = false;
+  let singleThreaded = false;
   try {
-    pepper = moduleInfo(wasm).pepper;
+    ({ pepper, singleThreaded } = moduleInfo(wasm));
   } catch {
     // run() reports what is wrong with the module
+  }
+  // A module that can never start a thread runs on this thread: a Worker
+  // would only add a second JavaScript engine's start-up (~0.1 s of CPU)
+  // and a hop for every write. Only when Node was given a stack as deep as
+  // a Worker's (`pexe run` passes --stack-size), so deep recursion behaves
+  // the same on either path.
+  const inline = !pepper && singleThreaded && opts.threads && mainStackKb() >= MAIN_THREAD_MIN_STACK_KB;
+  if (inline) {
+    opts.threads = false;
+    if (opts.verbose) writeSync(2, 'pexe: single-threaded module: running on the main thread\n');
   }
   let result;
   try {
@@ -205,6 +232,7 @@ async function fetchWithFiles(url, init) {
   if (u.protocol !== 'file:') return fetch(url, init);
   const method = (init?.method ?? 'GET').toUpperCase();
   if (method !== 'GET' && method !== 'HEAD') throw new TypeError('only GET and HEAD read files');
+  const { readFile } = await import('node:fs/promises');
   let body;
   try {
     body = await readFile(fileURLToPath(u));
@@ -217,6 +245,9 @@ async function fetchWithFiles(url, init) {
 
 /** Runs a Pepper plugin headless: stdin lines in, messages out. */
 async function runPlugin(wasm, opts) {
+  const { nodeStorage } = await import('../pepper/storage/index.js');
+  const { createInterface } = await import('node:readline');
+  await nodeHost.preparePepper();
   const out = (chunk) => writeSync(2, chunk);
   let failed = false;
   let idle = null;

@@ -21,9 +21,7 @@
 // thread_create fails with EAGAIN.
 
 import { AbiMismatch, checkModule } from './abi.js';
-import { Browser } from '../pepper/browser.js';
-import { relayNetwork } from '../pepper/net/relay-client.js';
-import { PluginMain } from '../pepper/plugin.js';
+import { loadPepper, pepper as pepperCode } from '../pepper/load.js';
 import { DirectLink } from './threads/rpc.js';
 import { FAULT_EXIT_STATUS } from './defs.js';
 import { moduleInfo } from './module-info.js';
@@ -157,6 +155,7 @@ export async function startPlugin(wasm, options, host) {
 async function launch(wasm, options, host) {
   const { module, bytes } = await compile(wasm);
   const { pepper } = checkModule(module);
+  if (pepper) await Promise.all([loadPepper(), host.preparePepper?.()]);
   const info = bytes ? moduleInfo(bytes) : { memory: null, startResults: null };
   const node = host.node;
   const useWorkers = options.threads !== false && host.workersAvailable();
@@ -184,7 +183,7 @@ async function launch(wasm, options, host) {
     proc.surfaces = options.surfaces ?? null;
     // The GL layer's modes (pepper/gl/debug.js), for the surface's thread.
     proc.glOptions = { debug: !!options.glDebug, profile: !!options.glProfile, loseContextAfterFrames: options.glLoseContextAfterFrames ?? 0 };
-    proc.browser = new Browser({
+    proc.browser = new (pepperCode().Browser)({
       has3d: !!options.surfaces?.canvas3d,
       canvas2d: options.surfaces?.canvas2d ?? null,
       proc,
@@ -265,7 +264,7 @@ function networkFor(options, host) {
   if (options.network) return options.network;
   if (!options.socketRelay) return null;
   const embedder = options.embedder ?? {};
-  return relayNetwork(String(options.socketRelay), {
+  return pepperCode().relayNetwork(String(options.socketRelay), {
     WebSocket: embedder.WebSocket ?? globalThis.WebSocket ?? host.WebSocket,
     log: (text) => embedder.log?.('error', 'pexe', text),
   });
@@ -374,8 +373,15 @@ async function runInline({ proc, setup, startResults, traceSink, onStart }) {
   thread.canvas3d = proc.surfaces?.canvas3d ?? null;
   thread.glOptions = proc.glOptions;
   const imports = buildImports(thread, proc.hostCalls, { trace: traceSink, link });
+  // Trace lines go straight to fd 2: the guest's output must not wait.
+  if (!traceSink && !proc.browser && proc.startWriteBehind()) flushBeforeCalls(imports.irt, proc);
   const instance = await WebAssembly.instantiate(proc.module, imports);
-  const outcome = runMain(thread, instance, setup, startResults);
+  let outcome;
+  try {
+    outcome = runMain(thread, instance, setup, startResults);
+  } finally {
+    proc.flushOutputs();
+  }
   if (outcome.type !== 'pepper') return settle(outcome);
 
   // A Pepper plugin: this thread is its main loop. Items run one per
@@ -391,7 +397,7 @@ async function runInline({ proc, setup, startResults, traceSink, onStart }) {
       if (error) reject(error);
       else resolve(result);
     };
-    const main = new PluginMain(thread, link, outcome.funcs);
+    const main = new (pepperCode().PluginMain)(thread, link, outcome.funcs);
     let chain = Promise.resolve();
     const step = (fn) => {
       chain = chain
@@ -409,6 +415,28 @@ async function runInline({ proc, setup, startResults, traceSink, onStart }) {
     onStart?.({ stop: (result) => finish(result) });
     step(() => main.boot());
   });
+}
+
+/**
+ * Write-behind's ordering: every IRT call but a write first sends out what
+ * the outputs hold, so that anything the guest does next that could be
+ * observed (a read, a sleep, a file, exit) comes after what it wrote; a
+ * write first sends out the other output's (stdout and stderr may be one
+ * file).
+ */
+function flushBeforeCalls(irt, proc) {
+  for (const [name, fn] of Object.entries(irt)) {
+    irt[name] =
+      name === 'write'
+        ? (fd, buf, count, nwrote) => {
+            proc.flushOutputs(proc.fs.fds[fd]);
+            return fn(fd, buf, count, nwrote);
+          }
+        : (...args) => {
+            proc.flushOutputs();
+            return fn(...args);
+          };
+  }
 }
 
 /** A thread's outcome as run()'s result (throws for a runtime bug). */

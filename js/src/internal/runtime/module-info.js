@@ -4,7 +4,12 @@
 // and an f32 result must be read as its bits). Read from the binary: the
 // type, import, function and export sections only.
 
-const SECTION = { type: 1, import: 2, function: 3, export: 7 };
+const SECTION = { custom: 0, type: 1, import: 2, function: 3, export: 7 };
+/**
+ * The custom section the translator puts first in a module that can never
+ * start a guest thread (src/back/wasm/mod.rs SINGLE_THREADED_SECTION).
+ */
+export const SINGLE_THREADED_SECTION = 'pexe.single-threaded';
 const VALTYPE = { 0x7f: 'i32', 0x7e: 'i64', 0x7d: 'f32', 0x7c: 'f64', 0x7b: 'v128', 0x70: 'funcref', 0x6f: 'externref' };
 
 class Reader {
@@ -47,8 +52,9 @@ class Reader {
 
 /**
  * Reads `{ memory: {min, max, shared} | null, startResults: string[] | null,
- * pepper }` from wasm bytes (`pepper`: it imports the PPB functions, so it
- * is a Pepper plugin). Throws on a malformed binary.
+ * pepper, singleThreaded }` from wasm bytes (`pepper`: it imports the PPB
+ * functions, so it is a Pepper plugin; `singleThreaded`: the translator
+ * marked it as never starting a guest thread). Throws on a malformed binary.
  */
 export function moduleInfo(bytes) {
   bytes = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
@@ -61,13 +67,16 @@ export function moduleInfo(bytes) {
   let memory = null;
   let startFunc = null;
   let pepper = false;
+  let singleThreaded = false;
   while (r.pos < r.end) {
     const id = r.byte();
     const size = r.u32();
     const end = r.pos + size;
     if (end > r.end) throw new Error('section runs past the end of the module');
     const s = new Reader(bytes, r.pos, end);
-    if (id === SECTION.type) {
+    if (id === SECTION.custom) {
+      if (s.name() === SINGLE_THREADED_SECTION) singleThreaded = true;
+    } else if (id === SECTION.type) {
       for (let n = s.u32(); n > 0; n--) {
         if (s.byte() !== 0x60) throw new Error('unsupported type form');
         const params = [];
@@ -107,7 +116,7 @@ export function moduleInfo(bytes) {
     r.pos = end;
   }
   const startType = startFunc === null ? undefined : types[funcTypes[startFunc]];
-  return { memory, startResults: startType ? startType.results : null, pepper };
+  return { memory, startResults: startType ? startType.results : null, pepper, singleThreaded };
 }
 
 /**

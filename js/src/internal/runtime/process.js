@@ -97,6 +97,8 @@ export class Process {
     this.spawner = null;
     /** Why there is no spawner (run() sets it), for `options.onThreadRefused`. */
     this.threadRefusal = 'guest threads are not available here';
+    /** The outputs under write-behind (`startWriteBehind`). */
+    this.writeBehind = [];
     this.refusalReported = false;
     this.hostCalls = {
       ...fdio(this),
@@ -132,6 +134,22 @@ export class Process {
     this.outputSinks = sinks;
     for (const fd of [0, 1, 2]) this.updateStdio(fd);
     return this.outputRing;
+  }
+
+  /**
+   * Starts write-behind (fs/stdio.js OutputDescription.startWriteBehind) on
+   * stdout and stderr where they are host fds that are not terminals.
+   * Returns whether any started; `flushOutputs` then sends them out.
+   */
+  startWriteBehind() {
+    const outputs = new Set([this.fs.fds[1], this.fs.fds[2]]);
+    this.writeBehind = [...outputs].filter((d) => d?.startWriteBehind?.(WRITE_BEHIND_BYTES));
+    return this.writeBehind.length > 0;
+  }
+
+  /** Sends out what write-behind holds, but for description `except`. */
+  flushOutputs(except = null) {
+    for (const d of this.writeBehind) if (d !== except) d.flush();
   }
 
   updateStdio(fd) {
@@ -185,6 +203,9 @@ export class Process {
     }
   }
 }
+
+/** Bytes an output holds under write-behind before it writes (Node's own pipe chunk). */
+const WRITE_BEHIND_BYTES = 64 << 10;
 
 /** `hostFs` option → host directories: true = the whole file system. */
 function hostDirList(hostFs) {

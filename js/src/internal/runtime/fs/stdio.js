@@ -142,6 +142,10 @@ export class OutputDescription extends Description {
     this.ringStream = -1;
     /** Empties the ring first (set by the host while a ring carries this stream). */
     this.drainRing = null;
+    /** Write-behind (`startWriteBehind`): the buffer, or null when writes go out at once. */
+    this.held = null;
+    this.heldBytes = 0;
+    this.failure = null;
     this.nodeFs = nodeFs;
     this.tty = tty;
     this.ino = ino;
@@ -153,7 +157,54 @@ export class OutputDescription extends Description {
 
   write(bytes) {
     this.drainRing?.();
+    if (this.held !== null) return this.writeBehind(bytes);
     return this.writeHost(bytes);
+  }
+
+  /**
+   * Write-behind, for an inherited host fd that is not a terminal while the
+   * only guest thread runs on the host's thread: writes gather in a buffer
+   * of `size` bytes that goes out when full or on `flush()`, which the
+   * runtime calls before every other IRT call and at exit (index.js
+   * runInline). A guest writing line by line (newlib line-buffers stdout
+   * to anything it takes for a device) then costs a copy per line, not a
+   * system call. Returns whether it started.
+   */
+  startWriteBehind(size) {
+    if (this.sink !== 'inherit' || !this.nodeFs || this.tty) return false;
+    this.held = new Uint8Array(size);
+    this.heldBytes = 0;
+    return true;
+  }
+
+  writeBehind(bytes) {
+    if (this.failure) {
+      // A flush between two writes failed: this write reports it.
+      const e = this.failure;
+      this.failure = null;
+      throw e;
+    }
+    if (this.heldBytes + bytes.length > this.held.length) this.flushHeld();
+    if (bytes.length >= this.held.length) return this.writeHost(bytes);
+    this.held.set(bytes, this.heldBytes);
+    this.heldBytes += bytes.length;
+    return bytes.length;
+  }
+
+  /** Sends out what write-behind holds; a failure waits for the next write. */
+  flush() {
+    try {
+      this.flushHeld();
+    } catch (e) {
+      this.failure = e;
+    }
+  }
+
+  flushHeld() {
+    const n = this.heldBytes;
+    if (n === 0) return;
+    this.heldBytes = 0;
+    this.writeHost(this.held.subarray(0, n));
   }
 
   /** Writes to the sink now (the ring's drain delivers through this). */
