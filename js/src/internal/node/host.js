@@ -24,6 +24,9 @@ export const nodeHost = {
    */
   WebSocket: globalThis.WebSocket ?? null,
 
+  /** Pepper's code, imported when a plugin first needs it (pepper/load.js). */
+  loadPepper: () => import('../pepper/modules.js').then((m) => m.PEPPER),
+
   /** Loads what only a Pepper plugin uses (our WebSocket: node:tls and node:crypto load slowly). */
   async preparePepper() {
     this.WebSocket ??= (await import('./websocket.js')).NodeWebSocket;

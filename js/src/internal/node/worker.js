@@ -5,8 +5,9 @@
 import * as fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { serveThread } from '../runtime/threads/worker.js';
+import { nodeHost } from './host.js';
 
 serveThread(
   { post: (msg) => parentPort.postMessage(msg), onMessage: (fn) => parentPort.on('message', fn) },
-  { nodeFs: fs },
+  { nodeFs: fs, loadPepper: nodeHost.loadPepper },
 );

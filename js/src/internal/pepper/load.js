@@ -1,27 +1,18 @@
-// Pepper's code, loaded only for a Pepper plugin: a command-line program
+// Pepper's code, for a Pepper plugin only: in Node a command-line program
 // never parses it (it is most of the runtime: the GL layer, the PPB
-// interfaces, storage, sockets).
+// interfaces, storage, sockets). The host brings it (`host.loadPepper()`):
+// Node's imports it on demand; the browser's has it imported statically,
+// since bundlers cannot split a Worker's code (Vite's default Worker format)
+// — so no `import()` may be reachable from a browser entry.
 //
-//   await loadPepper();                 // before a plugin's first thread
+//   await loadPepper(host.loadPepper);  // before a plugin's first thread
 //   const { PluginMain } = pepper();    // after it, synchronously
 
 let loaded = null;
 
-/** Loads the plugin side and the browser side once; resolves to `pepper()`. */
-export async function loadPepper() {
-  if (!loaded) {
-    const [plugin, browser, relay] = await Promise.all([
-      import('./plugin.js'),
-      import('./browser.js'),
-      import('./net/relay-client.js'),
-    ]);
-    loaded = {
-      PluginMain: plugin.PluginMain,
-      pepperImports: plugin.pepperImports,
-      Browser: browser.Browser,
-      relayNetwork: relay.relayNetwork,
-    };
-  }
+/** Takes Pepper's code (modules.js's `PEPPER`) from `loader()` once. */
+export async function loadPepper(loader) {
+  loaded ??= await loader();
   return loaded;
 }
 

@@ -155,7 +155,7 @@ export async function startPlugin(wasm, options, host) {
 async function launch(wasm, options, host) {
   const { module, bytes } = await compile(wasm);
   const { pepper } = checkModule(module);
-  if (pepper) await Promise.all([loadPepper(), host.preparePepper?.()]);
+  if (pepper) await Promise.all([loadPepper(host.loadPepper), host.preparePepper?.()]);
   const info = bytes ? moduleInfo(bytes) : { memory: null, startResults: null };
   const node = host.node;
   const useWorkers = options.threads !== false && host.workersAvailable();

@@ -7,6 +7,8 @@
 //                             { post(msg, transfer?), onMessage(fn), onError(fn), onExit(fn), terminate() → Promise, unref() }
 //   host.WebSocket            optional: the WebSocket constructor where the global has none
 //                             (Node 20), for PPB_WebSocket and the socket relay
+//   host.loadPepper()         Pepper's code (pepper/modules.js PEPPER), or a Promise of it
+//                             (pepper/load.js): imported statically here, on demand in Node
 //   host.preparePepper()      optional: resolves once what a Pepper plugin needs is loaded
 //                             (Node: host.WebSocket), before the plugin starts
 //
@@ -15,10 +17,14 @@
 // folder keeps every `node:` import out of what a browser bundle reaches.
 // The other end of the Worker is browser-worker.js (→ worker.js).
 
+import { PEPPER } from '../../pepper/modules.js';
+
 /** The browser host: module Workers on a cross-origin isolated page. */
 export const browserHost = {
   name: 'browser',
   node: null,
+
+  loadPepper: () => PEPPER,
 
   /**
    * Whether guest threads can run in Workers here: Workers exist and the

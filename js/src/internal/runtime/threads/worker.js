@@ -25,6 +25,8 @@ import { HostLink, rpcFunctions } from './rpc.js';
 let port;
 /** Node's `node:fs` (stdio passthrough, trace lines to fd 2), or null. */
 let nodeFs = null;
+/** The host's `loadPepper` (threads/platform.js), for a plugin's threads. */
+let pepperLoader = null;
 let started = false;
 /** The plugin's main thread, once the guest has entered Pepper. */
 let plugin = null;
@@ -37,7 +39,8 @@ let ended = false;
  * call this before its first await, or the init message could be
  * dispatched to nobody; Node queues messages until a listener is attached.
  */
-export function serveThread(hostPort, { nodeFs: fs = null } = {}) {
+export function serveThread(hostPort, { nodeFs: fs = null, loadPepper: loader } = {}) {
+  pepperLoader = loader;
   port = hostPort;
   nodeFs = fs;
   port.onMessage((msg) => {
@@ -83,7 +86,7 @@ function runPluginItem(item) {
 }
 
 async function start(init) {
-  if (init.pepper) await loadPepper();
+  if (init.pepper) await loadPepper(pepperLoader);
   const thread = createThread({
     memory: init.memory,
     control: init.control,
