@@ -146,7 +146,12 @@ pub fn may_start_threads(m: &Module) -> bool {
 /// Whether some global's data holds `needle` (within one initializer).
 fn data_contains(m: &Module, needle: &[u8]) -> bool {
     m.globals.iter().flat_map(|g| &g.init).any(|init| match init {
-        Initializer::Data(bytes) => bytes.windows(needle.len()).any(|w| w == needle),
+        // The first byte alone rules out almost every window: a memcmp per
+        // byte of data cost more than a whole body's translation.
+        Initializer::Data(bytes) => {
+            let Some((&first, rest)) = needle.split_first() else { return true };
+            bytes.windows(needle.len()).any(|w| w[0] == first && &w[1..] == rest)
+        }
         _ => false,
     })
 }

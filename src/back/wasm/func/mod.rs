@@ -250,7 +250,7 @@ pub(super) struct Buffers {
     /// Per add: uses as a load/store address, and the last such access.
     pub addr_uses: Vec<(u32, u32)>,
     /// Pure computations of the block being scanned, for reuse.
-    pub cse: std::collections::HashMap<CseKey, u32>,
+    pub cse: rustc_hash::FxHashMap<CseKey, u32>,
     pub seen_exits: Vec<SeenExit>,
     /// `call_indirect` type indices left as placeholders: (offset in
     /// `code`, signature key).
