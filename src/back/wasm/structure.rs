@@ -92,29 +92,55 @@ use std::ops::Range;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct LabelId(pub u32);
 
+/// A body: a run of [`Structured::nodes`] (see [`Structured::nodes_of`]).
+/// Handles rather than nested vectors: a tree is two flat arrays, built
+/// without an allocation per node and dropped without a walk.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Body {
+    start: u32,
+    end: u32,
+}
+
+impl Body {
+    pub fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
+    pub fn len(&self) -> usize {
+        (self.end - self.start) as usize
+    }
+}
+
+/// The exits of one node: a run of [`Structured::exits`] (see
+/// [`Structured::exits_of`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Exits {
+    start: u32,
+    end: u32,
+}
+
 /// A node of the structured tree, in execution order within its parent.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Node {
     /// `block $label … end`: `br $label` continues after the `end`.
-    Block { label: LabelId, body: Vec<Node> },
+    Block { label: LabelId, body: Body },
     /// `loop $label … end`: `br $label` goes back to the start of `body`.
-    Loop { label: LabelId, body: Vec<Node> },
+    Loop { label: LabelId, body: Body },
     /// Basic block `block` of the function: its instructions, then its
     /// terminator, whose successor edges (in the order of
     /// `InstKind::successors()`, one exit per successor, duplicates kept)
     /// leave as `exits` say. A block whose terminator has no successors
     /// (`ret`, `unreachable`) has no exits. Nothing follows a `Basic` node's
     /// exits in the same body except what a `br` may reach.
-    Basic { block: u32, exits: Vec<Exit> },
+    Basic { block: u32, exits: Exits },
     /// A synthetic dispatcher of an irreducible region (or in front of
     /// many merge targets of one block; see the module docs): continues to
     /// `exits[k]` where `k` is the current value of dispatch variable `var`
     /// (an i32 local the lowering allocates; values `0..exits.len()`).
-    Dispatch { var: u32, exits: Vec<Exit> },
+    Dispatch { var: u32, exits: Exits },
 }
 
 /// How one CFG edge reaches its target.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Exit {
     /// The edge's original target block (its phis take their values on this
     /// edge). For exits of a `Dispatch`, the block the dispatcher selects;
@@ -127,23 +153,71 @@ pub struct Exit {
     pub how: ExitHow,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExitHow {
     /// `br $label` to an enclosing `block` (forward) or `loop` (backward).
     Br(LabelId),
     /// Control continues into this code, placed right here (the target is
     /// reached only through this edge).
-    Inline(Vec<Node>),
+    Inline(Body),
 }
 
-/// A structured function body.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A structured function body: the tree's nodes and exits in two arrays,
+/// bodies and exit lists as runs of them. Kept between functions
+/// ([`structure_in`] refills it), so structuring allocates only when a
+/// body is larger than every one before it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Structured {
-    pub body: Vec<Node>,
+    /// The function body.
+    pub body: Body,
     /// Labels used (`LabelId(0..num_labels)`).
     pub num_labels: u32,
     /// Dispatch variables used (`0..num_dispatch_vars`).
     pub num_dispatch_vars: u32,
+    nodes: Vec<Node>,
+    exits: Vec<Exit>,
+    /// Scratch of `Layout::build`: sequences under construction, as
+    /// linked lists (node, previous entry), newest first.
+    seqs: Vec<(Node, u32)>,
+}
+
+impl Structured {
+    /// The nodes of `body`, in execution order.
+    pub fn nodes_of(&self, body: Body) -> &[Node] {
+        &self.nodes[body.start as usize..body.end as usize]
+    }
+
+    /// The exits of a `Basic` or `Dispatch` node.
+    pub fn exits_of(&self, exits: Exits) -> &[Exit] {
+        &self.exits[exits.start as usize..exits.end as usize]
+    }
+
+    fn clear(&mut self) {
+        self.body = Body::default();
+        self.num_labels = 0;
+        self.num_dispatch_vars = 0;
+        self.nodes.clear();
+        self.exits.clear();
+        self.seqs.clear();
+    }
+
+    /// Puts `node` in front of sequence `seq` (a `seqs` entry or `NONE`
+    /// for an empty one); the new sequence.
+    fn push_front(&mut self, seq: u32, node: Node) -> u32 {
+        self.seqs.push((node, seq));
+        self.seqs.len() as u32 - 1
+    }
+
+    /// Sequence `seq` as a body, in execution order.
+    fn finish(&mut self, mut seq: u32) -> Body {
+        let start = self.nodes.len() as u32;
+        while seq != NONE {
+            let (node, next) = self.seqs[seq as usize];
+            self.nodes.push(node);
+            seq = next;
+        }
+        Body { start, end: self.nodes.len() as u32 }
+    }
 }
 
 /// Structures a CFG of `num_blocks` blocks whose entry is block 0;
@@ -156,20 +230,24 @@ pub struct Structured {
 ///
 /// If a successor is `>= num_blocks` (the verifier rejects such branches).
 pub fn structure<'a>(num_blocks: usize, succs: impl Fn(u32) -> &'a [u32]) -> Structured {
-    structure_with(num_blocks, succs, Limits::DEFAULT, &mut DomCfg::default(), None)
+    let mut out = Structured::default();
+    structure_with(num_blocks, succs, Limits::DEFAULT, &mut DomCfg::default(), None, &mut out);
+    out
 }
 
-/// [`structure`] with the dominator computation's buffers kept in `engine`
-/// between calls, and `known`, the graph's reverse postorder and dominators
-/// as the verifier computed them, when the graph is exactly the body's basic
-/// blocks (then they are not computed again).
+/// [`structure`] into `out` (its buffers reused), with the dominator
+/// computation's buffers kept in `engine` between calls, and `known`, the
+/// graph's reverse postorder and dominators as the verifier computed them,
+/// when the graph is exactly the body's basic blocks (then they are not
+/// computed again).
 pub fn structure_in<'a>(
     num_blocks: usize,
     succs: impl Fn(u32) -> &'a [u32],
     engine: &mut DomCfg,
     known: Option<&DomCfg>,
-) -> Structured {
-    structure_with(num_blocks, succs, Limits::DEFAULT, engine, known)
+    out: &mut Structured,
+) {
+    structure_with(num_blocks, succs, Limits::DEFAULT, engine, known, out)
 }
 
 /// The nesting caps (tests shrink them to reach the code paths that keep
@@ -192,9 +270,11 @@ fn structure_with<'a>(
     limits: Limits,
     engine: &mut DomCfg,
     known: Option<&DomCfg>,
-) -> Structured {
+    out: &mut Structured,
+) {
+    out.clear();
     if num_blocks == 0 {
-        return Structured { body: Vec::new(), num_labels: 0, num_dispatch_vars: 0 };
+        return;
     }
     let mut graph = Graph::new(num_blocks, succs);
     let mut cfg = reducible_cfg(&mut graph, engine, known);
@@ -217,7 +297,7 @@ fn structure_with<'a>(
             Vec::new()
         };
         if wide.is_empty() {
-            return layout.build(&graph, &cfg);
+            return layout.build(&graph, &cfg, out);
         }
         rounds += 1;
         route_through_dispatchers(&mut graph, &cfg, &wide);
@@ -1044,53 +1124,54 @@ impl Layout {
         groups
     }
 
-    /// Emits the tree bottom-up (latest RPO first, so every node's children
-    /// are done before it). Sequences are built back to front, so that
-    /// putting a `block` in front of a long sequence is a push.
-    fn build(self, graph: &Graph, cfg: &Cfg) -> Structured {
+    /// Emits the tree into `out` bottom-up (latest RPO first, so every
+    /// node's children are done before it). Sequences are built back to
+    /// front, so that putting a `block` in front of a long sequence is a
+    /// push; a finished sequence is copied into `out.nodes` in order.
+    fn build(self, graph: &Graph, cfg: &Cfg, out: &mut Structured) {
         let m = cfg.len();
-        let mut reversed: Vec<Vec<Node>> = vec![Vec::new(); m];
+        // The sequence each node's code is so far (`NONE`: empty).
+        let mut seq_of: Vec<u32> = vec![NONE; m];
         for x in (0..m).rev() {
             let node = cfg.order[x];
-            let exits: Vec<Exit> = graph
-                .out(node)
-                .iter()
-                .map(|e| {
-                    let j = cfg.pos[e.to as usize] as usize;
-                    let how = if j <= x {
-                        ExitHow::Br(LabelId(self.loop_label[j]))
-                    } else if self.place[j] != Place::Inline {
-                        ExitHow::Br(LabelId(self.block_label[j]))
-                    } else {
-                        ExitHow::Inline(finish(std::mem::take(&mut reversed[j])))
-                    };
-                    let set_dispatch = (e.dispatch_value != NONE).then_some((DISPATCH_VAR, e.dispatch_value));
-                    Exit { target: e.target, set_dispatch, how }
-                })
-                .collect();
-            let mut seq = vec![if node < graph.num_blocks {
+            let exits_start = out.exits.len() as u32;
+            for e in graph.out(node) {
+                let j = cfg.pos[e.to as usize] as usize;
+                let how = if j <= x {
+                    ExitHow::Br(LabelId(self.loop_label[j]))
+                } else if self.place[j] != Place::Inline {
+                    ExitHow::Br(LabelId(self.block_label[j]))
+                } else {
+                    // Inline bodies go to `out.nodes`, never to `out.exits`:
+                    // this node's exits stay one run.
+                    ExitHow::Inline(out.finish(std::mem::replace(&mut seq_of[j], NONE)))
+                };
+                let set_dispatch = (e.dispatch_value != NONE).then_some((DISPATCH_VAR, e.dispatch_value));
+                out.exits.push(Exit { target: e.target, set_dispatch, how });
+            }
+            let exits = Exits { start: exits_start, end: out.exits.len() as u32 };
+            let code = if node < graph.num_blocks {
                 Node::Basic { block: node, exits }
             } else {
                 Node::Dispatch { var: DISPATCH_VAR, exits }
-            }];
+            };
+            let mut seq = out.push_front(NONE, code);
             let kids = &self.kids[self.kid_start[x]..self.kid_start[x + 1]];
             for &y in kids.iter().filter(|&&y| self.place[y as usize] == Place::Inner) {
-                seq = after_block(seq, LabelId(self.block_label[y as usize]), &mut reversed[y as usize]);
+                seq = after_block(out, seq, LabelId(self.block_label[y as usize]), &mut seq_of[y as usize]);
             }
             if self.is_header[x] {
-                seq = vec![Node::Loop { label: LabelId(self.loop_label[x]), body: finish(seq) }];
+                let body = out.finish(seq);
+                seq = out.push_front(NONE, Node::Loop { label: LabelId(self.loop_label[x]), body });
             }
             for &y in kids.iter().filter(|&&y| self.place[y as usize] == Place::Outer) {
-                seq = after_block(seq, LabelId(self.block_label[y as usize]), &mut reversed[y as usize]);
+                seq = after_block(out, seq, LabelId(self.block_label[y as usize]), &mut seq_of[y as usize]);
             }
-            reversed[x] = seq;
+            seq_of[x] = seq;
         }
-        let dispatchers = graph.num_nodes() > graph.num_blocks as usize;
-        Structured {
-            body: finish(std::mem::take(&mut reversed[0])),
-            num_labels: self.num_labels,
-            num_dispatch_vars: dispatchers as u32,
-        }
+        out.body = out.finish(std::mem::replace(&mut seq_of[0], NONE));
+        out.num_labels = self.num_labels;
+        out.num_dispatch_vars = (graph.num_nodes() > graph.num_blocks as usize) as u32;
     }
 }
 
@@ -1113,18 +1194,12 @@ fn group_by(key: &[u32], first: u32, groups: usize) -> (Vec<usize>, Vec<u32>) {
     (start, items)
 }
 
-/// `block $label <body> end` followed by `rest`, all back to front.
-fn after_block(body_reversed: Vec<Node>, label: LabelId, rest_reversed: &mut Vec<Node>) -> Vec<Node> {
-    let mut seq = std::mem::take(rest_reversed);
-    debug_assert!(!seq.is_empty(), "code placed after a block is missing");
-    seq.push(Node::Block { label, body: finish(body_reversed) });
-    seq
-}
-
-/// A sequence built back to front, in execution order.
-fn finish(mut reversed: Vec<Node>) -> Vec<Node> {
-    reversed.reverse();
-    reversed
+/// `block $label <body> end` followed by `rest` (taken), as a sequence.
+fn after_block(out: &mut Structured, body: u32, label: LabelId, rest: &mut u32) -> u32 {
+    let rest = std::mem::replace(rest, NONE);
+    debug_assert!(rest != NONE, "code placed after a block is missing");
+    let body = out.finish(body);
+    out.push_front(rest, Node::Block { label, body })
 }
 
 /// For each query `(node, loop, depth)`, the loop containing `loop` at
@@ -1170,6 +1245,80 @@ fn ancestor_loops(loops: &LoopForest, queries: &[(u32, u32, u32)], m: usize) -> 
 mod tests {
     use super::*;
     use std::time::Instant;
+
+    // The tests read trees nested, as values: these shadow the flat types
+    // of the structurer, and `nest` builds them from its output.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    enum Node {
+        Block { label: LabelId, body: Vec<Node> },
+        Loop { label: LabelId, body: Vec<Node> },
+        Basic { block: u32, exits: Vec<Exit> },
+        Dispatch { var: u32, exits: Vec<Exit> },
+    }
+
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    struct Exit {
+        target: u32,
+        set_dispatch: Option<(u32, u32)>,
+        how: ExitHow,
+    }
+
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    enum ExitHow {
+        Br(LabelId),
+        Inline(Vec<Node>),
+    }
+
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    struct Structured {
+        body: Vec<Node>,
+        num_labels: u32,
+        num_dispatch_vars: u32,
+    }
+
+    fn nest(s: &super::Structured) -> Structured {
+        fn body(s: &super::Structured, b: super::Body) -> Vec<Node> {
+            s.nodes_of(b).iter().map(|n| node(s, n)).collect()
+        }
+        fn exits(s: &super::Structured, e: super::Exits) -> Vec<Exit> {
+            s.exits_of(e)
+                .iter()
+                .map(|x| Exit {
+                    target: x.target,
+                    set_dispatch: x.set_dispatch,
+                    how: match x.how {
+                        super::ExitHow::Br(l) => ExitHow::Br(l),
+                        super::ExitHow::Inline(b) => ExitHow::Inline(body(s, b)),
+                    },
+                })
+                .collect()
+        }
+        fn node(s: &super::Structured, n: &super::Node) -> Node {
+            match *n {
+                super::Node::Block { label, body: b } => Node::Block { label, body: body(s, b) },
+                super::Node::Loop { label, body: b } => Node::Loop { label, body: body(s, b) },
+                super::Node::Basic { block, exits: e } => Node::Basic { block, exits: exits(s, e) },
+                super::Node::Dispatch { var, exits: e } => Node::Dispatch { var, exits: exits(s, e) },
+            }
+        }
+        Structured { body: body(s, s.body), num_labels: s.num_labels, num_dispatch_vars: s.num_dispatch_vars }
+    }
+
+    fn structure<'a>(num_blocks: usize, succs: impl Fn(u32) -> &'a [u32]) -> Structured {
+        nest(&super::structure(num_blocks, succs))
+    }
+
+    fn structure_with<'a>(
+        num_blocks: usize,
+        succs: impl Fn(u32) -> &'a [u32],
+        limits: Limits,
+        engine: &mut DomCfg,
+        known: Option<&DomCfg>,
+    ) -> Structured {
+        let mut out = super::Structured::default();
+        super::structure_with(num_blocks, succs, limits, engine, known, &mut out);
+        nest(&out)
+    }
 
     /// SplitMix64: a small seeded generator, enough for test data.
     struct Rng(u64);

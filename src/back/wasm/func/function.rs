@@ -55,7 +55,7 @@ impl<'a> Fx<'a> {
         if self.has_setjmp {
             self.emit_setjmp_body(tree);
         } else {
-            self.emit_tree(&tree.body);
+            self.emit_tree(tree, tree.body);
         }
         if self.ret.is_some() && !self.terminal {
             self.w().unreachable();

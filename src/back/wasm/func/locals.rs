@@ -158,7 +158,7 @@ impl<'a> Fx<'a> {
         lb.loop_at.clear();
         let mut cur_loop = NONE;
         let mut work: Vec<Walk<'_>> = Vec::with_capacity(32);
-        work.push(Walk::Nodes(&tree.body));
+        work.push(Walk::Nodes(tree.nodes_of(tree.body)));
         let f = self.f;
         let first = f.first_local;
         while let Some(item) = work.pop() {
@@ -168,17 +168,17 @@ impl<'a> Fx<'a> {
                     if !rest.is_empty() {
                         work.push(Walk::Nodes(rest));
                     }
-                    match node {
-                        Node::Block { body, .. } => work.push(Walk::Nodes(body)),
+                    match *node {
+                        Node::Block { body, .. } => work.push(Walk::Nodes(tree.nodes_of(body))),
                         Node::Loop { body, .. } => {
                             let li = lb.loops.len() as u32;
                             lb.loops.push(LoopSpan { start: lb.loop_at.len() as u32, end: NONE, parent: cur_loop });
                             cur_loop = li;
                             work.push(Walk::EndLoop(li));
-                            work.push(Walk::Nodes(body));
+                            work.push(Walk::Nodes(tree.nodes_of(body)));
                         }
                         Node::Basic { block, exits } => {
-                            let Some(&info) = self.b.vblocks.get(*block as usize) else { continue };
+                            let Some(&info) = self.b.vblocks.get(block as usize) else { continue };
                             if info.term != Term::SjEntry {
                                 for k in info.start as usize..info.end as usize {
                                     if !self.b.insts[k].emit || matches!(f.insts[k].kind, InstKind::Phi { .. }) {
@@ -208,12 +208,12 @@ impl<'a> Fx<'a> {
                                     }
                                 }
                             }
-                            for e in exits.iter().rev() {
-                                work.push(Walk::Exit(*block, e));
+                            for e in tree.exits_of(exits).iter().rev() {
+                                work.push(Walk::Exit(block, e));
                             }
                         }
                         Node::Dispatch { exits, .. } => {
-                            for e in exits.iter().rev() {
+                            for e in tree.exits_of(exits).iter().rev() {
                                 work.push(Walk::Exit(NONE, e));
                             }
                         }
@@ -230,8 +230,8 @@ impl<'a> Fx<'a> {
                         lb.loop_at.push(cur_loop);
                         self.touch_copies(from, e.target, p, lb);
                     }
-                    if let ExitHow::Inline(nodes) = &e.how {
-                        work.push(Walk::Nodes(nodes));
+                    if let ExitHow::Inline(body) = e.how {
+                        work.push(Walk::Nodes(tree.nodes_of(body)));
                     }
                 }
             }

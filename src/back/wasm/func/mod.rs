@@ -260,6 +260,8 @@ pub(super) struct Buffers {
     pub call_sites: Vec<(usize, u8, u32, bool)>,
     /// Buffers of the dominator computation for the structurer's graphs.
     pub dominators: crate::cfg::Cfg,
+    /// The structured body (its arrays reused).
+    pub tree: super::structure::Structured,
 }
 
 /// A `call_indirect` whose signature the module context's frozen type
@@ -396,7 +398,10 @@ impl FuncTranslator {
             wrapper_base: 0,
         };
         fx.analyze()?;
-        let tree = {
+        // The tree lives in the buffers between bodies; out of them while
+        // the passes below borrow both.
+        let mut tree = std::mem::take(&mut fx.b.tree);
+        {
             // Without setjmp the structurer's graph is the basic blocks: the
             // verifier's orders and dominators are that graph's.
             let known = known.filter(|_| !fx.has_setjmp).map(|a| a.cfg()).filter(|c| c.len() == f.blocks.len());
@@ -411,11 +416,13 @@ impl FuncTranslator {
                 },
                 &mut b.dominators,
                 known,
-            )
-        };
+                &mut tree,
+            );
+        }
         fx.assign_locals(&tree);
         fx.frame_locals();
         fx.emit_function(&tree);
+        fx.b.tree = tree;
         if let Some(message) = fx.bug.take() {
             return Err(TranslateError::Unsupported { function: f.id.0, message });
         }

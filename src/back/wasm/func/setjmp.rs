@@ -123,7 +123,7 @@ impl<'a> Fx<'a> {
         self.open(ANON, true);
         self.w().try_(BlockType::Empty);
         self.b.labels.push(ANON);
-        self.emit_tree(&tree.body);
+        self.emit_tree(tree, tree.body);
         self.w().catch(LONGJMP_TAG);
         self.w()
             .local_set(value)
