@@ -47,7 +47,9 @@ impl<'a> Fx<'a> {
         }
         b.insts.resize(f.insts.len(), InstInfo::default());
         let (mut allocas, mut setjmp) = (0u32, false);
-        for inst in &f.insts {
+        b.mem_insts.clear();
+        b.phi_insts.clear();
+        for (k, inst) in f.insts.iter().enumerate() {
             if let Some((v, t)) = inst.result {
                 let i = v.0.wrapping_sub(f.first_local) as usize;
                 if i >= nvals {
@@ -58,6 +60,8 @@ impl<'a> Fx<'a> {
             match inst.kind {
                 InstKind::Alloca { .. } => allocas += 1,
                 InstKind::Call { .. } => setjmp |= is_setjmp_call(self.cx, inst),
+                InstKind::Load { .. } | InstKind::Store { .. } => b.mem_insts.push(k as u32),
+                InstKind::Phi { .. } => b.phi_insts.push(k as u32),
                 _ => {}
             }
         }
@@ -312,26 +316,27 @@ impl<'a> Fx<'a> {
     /// an engine cannot do this itself. Frame addresses become
     /// `offset=off` of the frame base when pushed.
     pub(super) fn absorb_address_offsets(&mut self) {
-        let f = self.f;
         // Pass 1: how many uses of each add are load/store addresses, and
         // the last such access.
+        // Only loads and stores qualify, and pass 2 only revisits the
+        // accesses pass 1 found: what it changes (retiring adds, moving
+        // uses to their bases) can make an access lose its offset form,
+        // never gain one.
         let mut counts = std::mem::take(&mut self.b.addr_uses);
+        let mut found = std::mem::take(&mut self.b.addr_found);
         counts.clear();
         counts.resize(self.b.vals.len(), (0, NONE));
-        let mut any = false;
-        for k in 0..f.insts.len() {
-            if let Some((pi, _, _, _)) = self.offset_address(k) {
+        found.clear();
+        for &k in &self.b.mem_insts {
+            if let Some((pi, _, _, _)) = self.offset_address(k as usize) {
                 counts[pi].0 += 1;
-                counts[pi].1 = k as u32;
-                any = true;
+                counts[pi].1 = k;
+                found.push(k);
             }
         }
-        if !any {
-            self.b.addr_uses = counts;
-            return;
-        }
         // Pass 2: rewrite the accesses of adds used only that way.
-        for k in 0..f.insts.len() {
+        for &k in &found {
+            let k = k as usize;
             let Some((pi, d, base, c)) = self.offset_address(k) else { continue };
             if counts[pi].0 != self.b.vals[pi].uses {
                 continue;
@@ -350,6 +355,7 @@ impl<'a> Fx<'a> {
             }
         }
         self.b.addr_uses = counts;
+        self.b.addr_found = found;
     }
 
     /// For load/store `k` whose address is `add base, C`: (value index of
@@ -535,7 +541,9 @@ impl<'a> Fx<'a> {
         b.phi_range.resize(f.insts.len(), (0, 0));
         b.has_phis.clear();
         b.has_phis.resize(b.vblocks.len(), false);
-        for (k, inst) in f.insts.iter().enumerate() {
+        for &k in &b.phi_insts {
+            let k = k as usize;
+            let inst = &f.insts[k];
             let InstKind::Phi { incoming, .. } = &inst.kind else { continue };
             let Some((v, _)) = inst.result else { continue };
             let i = v.0.wrapping_sub(f.first_local) as usize;

@@ -249,6 +249,11 @@ pub(super) struct Buffers {
     pub locals: locals::LocalBuffers,
     /// Per add: uses as a load/store address, and the last such access.
     pub addr_uses: Vec<(u32, u32)>,
+    /// The accesses whose address is such an add.
+    pub addr_found: Vec<u32>,
+    /// The loads and stores of the body, and its phis, in order.
+    pub mem_insts: Vec<u32>,
+    pub phi_insts: Vec<u32>,
     /// Pure computations of the block being scanned, for reuse.
     pub cse: rustc_hash::FxHashMap<CseKey, u32>,
     pub seen_exits: Vec<SeenExit>,
@@ -632,7 +637,18 @@ impl<'a> Fx<'a> {
             buf[n] = byte | 0x80;
             n += 1;
         }
-        self.b.code.extend_from_slice(&buf[..n]);
+        self.put(buf, n);
+    }
+
+    /// Appends the first `n` bytes of `buf`: all six copied (a fixed-size
+    /// copy is a couple of moves; a variable one was a call of memcpy per
+    /// operand), then the length cut back.
+    #[inline(always)]
+    fn put(&mut self, buf: [u8; 6], n: usize) {
+        let code = &mut self.b.code;
+        let len = code.len();
+        code.extend_from_slice(&buf);
+        code.truncate(len + n);
     }
 
     /// A load or store (one-byte opcode) on memory 0.
@@ -658,7 +674,7 @@ impl<'a> Fx<'a> {
                 break;
             }
         }
-        self.b.code.extend_from_slice(&buf[..n]);
+        self.put(buf, n);
     }
 
     #[cold]
