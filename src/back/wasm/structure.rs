@@ -2253,7 +2253,7 @@ mod tests {
                     .blocks
                     .iter()
                     .map(|b| match f.insts.get((b.end as usize).wrapping_sub(1)) {
-                        Some(last) if b.end > b.start => last.kind.successors().iter().map(|t| t.0).collect(),
+                        Some(last) if b.end > b.start => last.kind.successors(f).iter().map(|t| t.0).collect(),
                         _ => Vec::new(),
                     })
                     .collect();

@@ -116,7 +116,7 @@ impl<'a> Fx<'a> {
             b.succ_start.push(b.succs.len() as u32);
             let term = &f.insts[blk.end as usize - 1];
             let mut bad = false;
-            for_each_successor(&term.kind, |t| {
+            for_each_successor(f, &term.kind, |t| {
                 bad |= t as usize >= n;
                 b.succs.push(t);
             });
@@ -219,7 +219,7 @@ impl<'a> Fx<'a> {
                 continue;
             }
             let is_phi = matches!(inst.kind, InstKind::Phi { .. });
-            for_each_operand(&inst.kind, |v| {
+            for_each_operand(f, &inst.kind, |v| {
                 let i = resolve_in(&b.vals, first, v).0.wrapping_sub(first) as usize;
                 if i < n {
                     let val = &mut b.vals[i];
@@ -300,7 +300,7 @@ impl<'a> Fx<'a> {
             removed = true;
             let b = &mut *self.b;
             let n = b.vals.len();
-            for_each_operand(&inst.kind, |o| {
+            for_each_operand(f, &inst.kind, |o| {
                 let j = resolve_in(&b.vals, first, o).0.wrapping_sub(first) as usize;
                 if j < n && b.vals[j].uses > 0 {
                     b.vals[j].uses -= 1;
@@ -551,7 +551,7 @@ impl<'a> Fx<'a> {
                 continue;
             }
             let start = b.phi_in.len();
-            b.phi_in.extend(incoming.iter().map(|&(val, blk)| (blk.0, val.0)));
+            b.phi_in.extend(f.incoming(*incoming).iter().map(|&(val, blk)| (blk.0, val.0)));
             b.phi_in[start..].sort_unstable();
             b.phi_range[k] = (start as u32, b.phi_in.len() as u32);
             let vb = b.insts[k].vblock;
@@ -644,24 +644,24 @@ impl<'a> Fx<'a> {
             }
             CondBr { cond, .. } => self.push(*cond, Fixup::None),
             Switch { cond, cases, ty, .. } => {
-                if self.switch_is_dense(*ty, cases) {
+                if self.switch_is_dense(*ty, f.cases(*cases)) {
                     self.push(*cond, Fixup::None);
                 }
             }
             Call { callee, args, .. } => match self.cx.callee(*callee) {
                 Some(Callee::Defined { .. }) => {
-                    for &a in args.iter() {
+                    for &a in f.args(*args) {
                         self.push(a, Fixup::None);
                     }
                 }
-                Some(Callee::Intrinsic(i)) => self.plan_intrinsic(i, args),
+                Some(Callee::Intrinsic(i)) => self.plan_intrinsic(i, f.args(*args)),
                 _ => {}
             },
             CallIndirect { callee, args, .. } => {
-                for &a in args.iter() {
+                for &a in f.args(*args) {
                     self.push(a, Fixup::None);
                 }
-                if self.direct_target(*callee, args, inst).is_none() {
+                if self.direct_target(*callee, f.args(*args), inst).is_none() {
                     self.push(*callee, Fixup::None);
                 }
             }

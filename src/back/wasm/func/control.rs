@@ -215,7 +215,7 @@ impl<'a> Fx<'a> {
                     work.push(Work::Exit(vb, e0, fall));
                 }
             }
-            InstKind::Switch { ty, cond, cases, .. } => self.emit_switch(vb, *ty, *cond, cases, exits, fall, work),
+            InstKind::Switch { ty, cond, cases, .. } => self.emit_switch(vb, *ty, *cond, f.cases(*cases), exits, fall, work),
             _ => self.bug("a block that does not end in a terminator"),
         }
     }

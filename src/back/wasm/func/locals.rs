@@ -195,7 +195,7 @@ impl<'a> Fx<'a> {
                                             lb.end[i] = lb.end[i].max(p);
                                         }
                                     };
-                                    for_each_operand(&f.insts[k].kind, |o| touch(o.0));
+                                    for_each_operand(f, &f.insts[k].kind, |o| touch(o.0));
                                     if self.b.insts[k].addr != NONE {
                                         touch(self.b.insts[k].addr);
                                     }

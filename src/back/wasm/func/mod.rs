@@ -552,7 +552,7 @@ pub(super) fn is_setjmp_call(cx: &ModuleCx, inst: &Inst) -> bool {
 }
 
 /// Calls `visit` with every value operand of `kind` (no allocation).
-pub(super) fn for_each_operand(kind: &InstKind, mut visit: impl FnMut(ValueId)) {
+pub(super) fn for_each_operand(f: &Function, kind: &InstKind, mut visit: impl FnMut(ValueId)) {
     use InstKind::*;
     match kind {
         Binop { lhs, rhs, .. } | Cmp { lhs, rhs, .. } => {
@@ -567,7 +567,7 @@ pub(super) fn for_each_operand(kind: &InstKind, mut visit: impl FnMut(ValueId)) 
         }
         Br { .. } | Unreachable => {}
         CondBr { cond, .. } | Switch { cond, .. } => visit(*cond),
-        Phi { incoming, .. } => incoming.iter().for_each(|(v, _)| visit(*v)),
+        Phi { incoming, .. } => f.incoming(*incoming).iter().for_each(|(v, _)| visit(*v)),
         Alloca { size, .. } => visit(*size),
         Load { ptr, .. } => visit(*ptr),
         Store { ptr, value, .. } => {
@@ -590,13 +590,13 @@ pub(super) fn for_each_operand(kind: &InstKind, mut visit: impl FnMut(ValueId)) 
         }
         Call { callee, args, .. } | CallIndirect { callee, args, .. } => {
             visit(*callee);
-            args.iter().for_each(|a| visit(*a));
+            f.args(*args).iter().for_each(|a| visit(*a));
         }
     }
 }
 
 /// Calls `visit` with every successor block of a terminator, in order.
-pub(super) fn for_each_successor(kind: &InstKind, mut visit: impl FnMut(u32)) {
+pub(super) fn for_each_successor(f: &Function, kind: &InstKind, mut visit: impl FnMut(u32)) {
     match kind {
         InstKind::Br { target } => visit(target.0),
         InstKind::CondBr { if_true, if_false, .. } => {
@@ -605,7 +605,7 @@ pub(super) fn for_each_successor(kind: &InstKind, mut visit: impl FnMut(u32)) {
         }
         InstKind::Switch { default, cases, .. } => {
             visit(default.0);
-            cases.iter().for_each(|c| visit(c.target.0));
+            f.cases(*cases).iter().for_each(|c| visit(c.target.0));
         }
         _ => {}
     }
