@@ -52,6 +52,9 @@ pub(in crate::back::wasm) struct LocalBuffers {
     loops: Vec<LoopSpan>,
     loop_at: Vec<u32>,
     order: Vec<(u32, u32)>,
+    /// Scratch of the sort of `order`.
+    count: Vec<u32>,
+    sorted: Vec<(u32, u32)>,
     active: [std::collections::BinaryHeap<Reverse<(u32, u32)>>; 5],
     free: [Vec<u32>; 5],
 }
@@ -103,7 +106,7 @@ impl<'a> Fx<'a> {
             lb.end[i] = e;
             lb.order.push((s, i as u32));
         }
-        lb.order.sort_unstable();
+        sort_by_start(&mut lb);
         let mut slots = [0u32; 5];
         for t in 0..5 {
             lb.active[t].clear();
@@ -269,6 +272,30 @@ impl<'a> Fx<'a> {
             }
         }
     }
+}
+
+/// Sorts `order` by (start, value): a counting sort by start, since starts
+/// are positions (below the body's size) and the values of one start are
+/// already in increasing order (they were added so). The same order as
+/// sorting the pairs, in linear time.
+fn sort_by_start(lb: &mut LocalBuffers) {
+    let Some(max) = lb.order.iter().map(|&(s, _)| s).max() else { return };
+    lb.count.clear();
+    lb.count.resize(max as usize + 2, 0);
+    for &(s, _) in &lb.order {
+        lb.count[s as usize + 1] += 1;
+    }
+    for k in 1..lb.count.len() {
+        lb.count[k] += lb.count[k - 1];
+    }
+    lb.sorted.clear();
+    lb.sorted.resize(lb.order.len(), (0, 0));
+    for &(s, i) in &lb.order {
+        let at = &mut lb.count[s as usize];
+        lb.sorted[*at as usize] = (s, i);
+        *at += 1;
+    }
+    std::mem::swap(&mut lb.order, &mut lb.sorted);
 }
 
 /// Widens `[s, e]` until no loop holds part of it: a value live on both
