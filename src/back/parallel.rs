@@ -31,7 +31,7 @@
 
 use super::wasm::{BodyCode, BodyContext, BodyTranslator, Options, WasmBackend};
 use super::{Backend, TranslateError};
-use crate::bitstream::{BlockInfo, BlockRange, Event, Parser, Step, FUNCTION_BLOCK_ID, MODULE_BLOCK_ID};
+use crate::bitstream::{BlockInfo, BlockRange, Event, Parser, ParserBuffers, Step, FUNCTION_BLOCK_ID, MODULE_BLOCK_ID};
 use crate::decode::{BodyDecoder, DecodeError, Decoder};
 use crate::ir::{FuncId, Module};
 use crate::verify::{self, Diagnostic, FunctionVerifier, Verified};
@@ -409,6 +409,8 @@ impl SplitBody {
 /// buffers. One per thread or Worker.
 pub struct BodyWorker {
     context: Arc<ModuleContext>,
+    /// The last body's parser's buffers, for the next one.
+    parser: Option<ParserBuffers>,
     decoder: BodyDecoder,
     verifier: FunctionVerifier,
     translator: BodyTranslator,
@@ -419,6 +421,7 @@ impl BodyWorker {
     pub fn new(context: &Arc<ModuleContext>) -> Self {
         BodyWorker {
             context: context.clone(),
+            parser: None,
             decoder: BodyDecoder::new(),
             verifier: FunctionVerifier::new(),
             translator: BodyTranslator::new(context.wasm.clone()),
@@ -438,8 +441,11 @@ impl BodyWorker {
             return Err(BodyError::NoSuchBody { index: job.index, count });
         };
         let m = &self.context.module;
-        let mut parser = Parser::resume_block_at(bytes, base, job.range, self.context.blockinfo.clone());
-        let f = self.decoder.decode(m, id, job.range.enter, job.range.end, &mut parser)?;
+        let buffers = self.parser.take().unwrap_or_default();
+        let mut parser = Parser::resume_block_reusing(bytes, base, job.range, self.context.blockinfo.clone(), buffers);
+        let f = self.decoder.decode(m, id, job.range.enter, job.range.end, &mut parser);
+        self.parser = Some(parser.into_buffers());
+        let f = f?;
         self.diagnostics.clear();
         self.verifier.verify(m, &f, &mut self.diagnostics);
         let result = if self.diagnostics.is_empty() {

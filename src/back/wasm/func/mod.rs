@@ -265,6 +265,9 @@ pub(super) struct Buffers {
     pub call_sites: Vec<(usize, u8, u32, bool)>,
     /// Buffers of the dominator computation for the structurer's graphs.
     pub dominators: crate::cfg::Cfg,
+    /// A code-section entry's local declarations, and their runs.
+    pub entry_head: Vec<u8>,
+    pub entry_runs: Vec<(u32, W)>,
     /// The structured body (its arrays reused).
     pub tree: super::structure::Structured,
 }
