@@ -130,7 +130,7 @@ impl ModuleContext {
             };
             let range = BlockRange { body: parser.pos(), ..range };
             let blockinfo = parser.blockinfo();
-            return ModuleContext::new(decoder.module().clone(), blockinfo, range);
+            return ModuleContext::new(decoder.into_module(), blockinfo, range);
         }
     }
 
@@ -191,7 +191,7 @@ impl<'a> WholeSplit<'a> {
                 }
             }
         };
-        let module = decoder.module().clone();
+        let module = decoder.into_module();
         let (context, stitcher) = match options {
             Some(options) => {
                 ModuleContext::checked(&module).ok()?;
