@@ -140,7 +140,13 @@ pub const THREAD_INTERFACE_PREFIX: &[u8] = b"nacl-irt-thread";
 /// and its table's `thread_create` answers EAGAIN (see [`crate::back::wasm`]),
 /// so the promise holds even for a program that built the name at run time.
 pub fn may_start_threads(m: &Module) -> bool {
-    is_pepper_plugin(m) || data_contains(m, THREAD_INTERFACE_PREFIX)
+    may_start_threads_given(m, is_pepper_plugin(m))
+}
+
+/// [`may_start_threads`] for a module whose [`is_pepper_plugin`] answer is
+/// `pepper` (known already: the data is searched once, not twice).
+pub fn may_start_threads_given(m: &Module, pepper: bool) -> bool {
+    pepper || data_contains(m, THREAD_INTERFACE_PREFIX)
 }
 
 /// Whether some global's data holds `needle` (within one initializer).

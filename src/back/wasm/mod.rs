@@ -391,7 +391,8 @@ impl Parts {
             i32_to_void: i32_void,
             pexe_table_base: imports.pexe_table_base(),
             fast_sqrt: libm::sqrt_candidate(m).unwrap_or(u32::MAX),
-            single_threaded: !imports::may_start_threads(m),
+            // `imports` is `ImportLayout::for_module(m)`: its Pepper answer is m's.
+            single_threaded: !imports::may_start_threads_given(m, imports.pepper()),
         };
         Ok(Parts {
             ctx: BodyContext { cx, sigs },
