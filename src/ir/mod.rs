@@ -20,6 +20,16 @@
 //! contiguous run of [`Function::insts`] and ends with its only terminator.
 //! Phis name their incoming blocks, so the CFG is explicit.
 //!
+//! # Operand lists
+//!
+//! An [`Inst`] owns nothing and is `Copy`: the variable-length lists of an
+//! instruction (a call's arguments, a phi's entries, a switch's cases) are
+//! [`Span`]s of its function's [`Function::call_args`],
+//! [`Function::phi_entries`] and [`Function::switch_cases`], read with
+//! [`Function::args`], [`Function::incoming`] and [`Function::cases`]. A
+//! body is three growing lists instead of an allocation per instruction,
+//! and its buffers are reused whole for the next body.
+//!
 //! # Positions
 //!
 //! Entities carry the [`BitPos`] of the record they came from, used only for

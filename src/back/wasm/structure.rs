@@ -61,7 +61,7 @@
 //!
 //! # Depth
 //!
-//! Consumers (and `Drop`) walk the tree recursively, so its depth is kept
+//! Consumers walk the tree (with explicit stacks), and its depth is kept
 //! bounded whatever the CFG:
 //! - once inlined code nests deeper than [`MAX_INLINE_DEPTH`], nodes that
 //!   dominate further code go after `block`s at their dominator's depth
