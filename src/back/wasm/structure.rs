@@ -92,7 +92,7 @@ use std::ops::Range;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct LabelId(pub u32);
 
-/// A body: a run of [`Structured::nodes`] (see [`Structured::nodes_of`]).
+/// A body: a run of the tree's nodes, read with [`Structured::nodes_of`].
 /// Handles rather than nested vectors: a tree is two flat arrays, built
 /// without an allocation per node and dropped without a walk.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -110,8 +110,8 @@ impl Body {
     }
 }
 
-/// The exits of one node: a run of [`Structured::exits`] (see
-/// [`Structured::exits_of`]).
+/// The exits of one node: a run of the tree's exits, read with
+/// [`Structured::exits_of`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Exits {
     start: u32,
