@@ -1021,11 +1021,12 @@ fn find(rep: &mut [u32], x: u32) -> u32 {
     r
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 enum Place {
     /// The entry: the function body.
     Root,
     /// At the exit of its only forward in-edge.
+    #[default]
     Inline,
     /// After a `block` wrapping its parent's code, inside the parent's
     /// `loop` if any.
@@ -1055,12 +1056,6 @@ struct Layout {
     parent: Vec<u32>,
     start: Vec<u32>,
     ancestors: AncestorScratch,
-}
-
-impl Default for Place {
-    fn default() -> Self {
-        Place::Inline
-    }
 }
 
 impl Layout {
@@ -1250,7 +1245,9 @@ fn reset<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
     v.resize(n, x);
 }
 
-/// [`group_by`] into `start` and `items`.
+/// Items `first + k` grouped by `key[k] < groups` (in increasing item order
+/// within a group), as a compressed row form in `start` and `items`; `NONE`
+/// keys are left out.
 fn group_by_into(key: &[u32], first: u32, groups: usize, start: &mut Vec<usize>, items: &mut Vec<u32>) {
     reset(start, groups + 1, 0);
     for &k in key.iter().filter(|&&k| k != NONE) {
@@ -1272,25 +1269,6 @@ fn group_by_into(key: &[u32], first: u32, groups: usize, start: &mut Vec<usize>,
     start[0] = 0;
 }
 
-/// Items `first + k` grouped by `key[k] < groups` (in increasing item order
-/// within a group), as a compressed row form; `NONE` keys are left out.
-#[cfg(test)]
-fn group_by(key: &[u32], first: u32, groups: usize) -> (Vec<usize>, Vec<u32>) {
-    let mut start = vec![0usize; groups + 1];
-    for &k in key.iter().filter(|&&k| k != NONE) {
-        start[k as usize + 1] += 1;
-    }
-    for i in 0..groups {
-        start[i + 1] += start[i];
-    }
-    let mut fill = start.clone();
-    let mut items = vec![0u32; start[groups]];
-    for (item, &k) in key.iter().enumerate().filter(|&(_, &k)| k != NONE) {
-        items[fill[k as usize]] = first + item as u32;
-        fill[k as usize] += 1;
-    }
-    (start, items)
-}
 
 /// `block $label <body> end` followed by `rest` (taken), as a sequence.
 fn after_block(out: &mut Structured, body: u32, label: LabelId, rest: &mut u32) -> u32 {
