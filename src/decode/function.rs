@@ -321,7 +321,9 @@ impl FunctionState {
                     return Err(DecodeError::new(pos, format!("{n} basic blocks cannot fit in this function block")));
                 }
                 let start = self.func.insts.len() as u32;
-                self.func.blocks = vec![Block { start, end: start }; n as usize];
+                // Into the recycled body's buffer (empty: blocks are declared once).
+                self.func.blocks.clear();
+                self.func.blocks.resize(n as usize, Block { start, end: start });
                 self.declared = Some(n as u32);
                 Ok(Decoded::DeclareBlocks(n as u32))
             }
