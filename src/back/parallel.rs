@@ -31,7 +31,7 @@
 
 use super::wasm::{BodyCode, BodyContext, BodyTranslator, Options, WasmBackend};
 use super::{Backend, TranslateError};
-use crate::bitstream::{BlockInfo, BlockRange, Event, Parser, Step, FUNCTION_BLOCK_ID, MODULE_BLOCK_ID};
+use crate::bitstream::{BlockInfo, BlockRange, Event, Parser, ParserBuffers, Step, FUNCTION_BLOCK_ID, MODULE_BLOCK_ID};
 use crate::decode::{BodyDecoder, DecodeError, Decoder};
 use crate::ir::{FuncId, Module};
 use crate::verify::{self, Diagnostic, FunctionVerifier, Verified};
@@ -83,13 +83,24 @@ pub struct ModuleContext {
 
 impl ModuleContext {
     fn new(module: Module, blockinfo: Arc<BlockInfo>, first_body: BlockRange) -> Result<Self, BodyError> {
-        let diagnostics = verify::verify_module(&module);
-        if !diagnostics.is_empty() {
-            return Err(BodyError::Invalid(diagnostics));
-        }
+        Self::checked(&module)?;
         let wasm = Arc::new(BodyContext::new(Verified::checked(&module))?);
+        Ok(Self::with_wasm(module, blockinfo, first_body, wasm))
+    }
+
+    /// The module checks a context needs passed.
+    fn checked(module: &Module) -> Result<(), BodyError> {
+        let diagnostics = verify::verify_module(module);
+        if diagnostics.is_empty() {
+            Ok(())
+        } else {
+            Err(BodyError::Invalid(diagnostics))
+        }
+    }
+
+    fn with_wasm(module: Module, blockinfo: Arc<BlockInfo>, first_body: BlockRange, wasm: Arc<BodyContext>) -> Self {
         let bodies = module.defined_functions().collect();
-        Ok(ModuleContext { module, blockinfo, bodies, wasm, prefix_len: (first_body.body.0 / 8) as usize })
+        ModuleContext { module, blockinfo, bodies, wasm, prefix_len: (first_body.body.0 / 8) as usize }
     }
 
     /// The context from the first bytes of a pexe: at least up to the
@@ -119,7 +130,7 @@ impl ModuleContext {
             };
             let range = BlockRange { body: parser.pos(), ..range };
             let blockinfo = parser.blockinfo();
-            return ModuleContext::new(decoder.module().clone(), blockinfo, range);
+            return ModuleContext::new(decoder.into_module(), blockinfo, range);
         }
     }
 
@@ -143,7 +154,7 @@ impl ModuleContext {
 /// shape (module records, then only function blocks) or has an error: the
 /// pipeline then says what is wrong.
 pub fn split(pexe: &[u8]) -> Option<(Arc<ModuleContext>, Vec<BodyJob>)> {
-    let (mut jobs_source, context) = WholeSplit::start(pexe)?;
+    let (mut jobs_source, context, _) = WholeSplit::start(pexe, None)?;
     let mut jobs = Vec::new();
     while let Some(job) = jobs_source.next_job()? {
         jobs.push(job);
@@ -161,8 +172,10 @@ struct WholeSplit<'a> {
 }
 
 impl<'a> WholeSplit<'a> {
-    /// Reads the module block up to its first function block.
-    fn start(pexe: &'a [u8]) -> Option<(Self, Arc<ModuleContext>)> {
+    /// Reads the module block up to its first function block. With
+    /// `options`, also makes the back end the bodies will be stitched
+    /// into, whose context the workers then share (made once, not twice).
+    fn start(pexe: &'a [u8], options: Option<&Options>) -> Option<(Self, Arc<ModuleContext>, Option<Stitcher>)> {
         let mut parser = Parser::new(pexe);
         let mut decoder = Decoder::new();
         let first = loop {
@@ -178,8 +191,17 @@ impl<'a> WholeSplit<'a> {
                 }
             }
         };
-        let context = ModuleContext::new(decoder.module().clone(), parser.blockinfo(), first).ok()?;
-        Some((WholeSplit { parser, first: Some(first), count: 0 }, Arc::new(context)))
+        let module = decoder.into_module();
+        let (context, stitcher) = match options {
+            Some(options) => {
+                ModuleContext::checked(&module).ok()?;
+                let backend = WasmBackend::new(Verified::checked(&module), options).ok()?;
+                let context = ModuleContext::with_wasm(module, parser.blockinfo(), first, backend.context());
+                (context, Some(Stitcher { backend }))
+            }
+            None => (ModuleContext::new(module, parser.blockinfo(), first).ok()?, None),
+        };
+        Some((WholeSplit { parser, first: Some(first), count: 0 }, Arc::new(context), stitcher))
     }
 
     /// The next function block; `Ok(None)` at the end of the module,
@@ -387,6 +409,8 @@ impl SplitBody {
 /// buffers. One per thread or Worker.
 pub struct BodyWorker {
     context: Arc<ModuleContext>,
+    /// The last body's parser's buffers, for the next one.
+    parser: Option<ParserBuffers>,
     decoder: BodyDecoder,
     verifier: FunctionVerifier,
     translator: BodyTranslator,
@@ -397,6 +421,7 @@ impl BodyWorker {
     pub fn new(context: &Arc<ModuleContext>) -> Self {
         BodyWorker {
             context: context.clone(),
+            parser: None,
             decoder: BodyDecoder::new(),
             verifier: FunctionVerifier::new(),
             translator: BodyTranslator::new(context.wasm.clone()),
@@ -416,8 +441,11 @@ impl BodyWorker {
             return Err(BodyError::NoSuchBody { index: job.index, count });
         };
         let m = &self.context.module;
-        let mut parser = Parser::resume_block_at(bytes, base, job.range, self.context.blockinfo.clone());
-        let f = self.decoder.decode(m, id, job.range.enter, job.range.end, &mut parser)?;
+        let buffers = self.parser.take().unwrap_or_default();
+        let mut parser = Parser::resume_block_reusing(bytes, base, job.range, self.context.blockinfo.clone(), buffers);
+        let f = self.decoder.decode(m, id, job.range.enter, job.range.end, &mut parser);
+        self.parser = Some(parser.into_buffers());
+        let f = f?;
         self.diagnostics.clear();
         self.verifier.verify(m, &f, &mut self.diagnostics);
         let result = if self.diagnostics.is_empty() {
@@ -458,37 +486,70 @@ impl Stitcher {
 /// The calling thread finds the function blocks (cheap: their length words
 /// say where each ends) and queues them; the others start on the first
 /// bodies at once, and the calling thread joins them when the file is
-/// split. Results are kept by body index and stitched in order.
+/// split. Results are kept by body index; the calling thread stitches them
+/// in order as they become ready, between its own jobs and while the
+/// others finish their last ones, so little is left to do after the join.
 pub fn translate(pexe: &[u8], options: &Options, threads: usize) -> Option<Vec<u8>> {
-    let (mut source, context) = WholeSplit::start(pexe)?;
+    let (mut source, context, stitcher) = WholeSplit::start(pexe, Some(options))?;
+    let mut stitcher = stitcher?;
     let failed = AtomicBool::new(false);
     let (tx, rx) = std::sync::mpsc::channel::<BodyJob>();
     let rx = Mutex::new(rx);
-    let work = |worker: &mut BodyWorker| -> Vec<(usize, BodyCode)> {
-        let mut done = Vec::new();
-        loop {
-            // The lock is held only while taking a job.
-            let job = match rx.lock() {
-                Ok(rx) => rx.recv(),
-                Err(_) => return done,
-            };
-            let Ok(job) = job else { return done };
-            if failed.load(Ordering::Relaxed) {
-                continue;
-            }
-            match worker.translate(&job, pexe, 0) {
-                Ok(body) => done.push((job.index as usize, body)),
-                // Stop everyone: the pipeline will report.
+    // Translated bodies by index, until stitched.
+    let results: Mutex<Vec<Option<BodyCode>>> = Mutex::new(Vec::new());
+    let work = |worker: &mut BodyWorker, mut after_each: Option<&mut dyn FnMut()>| loop {
+        // The lock is held only while taking a job.
+        let job = match rx.lock() {
+            Ok(rx) => rx.recv(),
+            Err(_) => return,
+        };
+        let Ok(job) = job else { return };
+        if failed.load(Ordering::Relaxed) {
+            continue;
+        }
+        match worker.translate(&job, pexe, 0) {
+            Ok(body) => match results.lock() {
+                Ok(mut r) => {
+                    let i = job.index as usize;
+                    if r.len() <= i {
+                        r.resize_with(i + 1, || None);
+                    }
+                    r[i] = Some(body);
+                }
                 Err(_) => failed.store(true, Ordering::Relaxed),
-            }
+            },
+            // Stop everyone: the pipeline will report.
+            Err(_) => failed.store(true, Ordering::Relaxed),
+        }
+        if let Some(f) = after_each.as_mut() {
+            f();
         }
     };
-    let (results, count) = std::thread::scope(|scope| {
+    // Stitches the bodies ready from `*next` on, in order.
+    let mut next = 0usize;
+    let mut stitch_ready = |next: &mut usize| {
+        let mut ready = Vec::new();
+        match results.lock() {
+            Ok(mut r) => {
+                while let Some(body) = r.get_mut(*next + ready.len()).and_then(Option::take) {
+                    ready.push(body);
+                }
+            }
+            Err(_) => failed.store(true, Ordering::Relaxed),
+        }
+        for body in &ready {
+            if stitcher.define_body(body).is_err() {
+                failed.store(true, Ordering::Relaxed);
+            }
+        }
+        *next += ready.len();
+    };
+    let count = std::thread::scope(|scope| {
         let mut handles = Vec::new();
         for k in 1..threads.max(1) {
             let handle = std::thread::Builder::new()
                 .name(format!("pexe-wasm-{k}"))
-                .spawn_scoped(scope, || work(&mut BodyWorker::new(&context)));
+                .spawn_scoped(scope, || work(&mut BodyWorker::new(&context), None));
             match handle {
                 Ok(h) => handles.push(h),
                 Err(_) => break,
@@ -512,26 +573,21 @@ pub fn translate(pexe: &[u8], options: &Options, threads: usize) -> Option<Vec<u
             }
         }
         drop(tx);
-        let mut all = work(&mut BodyWorker::new(&context));
+        let mut stitch_some = || stitch_ready(&mut next);
+        work(&mut BodyWorker::new(&context), Some(&mut stitch_some));
+        // The queue is empty: what the others have done so far, while they
+        // finish their last jobs.
+        stitch_ready(&mut next);
         for h in handles {
-            match h.join() {
-                Ok(r) => all.extend(r),
-                Err(panic) => std::panic::resume_unwind(panic),
+            if let Err(panic) = h.join() {
+                std::panic::resume_unwind(panic);
             }
         }
-        (all, count)
+        stitch_ready(&mut next);
+        count
     });
-    if failed.into_inner() || count != context.bodies.len() || results.len() != count {
+    if failed.into_inner() || count != context.bodies.len() || next != count {
         return None;
-    }
-    let mut slots: Vec<Option<BodyCode>> = Vec::new();
-    slots.resize_with(count, || None);
-    for (i, body) in results {
-        *slots.get_mut(i)? = Some(body);
-    }
-    let mut stitcher = Stitcher::new(&context, options).ok()?;
-    for body in slots {
-        stitcher.define_body(&body?).ok()?;
     }
     stitcher.finish(&context).ok()
 }

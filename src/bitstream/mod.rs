@@ -39,7 +39,7 @@ pub use abbrev::{Abbrev, AbbrevOp};
 pub use cursor::BitCursor;
 pub use error::{Error, ErrorKind};
 pub use header::Header;
-pub use parser::{BlockInfo, BlockRange, Event, Parser, Step};
+pub use parser::{BlockInfo, BlockRange, Event, Parser, ParserBuffers, Step};
 pub use crate::pos::BitPos;
 pub use writer::{BitWriter, WriteError, Writer};
 

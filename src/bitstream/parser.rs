@@ -74,6 +74,14 @@ impl BlockInfo {
     }
 }
 
+/// The buffers a [`Parser`] grows (a record's values, the open blocks),
+/// carried from one parser to the next: see [`Parser::resume_block_reusing`].
+#[derive(Default)]
+pub struct ParserBuffers {
+    ops: Vec<u64>,
+    stack: Vec<Frame>,
+}
+
 /// A block that was skipped whole, to be read later with `Parser::resume_block`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlockRange {
@@ -233,7 +241,26 @@ impl<'a> Parser<'a> {
     /// 4 at or before `range.body`; otherwise the parser reports an error at
     /// its first step.
     pub fn resume_block_at(data: &'a [u8], base: u64, range: BlockRange, blockinfo: Arc<BlockInfo>) -> Self {
+        Self::resume_block_reusing(data, base, range, blockinfo, ParserBuffers::default())
+    }
+
+    /// [`Parser::resume_block_at`] growing `buffers` (from
+    /// [`Parser::into_buffers`] of an earlier parser) rather than new ones:
+    /// reading many blocks one after the other allocates once.
+    pub fn resume_block_reusing(
+        data: &'a [u8],
+        base: u64,
+        range: BlockRange,
+        blockinfo: Arc<BlockInfo>,
+        buffers: ParserBuffers,
+    ) -> Self {
         let mut p = Self::with(Cow::Borrowed(data), true);
+        let ParserBuffers { ops, mut stack } = buffers;
+        stack.clear();
+        // Values left in `ops` are never read: a record writes its own
+        // before `ops_len` covers them (see `abbrev::slots`).
+        p.core.ops = ops;
+        p.core.stack = stack;
         p.base = base;
         p.core.avail_bits = (base + data.len() as u64) * 8;
         p.core.state = State::InModule;
@@ -250,6 +277,12 @@ impl<'a> Parser<'a> {
         p.core.blockinfo = blockinfo;
         p.core.resume_depth = Some(0);
         p
+    }
+
+    /// The buffers this parser grew, for the next one.
+    pub fn into_buffers(self) -> ParserBuffers {
+        let Core { ops, stack, .. } = self.core;
+        ParserBuffers { ops, stack }
     }
 
     /// The header, once it has been read.

@@ -4,7 +4,7 @@ use super::{DecodeError, Decoded};
 use crate::bitstream::{CONSTANTS_BLOCK_ID, FUNCTION_BLOCK_ID, VALUE_SYMTAB_BLOCK_ID};
 use crate::ir::{
     BinOp, Block, BlockId, CastOp, CmpPred, ConstValue, Constant, ForwardType, FuncId, Function, Inst, InstId,
-    InstKind, Module, Scalar, SwitchCase, Type, ValType, ValueId,
+    InstKind, Module, Scalar, Span, SwitchCase, Type, ValType, ValueId,
 };
 use crate::limits::MAX_SWITCH_CASES;
 use crate::BitPos;
@@ -72,6 +72,21 @@ pub(crate) fn bytes_of(values: &[u64], pos: BitPos, what: &str) -> Res<Vec<u8>> 
         return Err(DecodeError::new(pos, format!("{what} {v} is not a byte")));
     }
     Ok(values.iter().map(|&v| v as u8).collect())
+}
+
+/// The span of `start..end` of one of a body's operand lists; an error past
+/// what a span can index (only a file of gigabytes has that many).
+#[inline]
+fn span(start: usize, end: usize, pos: BitPos) -> Res<Span> {
+    match (u32::try_from(start), u32::try_from(end - start)) {
+        (Ok(start), Ok(len)) if start.checked_add(len).is_some() => Ok(Span { start, len }),
+        _ => Err(too_many_operands(pos)),
+    }
+}
+
+#[cold]
+fn too_many_operands(pos: BitPos) -> DecodeError {
+    DecodeError::new(pos, "more call arguments, phi entries or switch cases in one function than this decoder can hold")
 }
 
 /// What `FunctionState::push` appends before filling the slot in.
@@ -174,6 +189,9 @@ impl Spare {
             params,
             consts,
             insts,
+            call_args,
+            phi_entries,
+            switch_cases,
             blocks,
             results,
             value_names,
@@ -184,6 +202,9 @@ impl Spare {
         params.clear();
         consts.clear();
         insts.clear();
+        call_args.clear();
+        phi_entries.clear();
+        switch_cases.clear();
         blocks.clear();
         results.clear();
         value_names.clear();
@@ -300,7 +321,9 @@ impl FunctionState {
                     return Err(DecodeError::new(pos, format!("{n} basic blocks cannot fit in this function block")));
                 }
                 let start = self.func.insts.len() as u32;
-                self.func.blocks = vec![Block { start, end: start }; n as usize];
+                // Into the recycled body's buffer (empty: blocks are declared once).
+                self.func.blocks.clear();
+                self.func.blocks.resize(n as usize, Block { start, end: start });
                 self.declared = Some(n as u32);
                 Ok(Decoded::DeclareBlocks(n as u32))
             }
@@ -392,15 +415,17 @@ impl FunctionState {
                 }
                 let ty = env.value_type_id(ops[0], pos)?;
                 let next = self.next_value() as i64;
-                let mut incoming = Vec::with_capacity(ops.len() / 2);
+                let start = self.func.phi_entries.len();
                 for pair in ops[1..].chunks_exact(2) {
                     let abs = next
                         .checked_sub(sign_rotated(pair[0]))
                         .and_then(|a| u32::try_from(a).ok())
                         .ok_or_else(|| DecodeError::new(pos, format!("phi operand {} is out of range", pair[0])))?;
-                    incoming.push((ValueId(abs), self.block_id(pair[1], pos)?));
+                    let entry = (ValueId(abs), self.block_id(pair[1], pos)?);
+                    self.func.phi_entries.push(entry);
                 }
-                self.push(pos, Some(ty), || InstKind::Phi { ty, incoming: incoming.into() })
+                let incoming = span(start, self.func.phi_entries.len(), pos)?;
+                self.push(pos, Some(ty), || InstKind::Phi { ty, incoming })
             }
             code::ALLOCA => {
                 let [s, a] = *ops else { return Err(bad("alloca")) };
@@ -456,12 +481,12 @@ impl FunctionState {
                     })?;
                     env.module.function(f).sig.ret
                 };
-                // Sized exactly, so the boxed slice needs no reallocation.
-                let mut args = Vec::with_capacity(ops.len() - fixed);
+                let start = self.func.call_args.len();
                 for &a in &ops[fixed..] {
-                    args.push(self.operand(a, pos)?.0);
+                    let arg = self.operand(a, pos)?.0;
+                    self.func.call_args.push(arg);
                 }
-                let args = args.into_boxed_slice();
+                let args = span(start, self.func.call_args.len(), pos)?;
                 let tail = cc_info & 1 == 1;
                 let cc = u32::try_from(cc_info >> 1).map_err(|_| bad("call"))?;
                 // Built in the closure, not beforehand: an instruction made
@@ -490,7 +515,8 @@ impl FunctionState {
             return Err(bad());
         }
         let bits = ty.elem().bits();
-        let mut cases = Vec::with_capacity(n as usize);
+        let start = self.func.switch_cases.len();
+        let cases = &mut self.func.switch_cases;
         let mut at = 4;
         for _ in 0..n {
             let items = *ops.get(at).ok_or_else(bad)?;
@@ -506,7 +532,8 @@ impl FunctionState {
                 }
                 at += 2;
             }
-            let target = self.block_id(*ops.get(at).ok_or_else(bad)?, pos)?;
+            let t = *ops.get(at).ok_or_else(bad)?;
+            let target = BlockId(u32::try_from(t).map_err(|_| DecodeError::new(pos, format!("block index {t} is out of range")))?);
             at += 1;
             let values = ops[first..at - 1].chunks_exact(2).map(|pair| sext(sign_rotated(pair[1]), bits));
             cases.extend(values.map(|value| SwitchCase { value, target }));
@@ -514,7 +541,8 @@ impl FunctionState {
         if at != ops.len() {
             return Err(bad());
         }
-        self.push(pos, None, || InstKind::Switch { ty, cond, default, cases: cases.into() })
+        let cases = span(start, self.func.switch_cases.len(), pos)?;
+        self.push(pos, None, || InstKind::Switch { ty, cond, default, cases })
     }
 
     /// Appends an instruction to the current block.
@@ -551,8 +579,7 @@ impl FunctionState {
         if let Some(slot) = insts.last_mut() {
             slot.result = result;
             slot.pos = pos;
-            // The placeholder's kind owns nothing: no drop to run.
-            std::mem::forget(std::mem::replace(&mut slot.kind, kind()));
+            slot.kind = kind();
             terminates = slot.kind.is_terminator();
         }
         self.func.blocks[self.cur_block as usize].end = end;

@@ -141,6 +141,13 @@ impl Decoder {
         self.state.recycle(f);
     }
 
+    /// The module as decoded so far ([`Decoder::module`]), moved out rather
+    /// than cloned: what a reader that stops early (at the first function
+    /// block, say) keeps.
+    pub fn into_module(self) -> Module {
+        self.state.into_module()
+    }
+
     /// The finished module; an error if the module block never closed.
     pub fn finish(self) -> Result<Module, DecodeError> {
         self.state.finish()

@@ -92,6 +92,11 @@ impl ModuleState {
         self.spare.recycle(f);
     }
 
+    /// The module as decoded so far, whether or not its block closed.
+    pub fn into_module(self) -> Module {
+        self.module
+    }
+
     pub fn finish(self) -> Result<Module, DecodeError> {
         if !self.done {
             return Err(DecodeError::new(BitPos(0), "the module block never closed"));

@@ -756,7 +756,7 @@ impl Listing<'_> {
                 self.asm.tok(";");
                 self.asm.finish();
                 self.asm.endline();
-                for case in cases.iter() {
+                for case in f.cases(*cases) {
                     self.asm.start();
                     self.ty(ty);
                     self.asm.space();
@@ -786,7 +786,7 @@ impl Listing<'_> {
                 self.asm.text("phi");
                 self.asm.space();
                 self.ty(ty);
-                for (i, &(v, b)) in incoming.iter().enumerate() {
+                for (i, &(v, b)) in f.incoming(*incoming).iter().enumerate() {
                     if i > 0 {
                         self.asm.tok(",");
                     }
@@ -944,7 +944,7 @@ impl Listing<'_> {
                 self.value(callee, dec);
                 self.asm.open("(");
                 self.asm.start();
-                for (i, &arg) in args.iter().enumerate() {
+                for (i, &arg) in f.args(*args).iter().enumerate() {
                     if i > 0 {
                         self.asm.tok(",");
                         self.asm.finish();

@@ -1,6 +1,6 @@
 //! Instructions of a function body.
 
-use super::{BlockId, ValType, ValueId};
+use super::{BlockId, Function, Span, ValType, ValueId};
 
 /// Binary operators, with PNaCl's record opcodes.
 ///
@@ -226,8 +226,13 @@ pub struct SwitchCase {
 }
 
 /// What an instruction does. Operands are `ValueId`s in the function's value
-/// numbering (see [`super::Function`]); blocks are `BlockId`s.
-#[derive(Clone, Debug, PartialEq)]
+/// numbering (see [`super::Function`]); blocks are `BlockId`s. The lists of
+/// calls, phis and switches are [`Span`]s of the function's
+/// [`Function::call_args`], [`Function::phi_entries`] and
+/// [`Function::switch_cases`] (read them with [`Function::args`],
+/// [`Function::incoming`], [`Function::cases`]), so an instruction owns
+/// nothing and is `Copy`.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum InstKind {
     /// `flags` is the optional fourth record field (nuw/nsw/exact bits),
     /// 0 when absent; PNaCl allows none.
@@ -236,9 +241,9 @@ pub enum InstKind {
     Ret { value: Option<ValueId> },
     Br { target: BlockId },
     CondBr { cond: ValueId, if_true: BlockId, if_false: BlockId },
-    Switch { ty: ValType, cond: ValueId, default: BlockId, cases: Box<[SwitchCase]> },
+    Switch { ty: ValType, cond: ValueId, default: BlockId, cases: Span },
     Unreachable,
-    Phi { ty: ValType, incoming: Box<[(ValueId, BlockId)]> },
+    Phi { ty: ValType, incoming: Span },
     /// `size` bytes (an i32 value) aligned to `align` bytes (0 = unspecified).
     Alloca { size: ValueId, align: u32 },
     Load { ptr: ValueId, ty: ValType, align: u32 },
@@ -249,9 +254,9 @@ pub enum InstKind {
     ExtractElement { vector: ValueId, index: ValueId },
     InsertElement { vector: ValueId, element: ValueId, index: ValueId },
     /// Direct call: `callee` is a function's value id. `ret` is `None` for void.
-    Call { callee: ValueId, args: Box<[ValueId]>, ret: Option<ValType>, tail: bool, cc: u32 },
+    Call { callee: ValueId, args: Span, ret: Option<ValType>, tail: bool, cc: u32 },
     /// Call through an i32 function address.
-    CallIndirect { callee: ValueId, args: Box<[ValueId]>, ret: Option<ValType>, tail: bool, cc: u32 },
+    CallIndirect { callee: ValueId, args: Span, ret: Option<ValType>, tail: bool, cc: u32 },
 }
 
 impl InstKind {
@@ -262,36 +267,37 @@ impl InstKind {
         )
     }
 
-    /// Successor blocks of a terminator, in record order (duplicates kept).
-    pub fn successors(&self) -> Vec<BlockId> {
-        match self {
-            InstKind::Br { target } => vec![*target],
-            InstKind::CondBr { if_true, if_false, .. } => vec![*if_true, *if_false],
+    /// Successor blocks of a terminator of `f`, in record order
+    /// (duplicates kept).
+    pub fn successors(&self, f: &Function) -> Vec<BlockId> {
+        match *self {
+            InstKind::Br { target } => vec![target],
+            InstKind::CondBr { if_true, if_false, .. } => vec![if_true, if_false],
             InstKind::Switch { default, cases, .. } => {
-                std::iter::once(*default).chain(cases.iter().map(|c| c.target)).collect()
+                std::iter::once(default).chain(f.cases(cases).iter().map(|c| c.target)).collect()
             }
             _ => Vec::new(),
         }
     }
 
-    /// Every value operand, in record order.
-    pub fn operands(&self) -> Vec<ValueId> {
+    /// Every value operand of an instruction of `f`, in record order.
+    pub fn operands(&self, f: &Function) -> Vec<ValueId> {
         use InstKind::*;
-        match self {
-            Binop { lhs, rhs, .. } | Cmp { lhs, rhs, .. } => vec![*lhs, *rhs],
-            Cast { value, .. } => vec![*value],
+        match *self {
+            Binop { lhs, rhs, .. } | Cmp { lhs, rhs, .. } => vec![lhs, rhs],
+            Cast { value, .. } => vec![value],
             Ret { value } => value.iter().copied().collect(),
             Br { .. } | Unreachable => Vec::new(),
-            CondBr { cond, .. } | Switch { cond, .. } => vec![*cond],
-            Phi { incoming, .. } => incoming.iter().map(|(v, _)| *v).collect(),
-            Alloca { size, .. } => vec![*size],
-            Load { ptr, .. } => vec![*ptr],
-            Store { ptr, value, .. } => vec![*ptr, *value],
-            Select { cond, if_true, if_false } => vec![*cond, *if_true, *if_false],
-            ExtractElement { vector, index } => vec![*vector, *index],
-            InsertElement { vector, element, index } => vec![*vector, *element, *index],
+            CondBr { cond, .. } | Switch { cond, .. } => vec![cond],
+            Phi { incoming, .. } => f.incoming(incoming).iter().map(|(v, _)| *v).collect(),
+            Alloca { size, .. } => vec![size],
+            Load { ptr, .. } => vec![ptr],
+            Store { ptr, value, .. } => vec![ptr, value],
+            Select { cond, if_true, if_false } => vec![cond, if_true, if_false],
+            ExtractElement { vector, index } => vec![vector, index],
+            InsertElement { vector, element, index } => vec![vector, element, index],
             Call { callee, args, .. } | CallIndirect { callee, args, .. } => {
-                std::iter::once(*callee).chain(args.iter().copied()).collect()
+                std::iter::once(callee).chain(f.args(args).iter().copied()).collect()
             }
         }
     }

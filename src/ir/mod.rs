@@ -20,6 +20,16 @@
 //! contiguous run of [`Function::insts`] and ends with its only terminator.
 //! Phis name their incoming blocks, so the CFG is explicit.
 //!
+//! # Operand lists
+//!
+//! An [`Inst`] owns nothing and is `Copy`: the variable-length lists of an
+//! instruction (a call's arguments, a phi's entries, a switch's cases) are
+//! [`Span`]s of its function's [`Function::call_args`],
+//! [`Function::phi_entries`] and [`Function::switch_cases`], read with
+//! [`Function::args`], [`Function::incoming`] and [`Function::cases`]. A
+//! body is three growing lists instead of an allocation per instruction,
+//! and its buffers are reused whole for the next body.
+//!
 //! # Positions
 //!
 //! Entities carry the [`BitPos`] of the record they came from, used only for
@@ -207,8 +217,29 @@ pub enum ConstValue {
     Undef,
 }
 
+/// A run of one of a function's operand lists: `start..start + len` of
+/// [`Function::call_args`], [`Function::phi_entries`] or
+/// [`Function::switch_cases`], as the instruction holding it says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Span {
+    pub start: u32,
+    pub len: u32,
+}
+
+impl Span {
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.start as usize + self.len as usize
+    }
+    pub fn len(self) -> usize {
+        self.len as usize
+    }
+    pub fn is_empty(self) -> bool {
+        self.len == 0
+    }
+}
+
 /// One instruction.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Inst {
     pub kind: InstKind,
     /// The value it defines and its type, for value-producing instructions.
@@ -250,6 +281,14 @@ pub struct Function {
     pub params: Vec<ValType>,
     pub consts: Vec<Constant>,
     pub insts: Vec<Inst>,
+    /// The arguments of every call, one run per call (see [`Span`]): one
+    /// buffer per body, reused with it, rather than one allocation per
+    /// instruction.
+    pub call_args: Vec<ValueId>,
+    /// The `(value, incoming block)` entries of every phi.
+    pub phi_entries: Vec<(ValueId, BlockId)>,
+    /// The cases of every switch.
+    pub switch_cases: Vec<SwitchCase>,
     pub blocks: Vec<Block>,
     /// For each value-producing instruction in order, its index.
     pub results: Vec<InstId>,
@@ -268,6 +307,35 @@ impl Default for FuncId {
 }
 
 impl Function {
+    /// The arguments of a call (its `args`).
+    #[inline]
+    pub fn args(&self, s: Span) -> &[ValueId] {
+        &self.call_args[s.range()]
+    }
+    /// The entries of a phi (its `incoming`).
+    #[inline]
+    pub fn incoming(&self, s: Span) -> &[(ValueId, BlockId)] {
+        &self.phi_entries[s.range()]
+    }
+    /// The cases of a switch (its `cases`).
+    #[inline]
+    pub fn cases(&self, s: Span) -> &[SwitchCase] {
+        &self.switch_cases[s.range()]
+    }
+
+    /// Appends `args` to [`Function::call_args`]: the span a call holds.
+    pub fn add_args(&mut self, args: &[ValueId]) -> Span {
+        push_span(&mut self.call_args, args)
+    }
+    /// Appends phi entries: the span a phi holds.
+    pub fn add_incoming(&mut self, entries: &[(ValueId, BlockId)]) -> Span {
+        push_span(&mut self.phi_entries, entries)
+    }
+    /// Appends switch cases: the span a switch holds.
+    pub fn add_cases(&mut self, cases: &[SwitchCase]) -> Span {
+        push_span(&mut self.switch_cases, cases)
+    }
+
     /// Value id of the first constant.
     pub fn first_const(&self) -> u32 {
         self.first_local + self.params.len() as u32
@@ -334,4 +402,10 @@ impl Function {
     pub fn terminator(&self, b: BlockId) -> Option<&Inst> {
         self.block_insts(b).last()
     }
+}
+
+fn push_span<T: Copy>(list: &mut Vec<T>, items: &[T]) -> Span {
+    let start = list.len() as u32;
+    list.extend_from_slice(items);
+    Span { start, len: items.len() as u32 }
 }

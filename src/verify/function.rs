@@ -318,7 +318,7 @@ fn build_structure(cx: &mut Cx<'_>, inst_block: &mut Vec<u32>, edges: &mut Vec<(
             }
             InstKind::Switch { default, cases, .. } => {
                 edge(*default);
-                cases.iter().for_each(|c| edge(c.target));
+                f.cases(*cases).iter().for_each(|c| edge(c.target));
             }
             _ => {}
         }
@@ -539,7 +539,7 @@ impl Cx<'_> {
                 found.intrinsic.get_or_insert(v);
             }
         };
-        match Operands::of(&at.inst.kind) {
+        match Operands::of(self.f, &at.inst.kind) {
             Operands::Few(ops, n) => ops[..n].iter().for_each(|&v| check(v, false, dom)),
             Operands::Call { callee, args, direct } => {
                 check(callee, direct, dom);
@@ -667,7 +667,7 @@ impl Cx<'_> {
     fn quick_ok(&self, at: &At<'_>, layout: &Layout<'_>) -> bool {
         let result = at.inst.result.map(|(_, t)| t);
         match at.inst.kind {
-            InstKind::Phi { ty, ref incoming } => result == Some(ty) && self.quick_phi(at, layout, ty, incoming),
+            InstKind::Phi { ty, incoming } => result == Some(ty) && self.quick_phi(at, layout, ty, self.f.incoming(incoming)),
             InstKind::Binop { op, lhs, rhs, flags } => {
                 let (Some(a), Some(b)) = (self.quick_op(at, lhs), self.quick_op(at, rhs)) else { return false };
                 let is_float = a.is_float_or_float_vector();
@@ -723,7 +723,8 @@ impl Cx<'_> {
                 let Some(from) = self.quick_op(at, value) else { return false };
                 is_valid_value_type(to) && cast_is_legal(op, from, to) && result == Some(to)
             }
-            InstKind::Call { callee, ref args, ret, cc, .. } => {
+            InstKind::Call { callee, args, ret, cc, .. } => {
+                let args = self.f.args(args);
                 // Direct calls of ordinary functions (intrinsics have more rules).
                 let Some(decl) = self.m.functions.get(callee.0 as usize) else { return false };
                 let sig = &decl.sig;
@@ -846,9 +847,10 @@ impl Cx<'_> {
                 Yields::Nothing
             }
             InstKind::Switch { ty, cond, default, cases } => {
+                let cases = self.f.cases(*cases);
                 self.check_switch(at, *ty, *cond, cases, case_values);
                 self.check_target(at, *default);
-                for c in cases.iter() {
+                for c in cases {
                     self.check_target(at, c.target);
                 }
                 Yields::Nothing
@@ -856,7 +858,7 @@ impl Cx<'_> {
             InstKind::Unreachable => Yields::Nothing,
             InstKind::Phi { ty, incoming } => {
                 self.check_named_type(at, *ty);
-                self.check_phi(at, *ty, incoming, layout, phi_entries);
+                self.check_phi(at, *ty, self.f.incoming(*incoming), layout, phi_entries);
                 Yields::Value(*ty)
             }
             InstKind::Alloca { size, align } => {
@@ -947,12 +949,12 @@ impl Cx<'_> {
             }
             InstKind::Call { callee, args, ret, cc, .. } => {
                 self.check_cc(at, *cc);
-                self.check_direct_call(at, *callee, args, *ret);
+                self.check_direct_call(at, *callee, self.f.args(*args), *ret);
                 ret.map_or(Yields::Nothing, Yields::Value)
             }
             InstKind::CallIndirect { callee, args, ret, cc, .. } => {
                 self.check_cc(at, *cc);
-                self.check_indirect_call(at, *callee, args, *ret);
+                self.check_indirect_call(at, *callee, self.f.args(*args), *ret);
                 ret.map_or(Yields::Nothing, Yields::Value)
             }
         }
@@ -1344,7 +1346,7 @@ enum Operands<'a> {
 
 impl<'a> Operands<'a> {
     #[inline]
-    fn of(kind: &'a InstKind) -> Self {
+    fn of(f: &'a Function, kind: &'a InstKind) -> Self {
         use InstKind::*;
         const Z: ValueId = ValueId(0);
         match kind {
@@ -1353,15 +1355,15 @@ impl<'a> Operands<'a> {
             Ret { value: Some(v) } => Operands::Few([*v, Z, Z], 1),
             Ret { value: None } | Br { .. } | Unreachable => Operands::Few([Z; 3], 0),
             CondBr { cond, .. } | Switch { cond, .. } => Operands::Few([*cond, Z, Z], 1),
-            Phi { incoming, .. } => Operands::Phi(incoming),
+            Phi { incoming, .. } => Operands::Phi(f.incoming(*incoming)),
             Alloca { size, .. } => Operands::Few([*size, Z, Z], 1),
             Load { ptr, .. } => Operands::Few([*ptr, Z, Z], 1),
             Store { ptr, value, .. } => Operands::Few([*ptr, *value, Z], 2),
             Select { cond, if_true, if_false } => Operands::Few([*cond, *if_true, *if_false], 3),
             ExtractElement { vector, index } => Operands::Few([*vector, *index, Z], 2),
             InsertElement { vector, element, index } => Operands::Few([*vector, *element, *index], 3),
-            Call { callee, args, .. } => Operands::Call { callee: *callee, args, direct: true },
-            CallIndirect { callee, args, .. } => Operands::Call { callee: *callee, args, direct: false },
+            Call { callee, args, .. } => Operands::Call { callee: *callee, args: f.args(*args), direct: true },
+            CallIndirect { callee, args, .. } => Operands::Call { callee: *callee, args: f.args(*args), direct: false },
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::ir::{
+    Span,
     BinOp, Block, CastOp, CmpPred, ConstValue, Constant, ForwardType, FuncType, FunctionDecl, GlobalVar, Initializer,
     Inst, InstKind, Linkage, Scalar, SwitchCase, Type, ValType, ValueId,
 };
@@ -101,6 +102,28 @@ impl ModuleBuilder {
 
 type Entry = (InstKind, Option<ValType>);
 
+thread_local! {
+    /// The operand lists of the instructions made so far on this thread:
+    /// an instruction holds spans of them, and `Body::build` gives every
+    /// body a copy, so the spans hold in whichever body it goes into.
+    static LISTS: std::cell::RefCell<Function> = std::cell::RefCell::new(Function::default());
+}
+
+/// A call's arguments, as the span an instruction holds.
+fn args_of(args: &[ValueId]) -> Span {
+    LISTS.with(|l| l.borrow_mut().add_args(args))
+}
+
+/// A phi's entries.
+fn incoming_of(entries: &[(ValueId, BlockId)]) -> Span {
+    LISTS.with(|l| l.borrow_mut().add_incoming(entries))
+}
+
+/// A switch's cases.
+fn cases_of(cases: &[SwitchCase]) -> Span {
+    LISTS.with(|l| l.borrow_mut().add_cases(cases))
+}
+
 /// Builds a body. Add constants first: instruction result ids come after
 /// them (`v(k)` is the k-th result).
 struct Body<'m> {
@@ -151,6 +174,12 @@ impl<'m> Body<'m> {
             pos: BODY_POS,
             ..Function::default()
         };
+        LISTS.with(|l| {
+            let l = l.borrow();
+            f.call_args = l.call_args.clone();
+            f.phi_entries = l.phi_entries.clone();
+            f.switch_cases = l.switch_cases.clone();
+        });
         for insts in self.blocks {
             let start = f.insts.len() as u32;
             for (kind, ty) in insts {
@@ -193,10 +222,11 @@ fn store(ptr: ValueId, value: ValueId, align: u32) -> Entry {
 }
 fn call(m: &Module, callee: FuncId, args: &[ValueId]) -> Entry {
     let ret = m.function(callee).sig.ret;
-    (InstKind::Call { callee: ValueId(callee.0), args: args.into(), ret, tail: false, cc: 0 }, ret)
+    (InstKind::Call { callee: ValueId(callee.0), args: args_of(args), ret, tail: false, cc: 0 }, ret)
 }
 fn phi(ty: ValType, incoming: &[(ValueId, u32)]) -> Entry {
-    (InstKind::Phi { ty, incoming: incoming.iter().map(|&(v, b)| (v, BlockId(b))).collect() }, Some(ty))
+    let entries: Vec<(ValueId, BlockId)> = incoming.iter().map(|&(v, b)| (v, BlockId(b))).collect();
+    (InstKind::Phi { ty, incoming: incoming_of(&entries) }, Some(ty))
 }
 
 /// Asserts that `diags` holds exactly one diagnostic with this text, at this
@@ -592,16 +622,16 @@ fn calls() {
             call(&m, f, &[x, x]),                                                                 // 0 fine
             call(&m, f, &[x]),                                                                    // 1 arity
             call(&m, f, &[x, w]),                                                                 // 2 arg type
-            (InstKind::Call { callee: x, args: [].into(), ret: None, tail: false, cc: 0 }, None), // 3 not a function
-            (InstKind::Call { callee: ValueId(trap.0), args: [].into(), ret: None, tail: true, cc: 1 }, None), // 4 cc
-            (InstKind::Call { callee: f_addr, args: [x, x].into(), ret: Some(I64), tail: false, cc: 0 }, Some(I64)), // 5 ret
+            (InstKind::Call { callee: x, args: args_of(&[]), ret: None, tail: false, cc: 0 }, None), // 3 not a function
+            (InstKind::Call { callee: ValueId(trap.0), args: args_of(&[]), ret: None, tail: true, cc: 1 }, None), // 4 cc
+            (InstKind::Call { callee: f_addr, args: args_of(&[x, x]), ret: Some(I64), tail: false, cc: 0 }, Some(I64)), // 5 ret
             (
-                InstKind::CallIndirect { callee: f_addr, args: [x].into(), ret: Some(I32), tail: false, cc: 0 },
+                InstKind::CallIndirect { callee: f_addr, args: args_of(&[x]), ret: Some(I32), tail: false, cc: 0 },
                 Some(I32),
             ), // 6 fine
-            (InstKind::CallIndirect { callee: w, args: [].into(), ret: None, tail: false, cc: 0 }, None), // 7 i64 callee
-            (InstKind::CallIndirect { callee: x, args: [n8].into(), ret: None, tail: false, cc: 0 }, None), // 8 i8 arg
-            (InstKind::CallIndirect { callee: ValueId(trap.0), args: [].into(), ret: None, tail: false, cc: 0 }, None), // 9
+            (InstKind::CallIndirect { callee: w, args: args_of(&[]), ret: None, tail: false, cc: 0 }, None), // 7 i64 callee
+            (InstKind::CallIndirect { callee: x, args: args_of(&[n8]), ret: None, tail: false, cc: 0 }, None), // 8 i8 arg
+            (InstKind::CallIndirect { callee: ValueId(trap.0), args: args_of(&[]), ret: None, tail: false, cc: 0 }, None), // 9
             store(x, ValueId(trap.0), 1), // 10 address of intrinsic
             ret(),
         ])
@@ -734,8 +764,9 @@ fn switches() {
     let mut b = Body::new(&m, G);
     let wide = b.p(3);
     let t = b.int(I1, 0);
-    let cases = |vals: &[i64]| -> Box<[SwitchCase]> {
-        vals.iter().map(|&value| SwitchCase { value, target: BlockId(1) }).collect()
+    let cases = |vals: &[i64]| -> Span {
+        let cases: Vec<SwitchCase> = vals.iter().map(|&value| SwitchCase { value, target: BlockId(1) }).collect();
+        cases_of(&cases)
     };
     let f = b
         .block(vec![(
@@ -772,7 +803,7 @@ fn phis() {
                 ty: I32,
                 cond: p0,
                 default: BlockId(3),
-                cases: [SwitchCase { value: 1, target: BlockId(3) }].into(),
+                cases: cases_of(&[SwitchCase { value: 1, target: BlockId(3) }]),
             },
             None,
         )]) // 1
@@ -785,7 +816,7 @@ fn phis() {
             phi(I32, &[(w, 1), (p1, 2)]),           // 7: type
             binop(BinOp::Add, v0, v1, I32),         // 8
             phi(I32, &[(p0, 1), (p1, 2)]),          // 9: not at start
-            (InstKind::Phi { ty: I32, incoming: [].into() }, Some(I32)), // 10: empty (and late)
+            (InstKind::Phi { ty: I32, incoming: incoming_of(&[]) }, Some(I32)), // 10: empty (and late)
             ret(),
         ])
         .build();
@@ -810,7 +841,8 @@ fn phi_checks_do_not_multiply_phis_by_predecessors() {
     let k = 20_000u32;
     let mut b = Body::new(&m, F);
     let p0 = b.p(0);
-    let cases = (1..=k).map(|t| SwitchCase { value: i64::from(t), target: BlockId(t) }).collect();
+    let cases: Vec<SwitchCase> = (1..=k).map(|t| SwitchCase { value: i64::from(t), target: BlockId(t) }).collect();
+    let cases = cases_of(&cases);
     b = b.block(vec![(InstKind::Switch { ty: I32, cond: p0, default: BlockId(1), cases }, None)]);
     for _ in 1..=k {
         b = b.block(vec![br(k + 1)]);
@@ -1075,15 +1107,18 @@ fn quick_checks_agree_with_full_checks() {
                         InstKind::Call { callee, args, cc, .. } => {
                             match args.len() {
                                 0 => value(callee, &mut rng),
-                                n => value(&mut args[rng.next(n as u64) as usize], &mut rng),
+                                n => value(&mut g.call_args[args.start as usize + rng.next(n as u64) as usize], &mut rng),
                             }
                             *cc = rng.next(3) as u32 / 2;
                         }
                         InstKind::Phi { ty, incoming } => {
                             let k = rng.next(incoming.len() as u64) as usize;
                             match rng.next(3) {
-                                0 => value(&mut incoming[k].0, &mut rng),
-                                1 => incoming[k].1 = BlockId(rng.next(g.blocks.len() as u64 + 1) as u32),
+                                0 => value(&mut g.phi_entries[incoming.start as usize + k].0, &mut rng),
+                                1 => {
+                                    g.phi_entries[incoming.start as usize + k].1 =
+                                        BlockId(rng.next(g.blocks.len() as u64 + 1) as u32)
+                                }
                                 _ => *ty = types[rng.next(types.len() as u64) as usize],
                             }
                         }

@@ -18,7 +18,7 @@ fn every_valid_corpus_pexe_decodes() {
                     total_insts += func.insts.len();
                     // Every instruction result and operand has a type.
                     for inst in &func.insts {
-                        for v in inst.kind.operands() {
+                        for v in inst.kind.operands(func) {
                             assert!(func.value_type(&m, v).is_some(), "{}: untyped operand {v:?}", f.display());
                         }
                     }

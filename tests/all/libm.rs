@@ -221,7 +221,7 @@ fn an_unproven_nan_path_keeps_the_unguarded_calls() {
     let mut replaced = 0;
     for inst in &mut f.insts {
         if let InstKind::Phi { incoming, .. } = &mut inst.kind {
-            for (v, _) in incoming.iter_mut().filter(|(v, _)| *v == sum) {
+            for (v, _) in f.phi_entries[incoming.range()].iter_mut().filter(|(v, _)| *v == sum) {
                 *v = x;
                 replaced += 1;
             }

@@ -185,12 +185,12 @@ fn randomly_corrupted_real_bodies_never_panic() {
                 }
                 InstKind::Switch { cond, cases, .. } => {
                     *cond = value;
-                    if let Some(c) = cases.first_mut() {
+                    if let Some(c) = g.switch_cases[cases.range()].first_mut() {
                         c.target = block;
                     }
                 }
                 InstKind::Phi { incoming, .. } => {
-                    if let Some(e) = incoming.first_mut() {
+                    if let Some(e) = g.phi_entries[incoming.range()].first_mut() {
                         *e = (value, block);
                     }
                 }
@@ -201,7 +201,7 @@ fn randomly_corrupted_real_bodies_never_panic() {
                 }
                 InstKind::Store { value: v, .. } => *v = value,
                 InstKind::Call { callee, args, .. } | InstKind::CallIndirect { callee, args, .. } => {
-                    match args.first_mut() {
+                    match g.call_args[args.range()].first_mut() {
                         Some(a) if next(2) == 0 => *a = value,
                         _ => *callee = value,
                     }

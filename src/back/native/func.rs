@@ -438,7 +438,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         while let Some(&mut (b, ref mut next)) = stack.last_mut() {
             succs.clear();
             if let Some(term) = f.terminator(BlockId(b)) {
-                succs.extend(term.kind.successors());
+                succs.extend(term.kind.successors(f));
             }
             if *next < succs.len() {
                 let s = succs[*next].0;
@@ -473,7 +473,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             }
             let e = &mut self.phi_entries[n];
             e.clear();
-            e.extend(incoming.iter().map(|&(v, b)| (b.0, v)));
+            e.extend(f.incoming(*incoming).iter().map(|&(v, b)| (b.0, v)));
             e.sort_unstable_by_key(|&(b, _)| b);
             self.phi_of[k] = n as u32;
             n += 1;
@@ -897,7 +897,8 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let dflt = via(self, default.0, &mut pending);
                 let mut sw = Switch::new();
                 let mask: u128 = if width >= 64 { u64::MAX as u128 } else { (1u128 << width) - 1 };
-                for case in cases.iter() {
+                let f = self.f;
+                for case in f.cases(*cases) {
                     let b = via(self, case.target.0, &mut pending);
                     sw.set_entry(case.value as u64 as u128 & mask, b);
                 }
@@ -999,8 +1000,14 @@ impl<'a, 'b> Translator<'a, 'b> {
                 self.b.ins().store(guest_mem(), x, a, off);
                 None
             }
-            Call { callee, args, ret, .. } => self.call(k, *callee, args, *ret)?,
-            CallIndirect { callee, args, ret, .. } => self.call_indirect(*callee, args, *ret),
+            Call { callee, args, ret, .. } => {
+                let f = self.f;
+                self.call(k, *callee, f.args(*args), *ret)?
+            }
+            CallIndirect { callee, args, ret, .. } => {
+                let f = self.f;
+                self.call_indirect(*callee, f.args(*args), *ret)
+            }
             Phi { .. } => return Err(self.unsupported("a phi after the start of its block")),
             _ => return Err(self.unsupported("a terminator in the middle of a block")),
         };

@@ -140,13 +140,24 @@ pub const THREAD_INTERFACE_PREFIX: &[u8] = b"nacl-irt-thread";
 /// and its table's `thread_create` answers EAGAIN (see [`crate::back::wasm`]),
 /// so the promise holds even for a program that built the name at run time.
 pub fn may_start_threads(m: &Module) -> bool {
-    is_pepper_plugin(m) || data_contains(m, THREAD_INTERFACE_PREFIX)
+    may_start_threads_given(m, is_pepper_plugin(m))
+}
+
+/// [`may_start_threads`] for a module whose [`is_pepper_plugin`] answer is
+/// `pepper` (known already: the data is searched once, not twice).
+pub fn may_start_threads_given(m: &Module, pepper: bool) -> bool {
+    pepper || data_contains(m, THREAD_INTERFACE_PREFIX)
 }
 
 /// Whether some global's data holds `needle` (within one initializer).
 fn data_contains(m: &Module, needle: &[u8]) -> bool {
     m.globals.iter().flat_map(|g| &g.init).any(|init| match init {
-        Initializer::Data(bytes) => bytes.windows(needle.len()).any(|w| w == needle),
+        // The first byte alone rules out almost every window: a memcmp per
+        // byte of data cost more than a whole body's translation.
+        Initializer::Data(bytes) => {
+            let Some((&first, rest)) = needle.split_first() else { return true };
+            bytes.windows(needle.len()).any(|w| w[0] == first && &w[1..] == rest)
+        }
         _ => false,
     })
 }

@@ -101,7 +101,7 @@ pub(crate) fn is_pure_leaf(f: &Function) -> bool {
             InstKind::Br { target } => target.0 as usize > b,
             InstKind::CondBr { if_true, if_false, .. } => if_true.0 as usize > b && if_false.0 as usize > b,
             InstKind::Switch { default, cases, .. } => {
-                default.0 as usize > b && cases.iter().all(|c| c.target.0 as usize > b)
+                default.0 as usize > b && f.cases(*cases).iter().all(|c| c.target.0 as usize > b)
             }
             _ => false,
         })
@@ -183,7 +183,7 @@ fn interpret(f: &Function, cx: &ModuleCx, assume: Assume) -> Option<Vec<u32>> {
             }
             match &inst.kind {
                 InstKind::Phi { incoming, .. } => {
-                    let (v, _) = incoming.iter().find(|(_, b)| b.0 as usize == from)?;
+                    let (v, _) = f.incoming(*incoming).iter().find(|(_, b)| b.0 as usize == from)?;
                     let s = get(&vals, *v)?;
                     set(&mut vals, inst, s);
                 }
@@ -230,7 +230,7 @@ fn interpret(f: &Function, cx: &ModuleCx, assume: Assume) -> Option<Vec<u32>> {
                 InstKind::Select { .. } => set(&mut vals, inst, Sym::Unknown),
                 InstKind::Call { callee, args, .. } => match cx.callee(*callee)? {
                     Callee::Intrinsic(Intrinsic::Sqrt(crate::ir::Scalar::F64)) => {
-                        let [a] = args[..] else { return None };
+                        let [a] = f.args(*args)[..] else { return None };
                         let s = if get(&vals, a)? == Sym::X { Sym::SqrtX } else { Sym::Unknown };
                         set(&mut vals, inst, s);
                     }

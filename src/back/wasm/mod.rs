@@ -60,6 +60,7 @@ use super::Backend;
 use crate::ir::{FuncId, Function, Module, Type, ValType as IrType, ValueId};
 use crate::verify::{FunctionAnalysis, FunctionVerifier, Intrinsic, Verified};
 use func::FuncTranslator;
+use std::fmt::Write as _;
 use std::sync::Arc;
 use imports::{export, ImportLayout, IRT_FUNC_BASE};
 use types::Signatures;
@@ -396,7 +397,8 @@ impl Parts {
             i32_to_void: i32_void,
             pexe_table_base: imports.pexe_table_base(),
             fast_sqrt: libm::sqrt_candidate(m).unwrap_or(u32::MAX),
-            single_threaded: !imports::may_start_threads(m),
+            // `imports` is `ImportLayout::for_module(m)`: its Pepper answer is m's.
+            single_threaded: !imports::may_start_threads_given(m, imports.pepper()),
         };
         Ok(Parts {
             ctx: BodyContext { cx, sigs },
@@ -774,14 +776,26 @@ impl WasmBackend {
             let mut names = NameMap::new();
             names.append(imports::FAULT_FUNC, "env.fault");
             names.append(imports::FMOD_FUNC, "env.fmod_f64");
+            // One buffer for the names made up; symbol names that are UTF-8
+            // already are borrowed. (A string per function cost a third of
+            // finishing, on the one thread that finishes.)
+            let mut made = String::new();
             for (k, (module_name, field, _)) in self.imports.functions().enumerate() {
-                names.append(IRT_FUNC_BASE + k as u32, &format!("{module_name}.{field}"));
+                made.clear();
+                made.push_str(module_name);
+                made.push('.');
+                made.push_str(field);
+                names.append(IRT_FUNC_BASE + k as u32, &made);
             }
             for &id in &self.defined {
                 let d = &m.functions[id as usize];
                 let name = match &d.name {
-                    Some(n) if !n.is_empty() => String::from_utf8_lossy(n).into_owned(),
-                    _ => format!("f{id}"),
+                    Some(n) if !n.is_empty() => String::from_utf8_lossy(n),
+                    _ => {
+                        made.clear();
+                        write!(made, "f{id}").expect("writing to a String");
+                        std::borrow::Cow::Borrowed(made.as_str())
+                    }
                 };
                 if let Callee::Defined { index, .. } = self.ctx.cx.funcs[id as usize].callee {
                     names.append(index, &name);

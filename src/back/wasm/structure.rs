@@ -61,7 +61,7 @@
 //!
 //! # Depth
 //!
-//! Consumers (and `Drop`) walk the tree recursively, so its depth is kept
+//! Consumers walk the tree (with explicit stacks), and its depth is kept
 //! bounded whatever the CFG:
 //! - once inlined code nests deeper than [`MAX_INLINE_DEPTH`], nodes that
 //!   dominate further code go after `block`s at their dominator's depth
@@ -92,29 +92,55 @@ use std::ops::Range;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct LabelId(pub u32);
 
+/// A body: a run of the tree's nodes, read with [`Structured::nodes_of`].
+/// Handles rather than nested vectors: a tree is two flat arrays, built
+/// without an allocation per node and dropped without a walk.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Body {
+    start: u32,
+    end: u32,
+}
+
+impl Body {
+    pub fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
+    pub fn len(&self) -> usize {
+        (self.end - self.start) as usize
+    }
+}
+
+/// The exits of one node: a run of the tree's exits, read with
+/// [`Structured::exits_of`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Exits {
+    start: u32,
+    end: u32,
+}
+
 /// A node of the structured tree, in execution order within its parent.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Node {
     /// `block $label … end`: `br $label` continues after the `end`.
-    Block { label: LabelId, body: Vec<Node> },
+    Block { label: LabelId, body: Body },
     /// `loop $label … end`: `br $label` goes back to the start of `body`.
-    Loop { label: LabelId, body: Vec<Node> },
+    Loop { label: LabelId, body: Body },
     /// Basic block `block` of the function: its instructions, then its
     /// terminator, whose successor edges (in the order of
     /// `InstKind::successors()`, one exit per successor, duplicates kept)
     /// leave as `exits` say. A block whose terminator has no successors
     /// (`ret`, `unreachable`) has no exits. Nothing follows a `Basic` node's
     /// exits in the same body except what a `br` may reach.
-    Basic { block: u32, exits: Vec<Exit> },
+    Basic { block: u32, exits: Exits },
     /// A synthetic dispatcher of an irreducible region (or in front of
     /// many merge targets of one block; see the module docs): continues to
     /// `exits[k]` where `k` is the current value of dispatch variable `var`
     /// (an i32 local the lowering allocates; values `0..exits.len()`).
-    Dispatch { var: u32, exits: Vec<Exit> },
+    Dispatch { var: u32, exits: Exits },
 }
 
 /// How one CFG edge reaches its target.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Exit {
     /// The edge's original target block (its phis take their values on this
     /// edge). For exits of a `Dispatch`, the block the dispatcher selects;
@@ -127,23 +153,85 @@ pub struct Exit {
     pub how: ExitHow,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExitHow {
     /// `br $label` to an enclosing `block` (forward) or `loop` (backward).
     Br(LabelId),
     /// Control continues into this code, placed right here (the target is
     /// reached only through this edge).
-    Inline(Vec<Node>),
+    Inline(Body),
 }
 
-/// A structured function body.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A structured function body: the tree's nodes and exits in two arrays,
+/// bodies and exit lists as runs of them. Kept between functions
+/// ([`structure_in`] refills it), so structuring allocates only when a
+/// body is larger than every one before it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Structured {
-    pub body: Vec<Node>,
+    /// The function body.
+    pub body: Body,
     /// Labels used (`LabelId(0..num_labels)`).
     pub num_labels: u32,
     /// Dispatch variables used (`0..num_dispatch_vars`).
     pub num_dispatch_vars: u32,
+    nodes: Vec<Node>,
+    exits: Vec<Exit>,
+    /// Scratch of `Layout::build`: sequences under construction, as
+    /// linked lists (node, previous entry), newest first.
+    seqs: Vec<(Node, u32)>,
+    /// The working graph and its analyses, kept for the next body.
+    scratch: Box<Scratch>,
+}
+
+/// What structuring one body builds on the way, kept between bodies so it
+/// allocates only when a body is larger than every one before it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Scratch {
+    graph: Graph,
+    cfg: Cfg,
+    loops: LoopForest,
+    layout: Layout,
+    /// `Layout::build`'s sequence of each node.
+    seq_of: Vec<u32>,
+}
+
+impl Structured {
+    /// The nodes of `body`, in execution order.
+    pub fn nodes_of(&self, body: Body) -> &[Node] {
+        &self.nodes[body.start as usize..body.end as usize]
+    }
+
+    /// The exits of a `Basic` or `Dispatch` node.
+    pub fn exits_of(&self, exits: Exits) -> &[Exit] {
+        &self.exits[exits.start as usize..exits.end as usize]
+    }
+
+    fn clear(&mut self) {
+        self.body = Body::default();
+        self.num_labels = 0;
+        self.num_dispatch_vars = 0;
+        self.nodes.clear();
+        self.exits.clear();
+        self.seqs.clear();
+    }
+
+    /// Puts `node` in front of sequence `seq` (a `seqs` entry or `NONE`
+    /// for an empty one); the new sequence.
+    fn push_front(&mut self, seq: u32, node: Node) -> u32 {
+        self.seqs.push((node, seq));
+        self.seqs.len() as u32 - 1
+    }
+
+    /// Sequence `seq` as a body, in execution order.
+    fn finish(&mut self, mut seq: u32) -> Body {
+        let start = self.nodes.len() as u32;
+        while seq != NONE {
+            let (node, next) = self.seqs[seq as usize];
+            self.nodes.push(node);
+            seq = next;
+        }
+        Body { start, end: self.nodes.len() as u32 }
+    }
 }
 
 /// Structures a CFG of `num_blocks` blocks whose entry is block 0;
@@ -156,20 +244,24 @@ pub struct Structured {
 ///
 /// If a successor is `>= num_blocks` (the verifier rejects such branches).
 pub fn structure<'a>(num_blocks: usize, succs: impl Fn(u32) -> &'a [u32]) -> Structured {
-    structure_with(num_blocks, succs, Limits::DEFAULT, &mut DomCfg::default(), None)
+    let mut out = Structured::default();
+    structure_with(num_blocks, succs, Limits::DEFAULT, &mut DomCfg::default(), None, &mut out);
+    out
 }
 
-/// [`structure`] with the dominator computation's buffers kept in `engine`
-/// between calls, and `known`, the graph's reverse postorder and dominators
-/// as the verifier computed them, when the graph is exactly the body's basic
-/// blocks (then they are not computed again).
+/// [`structure`] into `out` (its buffers reused), with the dominator
+/// computation's buffers kept in `engine` between calls, and `known`, the
+/// graph's reverse postorder and dominators as the verifier computed them,
+/// when the graph is exactly the body's basic blocks (then they are not
+/// computed again).
 pub fn structure_in<'a>(
     num_blocks: usize,
     succs: impl Fn(u32) -> &'a [u32],
     engine: &mut DomCfg,
     known: Option<&DomCfg>,
-) -> Structured {
-    structure_with(num_blocks, succs, Limits::DEFAULT, engine, known)
+    out: &mut Structured,
+) {
+    structure_with(num_blocks, succs, Limits::DEFAULT, engine, known, out)
 }
 
 /// The nesting caps (tests shrink them to reach the code paths that keep
@@ -192,36 +284,49 @@ fn structure_with<'a>(
     limits: Limits,
     engine: &mut DomCfg,
     known: Option<&DomCfg>,
-) -> Structured {
+    out: &mut Structured,
+) {
+    out.clear();
     if num_blocks == 0 {
-        return Structured { body: Vec::new(), num_labels: 0, num_dispatch_vars: 0 };
+        return;
     }
-    let mut graph = Graph::new(num_blocks, succs);
-    let mut cfg = reducible_cfg(&mut graph, engine, known);
+    if num_blocks == 1 && succs(0).is_empty() {
+        // One block that leaves the function (a quarter of real bodies):
+        // the tree the general path makes, without building its graphs.
+        out.nodes.push(Node::Basic { block: 0, exits: Exits::default() });
+        out.body = Body { start: 0, end: 1 };
+        return;
+    }
+    let mut sc = std::mem::take(&mut out.scratch);
+    let Scratch { graph, cfg, loops, layout, seq_of } = &mut *sc;
+    graph.fill(num_blocks, succs);
+    reducible_cfg(graph, engine, known, cfg);
     let mut rounds = 0;
     let mut flat = false;
     loop {
-        let loops = LoopForest::new(&cfg);
-        let layout = Layout::new(&cfg, &loops, limits.inline_depth);
+        loops.fill(cfg);
+        layout.fill(cfg, loops, limits.inline_depth);
         if layout.depth > limits.tree_depth && !flat {
             // Pathological nesting (random graphs, not compiled code): one
             // dispatcher in front of every block nests a handful deep.
-            graph = Graph::through_one_dispatcher(num_blocks, &graph, &cfg.order);
-            cfg = reducible_cfg(&mut graph, engine, None);
+            *graph = Graph::through_one_dispatcher(num_blocks, graph, &cfg.order);
+            reducible_cfg(graph, engine, None, cfg);
             flat = true;
             continue;
         }
         let wide = if rounds < MAX_FANOUT_ROUNDS && !flat {
-            layout.wide_groups(&graph, &cfg, limits.block_fanout)
+            layout.wide_groups(graph, cfg, limits.block_fanout)
         } else {
             Vec::new()
         };
         if wide.is_empty() {
-            return layout.build(&graph, &cfg);
+            layout.build(graph, cfg, out, seq_of);
+            out.scratch = sc;
+            return;
         }
         rounds += 1;
-        route_through_dispatchers(&mut graph, &cfg, &wide);
-        cfg = reducible_cfg(&mut graph, engine, None);
+        route_through_dispatchers(graph, cfg, &wide);
+        reducible_cfg(graph, engine, None, cfg);
     }
 }
 
@@ -231,27 +336,27 @@ fn structure_with<'a>(
 /// far below this (the corpus's deepest function nests about 100).
 pub const MAX_TREE_DEPTH: u32 = 1000;
 
-/// Analyzes `graph`, first adding dispatchers if it is irreducible.
-fn reducible_cfg(graph: &mut Graph, engine: &mut DomCfg, known: Option<&DomCfg>) -> Cfg {
-    let cfg = Cfg::analyze(graph, engine, known);
+/// Analyzes `graph` into `cfg`, first adding dispatchers if it is
+/// irreducible.
+fn reducible_cfg(graph: &mut Graph, engine: &mut DomCfg, known: Option<&DomCfg>, cfg: &mut Cfg) {
+    cfg.analyze(graph, engine, known);
     if cfg.is_reducible(graph) {
-        return cfg;
+        return;
     }
-    if make_reducible(graph, &cfg) {
-        let cfg = Cfg::analyze(graph, engine, None);
+    if make_reducible(graph, cfg) {
+        cfg.analyze(graph, engine, None);
         if cfg.is_reducible(graph) {
-            return cfg;
+            return;
         }
         // Not expected: the decomposition leaves every cycle one entry.
         debug_assert!(false, "irreducible after adding dispatchers");
     }
     // One dispatcher in front of every block is reducible whatever the
     // graph, and takes linear time.
-    let reachable = Cfg::analyze(graph, engine, None).order;
-    *graph = Graph::through_one_dispatcher(graph.num_blocks as usize, graph, &reachable);
-    let cfg = Cfg::analyze(graph, engine, None);
+    cfg.analyze(graph, engine, None);
+    *graph = Graph::through_one_dispatcher(graph.num_blocks as usize, graph, &cfg.order);
+    cfg.analyze(graph, engine, None);
     assert!(cfg.is_reducible(graph), "a single dispatcher left the graph irreducible");
-    cfg
 }
 
 /// Most `block`s one node may open for the nodes placed after it (inside or
@@ -275,7 +380,7 @@ const NONE: u32 = u32::MAX;
 const DISPATCH_VAR: u32 = 0;
 
 /// One edge of the working graph.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Edge {
     /// The node control goes to next: a block, or a dispatcher in front of
     /// the block.
@@ -289,6 +394,7 @@ struct Edge {
 /// The CFG as a graph of nodes: blocks `0..num_blocks`, then dispatchers.
 /// Out-edges are kept in one array in node order (dispatchers are added
 /// with all their edges at once, so this stays a compressed row form).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Graph {
     num_blocks: u32,
     edge_start: Vec<usize>,
@@ -296,9 +402,12 @@ struct Graph {
 }
 
 impl Graph {
-    fn new<'a>(num_blocks: usize, succs: impl Fn(u32) -> &'a [u32]) -> Graph {
-        let mut edge_start = Vec::with_capacity(num_blocks + 1);
-        let mut edges = Vec::new();
+    /// The graph of `num_blocks` blocks with successors `succs`, in this
+    /// one's buffers.
+    fn fill<'a>(&mut self, num_blocks: usize, succs: impl Fn(u32) -> &'a [u32]) {
+        let Graph { edge_start, edges, .. } = self;
+        edge_start.clear();
+        edges.clear();
         edge_start.push(0);
         for b in 0..num_blocks as u32 {
             for &t in succs(b) {
@@ -307,7 +416,7 @@ impl Graph {
             }
             edge_start.push(edges.len());
         }
-        Graph { num_blocks: num_blocks as u32, edge_start, edges }
+        self.num_blocks = num_blocks as u32;
     }
 
     fn num_nodes(&self) -> usize {
@@ -371,6 +480,7 @@ impl Graph {
 
 /// Reverse postorder, predecessors and dominators of the nodes reachable
 /// from block 0. Everything but `order`/`pos` is indexed by RPO position.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Cfg {
     /// Reachable nodes in reverse postorder (`order[0] == 0`).
     order: Vec<u32>,
@@ -387,33 +497,41 @@ struct Cfg {
     /// `b`'s interval lies in `a`'s.
     dom_pre: Vec<u32>,
     dom_post: Vec<u32>,
+    // Scratch.
+    children: Vec<u32>,
+    edge_list: Vec<(u32, u32)>,
+    stack: Vec<(u32, usize)>,
 }
 
 impl Cfg {
     /// Orders and dominators of `graph` from the shared engine
-    /// ([`crate::cfg::Cfg`]), or from `known` when that is this graph's.
-    fn analyze(graph: &Graph, engine: &mut DomCfg, known: Option<&DomCfg>) -> Cfg {
+    /// ([`crate::cfg::Cfg`]), or from `known` when that is this graph's;
+    /// into this one's buffers.
+    fn analyze(&mut self, graph: &Graph, engine: &mut DomCfg, known: Option<&DomCfg>) {
         let n = graph.num_nodes();
         let dom: &DomCfg = match known {
             Some(k) if k.len() == n => k,
             _ => {
-                let mut edges = Vec::with_capacity(graph.edges.len());
+                let edges = &mut self.edge_list;
+                edges.clear();
                 for v in 0..n as u32 {
                     edges.extend(graph.out(v).iter().map(|e| (v, e.to)));
                 }
-                engine.compute(n, &edges);
+                engine.compute(n, edges);
                 engine
             }
         };
-        let order = dom.rpo().to_vec();
-        let mut pos = vec![NONE; n];
+        let Cfg { order, pos, pred_start, preds, idom, child_start, dom_pre, dom_post, children, stack, .. } = self;
+        order.clear();
+        order.extend_from_slice(dom.rpo());
+        reset(pos, n, NONE);
         for (i, &v) in order.iter().enumerate() {
             pos[v as usize] = i as u32;
         }
         let m = order.len();
 
-        let mut pred_start = vec![0usize; m + 1];
-        for &v in &order {
+        reset(pred_start, m + 1, 0usize);
+        for &v in order.iter() {
             for e in graph.out(v) {
                 pred_start[pos[e.to as usize] as usize + 1] += 1;
             }
@@ -421,24 +539,31 @@ impl Cfg {
         for i in 0..m {
             pred_start[i + 1] += pred_start[i];
         }
-        let mut fill = pred_start.clone();
-        let mut preds = vec![0u32; pred_start[m]];
+        // Filled from each start, which moves every start one group on;
+        // moved back after.
+        reset(preds, pred_start[m], 0u32);
         for (i, &v) in order.iter().enumerate() {
             for e in graph.out(v) {
                 let j = pos[e.to as usize] as usize;
-                preds[fill[j]] = i as u32;
-                fill[j] += 1;
+                preds[pred_start[j]] = i as u32;
+                pred_start[j] += 1;
             }
         }
+        for i in (1..=m).rev() {
+            pred_start[i] = pred_start[i - 1];
+        }
+        pred_start[0] = 0;
 
-        let idom: Vec<u32> = order.iter().map(|&v| dom.idom(v).map_or(0, |d| pos[d as usize])).collect();
+        idom.clear();
+        idom.extend(order.iter().map(|&v| dom.idom(v).map_or(0, |d| pos[d as usize])));
 
-        let (child_start, children) = group_by(&idom[1..], 1, m);
+        group_by_into(&idom[1..], 1, m, child_start, children);
 
-        let mut dom_pre = vec![0u32; m];
-        let mut dom_post = vec![0u32; m];
+        reset(dom_pre, m, 0u32);
+        reset(dom_post, m, 0u32);
         let mut clock = 0u32;
-        let mut stack = vec![(0u32, child_start[0])];
+        stack.clear();
+        stack.push((0u32, child_start[0]));
         while let Some(top) = stack.last_mut() {
             let (v, next) = *top;
             if next == child_start[v as usize] {
@@ -455,8 +580,6 @@ impl Cfg {
                 stack.pop();
             }
         }
-
-        Cfg { order, pos, pred_start, preds, idom, child_start, dom_pre, dom_post }
     }
 
     fn len(&self) -> usize {
@@ -806,6 +929,7 @@ impl SccScratch {
 }
 
 /// Loop nesting of a reducible graph, by RPO position.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct LoopForest {
     is_header: Vec<bool>,
     /// Innermost loop containing the node (a header's own loop contains it),
@@ -815,12 +939,17 @@ struct LoopForest {
     parent: Vec<u32>,
     /// For a header, the number of loops containing it, its own included.
     depth: Vec<u32>,
+    // Scratch.
+    rep: Vec<u32>,
+    work: Vec<u32>,
 }
 
 impl LoopForest {
-    fn new(cfg: &Cfg) -> LoopForest {
+    /// The loops of `cfg`, in this one's buffers.
+    fn fill(&mut self, cfg: &Cfg) {
         let m = cfg.len();
-        let mut is_header = vec![false; m];
+        let LoopForest { is_header, loop_of, parent, depth, rep, work } = self;
+        reset(is_header, m, false);
         for i in 0..m as u32 {
             for &p in cfg.preds(i) {
                 if p >= i {
@@ -831,15 +960,16 @@ impl LoopForest {
         // Headers from the innermost (latest in RPO) out: walk back from the
         // back edges' sources; a node already in an inner loop stands for
         // that whole loop through the union-find `rep`.
-        let mut rep: Vec<u32> = (0..m as u32).collect();
-        let mut loop_of = vec![NONE; m];
-        let mut parent = vec![NONE; m];
-        let mut work = Vec::new();
+        rep.clear();
+        rep.extend(0..m as u32);
+        reset(loop_of, m, NONE);
+        reset(parent, m, NONE);
+        work.clear();
         for h in (0..m as u32).rev().filter(|&h| is_header[h as usize]) {
             loop_of[h as usize] = h;
             work.extend(cfg.preds(h).iter().copied().filter(|&p| p > h));
             while let Some(x) = work.pop() {
-                let r = find(&mut rep, x);
+                let r = find(rep, x);
                 if r == h {
                     continue;
                 }
@@ -852,11 +982,10 @@ impl LoopForest {
                 work.extend(cfg.preds(r).iter().copied().filter(|&p| p < r));
             }
         }
-        let mut depth = vec![0u32; m];
+        reset(depth, m, 0u32);
         for h in (0..m).filter(|&h| is_header[h]) {
             depth[h] = 1 + if parent[h] == NONE { 0 } else { depth[parent[h] as usize] };
         }
-        LoopForest { is_header, loop_of, parent, depth }
     }
 
     /// Innermost loop containing `i`, not counting `i`'s own loop.
@@ -892,11 +1021,12 @@ fn find(rep: &mut [u32], x: u32) -> u32 {
     r
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 enum Place {
     /// The entry: the function body.
     Root,
     /// At the exit of its only forward in-edge.
+    #[default]
     Inline,
     /// After a `block` wrapping its parent's code, inside the parent's
     /// `loop` if any.
@@ -907,6 +1037,7 @@ enum Place {
 }
 
 /// Where each node's code goes (by RPO position) and the labels.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Layout {
     place: Vec<Place>,
     /// Nodes placed by each node (inline at its exits, or after its
@@ -920,19 +1051,39 @@ struct Layout {
     /// Deepest body nesting of the tree (bodies inside a basic block's
     /// exits included).
     depth: u32,
+    // Scratch.
+    hoist: Vec<(u32, u32, u32)>,
+    parent: Vec<u32>,
+    start: Vec<u32>,
+    ancestors: AncestorScratch,
 }
 
 impl Layout {
-    fn new(cfg: &Cfg, loops: &LoopForest, max_inline_depth: u32) -> Layout {
+    /// The layout of `cfg` with loops `loops`, in this one's buffers.
+    fn fill(&mut self, cfg: &Cfg, loops: &LoopForest, max_inline_depth: u32) {
         let m = cfg.len();
-        let mut place = vec![Place::Inline; m];
+        let Layout {
+            place,
+            kid_start,
+            kids,
+            is_header,
+            loop_label,
+            block_label,
+            num_labels,
+            depth: max_depth,
+            hoist,
+            parent,
+            start,
+            ancestors,
+        } = self;
+        reset(place, m, Place::Inline);
         place[0] = Place::Root;
         let is_leaf = |i: u32| !loops.is_header[i as usize] && cfg.num_dom_children(i) == 0;
 
         // A node that leaves loops on the way from its dominator `d` goes
         // after the outermost loop it leaves: the loop enclosing `d` at depth
         // `depth(enclosing(i)) + 1`. Answered offline, below.
-        let mut hoist: Vec<(u32, u32, u32)> = Vec::new(); // (node, from loop, depth)
+        hoist.clear(); // (node, from loop, depth)
         for i in 1..m as u32 {
             let d = cfg.idom[i as usize];
             let forward_in = cfg.preds(i).iter().filter(|&&p| p < i).count();
@@ -948,17 +1099,17 @@ impl Layout {
                 place[i as usize] = Place::Inner;
             }
         }
-        let mut parent = ancestor_loops(loops, &hoist, m);
+        ancestor_loops(loops, hoist, m, parent, ancestors);
         for i in 1..m {
             if place[i] != Place::Outer {
                 parent[i] = cfg.idom[i];
             }
         }
-        let (kid_start, kids) = group_by(&parent[1..], 1, m);
+        group_by_into(&parent[1..], 1, m, kid_start, kids);
 
         // Depth at which each node's code starts (its first node's body
         // depth); demote inline nodes that would nest too deep.
-        let mut start = vec![0u32; m];
+        reset(start, m, 0u32);
         let mut depth = 0;
         for x in 0..m {
             let kids = &kids[kid_start[x]..kid_start[x + 1]];
@@ -994,8 +1145,8 @@ impl Layout {
             depth = depth.max(s + n_outer + in_loop + n_inner + 1);
         }
 
-        let mut loop_label = vec![NONE; m];
-        let mut block_label = vec![NONE; m];
+        reset(loop_label, m, NONE);
+        reset(block_label, m, NONE);
         let mut next = 0u32;
         for i in 0..m {
             if loops.is_header[i] {
@@ -1007,16 +1158,9 @@ impl Layout {
                 next += 1;
             }
         }
-        Layout {
-            place,
-            kid_start,
-            kids,
-            is_header: loops.is_header.clone(),
-            loop_label,
-            block_label,
-            num_labels: next,
-            depth,
-        }
+        is_header.clone_from(&loops.is_header);
+        *num_labels = next;
+        *max_depth = depth;
     }
 
     /// Groups of nodes (RPO positions) placed after more than `max_fanout`
@@ -1044,111 +1188,136 @@ impl Layout {
         groups
     }
 
-    /// Emits the tree bottom-up (latest RPO first, so every node's children
-    /// are done before it). Sequences are built back to front, so that
-    /// putting a `block` in front of a long sequence is a push.
-    fn build(self, graph: &Graph, cfg: &Cfg) -> Structured {
+    /// Emits the tree into `out` bottom-up (latest RPO first, so every
+    /// node's children are done before it). Sequences are built back to
+    /// front, so that putting a `block` in front of a long sequence is a
+    /// push; a finished sequence is copied into `out.nodes` in order.
+    fn build(&self, graph: &Graph, cfg: &Cfg, out: &mut Structured, seq_of: &mut Vec<u32>) {
         let m = cfg.len();
-        let mut reversed: Vec<Vec<Node>> = vec![Vec::new(); m];
+        // The sequence each node's code is so far (`NONE`: empty).
+        reset(seq_of, m, NONE);
         for x in (0..m).rev() {
             let node = cfg.order[x];
-            let exits: Vec<Exit> = graph
-                .out(node)
-                .iter()
-                .map(|e| {
-                    let j = cfg.pos[e.to as usize] as usize;
-                    let how = if j <= x {
-                        ExitHow::Br(LabelId(self.loop_label[j]))
-                    } else if self.place[j] != Place::Inline {
-                        ExitHow::Br(LabelId(self.block_label[j]))
-                    } else {
-                        ExitHow::Inline(finish(std::mem::take(&mut reversed[j])))
-                    };
-                    let set_dispatch = (e.dispatch_value != NONE).then_some((DISPATCH_VAR, e.dispatch_value));
-                    Exit { target: e.target, set_dispatch, how }
-                })
-                .collect();
-            let mut seq = vec![if node < graph.num_blocks {
+            let exits_start = out.exits.len() as u32;
+            for e in graph.out(node) {
+                let j = cfg.pos[e.to as usize] as usize;
+                let how = if j <= x {
+                    ExitHow::Br(LabelId(self.loop_label[j]))
+                } else if self.place[j] != Place::Inline {
+                    ExitHow::Br(LabelId(self.block_label[j]))
+                } else {
+                    // Inline bodies go to `out.nodes`, never to `out.exits`:
+                    // this node's exits stay one run.
+                    ExitHow::Inline(out.finish(std::mem::replace(&mut seq_of[j], NONE)))
+                };
+                let set_dispatch = (e.dispatch_value != NONE).then_some((DISPATCH_VAR, e.dispatch_value));
+                out.exits.push(Exit { target: e.target, set_dispatch, how });
+            }
+            let exits = Exits { start: exits_start, end: out.exits.len() as u32 };
+            let code = if node < graph.num_blocks {
                 Node::Basic { block: node, exits }
             } else {
                 Node::Dispatch { var: DISPATCH_VAR, exits }
-            }];
+            };
+            let mut seq = out.push_front(NONE, code);
             let kids = &self.kids[self.kid_start[x]..self.kid_start[x + 1]];
             for &y in kids.iter().filter(|&&y| self.place[y as usize] == Place::Inner) {
-                seq = after_block(seq, LabelId(self.block_label[y as usize]), &mut reversed[y as usize]);
+                seq = after_block(out, seq, LabelId(self.block_label[y as usize]), &mut seq_of[y as usize]);
             }
             if self.is_header[x] {
-                seq = vec![Node::Loop { label: LabelId(self.loop_label[x]), body: finish(seq) }];
+                let body = out.finish(seq);
+                seq = out.push_front(NONE, Node::Loop { label: LabelId(self.loop_label[x]), body });
             }
             for &y in kids.iter().filter(|&&y| self.place[y as usize] == Place::Outer) {
-                seq = after_block(seq, LabelId(self.block_label[y as usize]), &mut reversed[y as usize]);
+                seq = after_block(out, seq, LabelId(self.block_label[y as usize]), &mut seq_of[y as usize]);
             }
-            reversed[x] = seq;
+            seq_of[x] = seq;
         }
-        let dispatchers = graph.num_nodes() > graph.num_blocks as usize;
-        Structured {
-            body: finish(std::mem::take(&mut reversed[0])),
-            num_labels: self.num_labels,
-            num_dispatch_vars: dispatchers as u32,
-        }
+        out.body = out.finish(std::mem::replace(&mut seq_of[0], NONE));
+        out.num_labels = self.num_labels;
+        out.num_dispatch_vars = (graph.num_nodes() > graph.num_blocks as usize) as u32;
     }
 }
 
+/// `v` as `n` copies of `x`, in its own buffer.
+fn reset<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
+    v.clear();
+    v.resize(n, x);
+}
+
 /// Items `first + k` grouped by `key[k] < groups` (in increasing item order
-/// within a group), as a compressed row form; `NONE` keys are left out.
-fn group_by(key: &[u32], first: u32, groups: usize) -> (Vec<usize>, Vec<u32>) {
-    let mut start = vec![0usize; groups + 1];
+/// within a group), as a compressed row form in `start` and `items`; `NONE`
+/// keys are left out.
+fn group_by_into(key: &[u32], first: u32, groups: usize, start: &mut Vec<usize>, items: &mut Vec<u32>) {
+    reset(start, groups + 1, 0);
     for &k in key.iter().filter(|&&k| k != NONE) {
         start[k as usize + 1] += 1;
     }
     for i in 0..groups {
         start[i + 1] += start[i];
     }
-    let mut fill = start.clone();
-    let mut items = vec![0u32; start[groups]];
+    // Filled from each group's start, which moves every start one group
+    // on; moved back after.
+    reset(items, start[groups], 0);
     for (item, &k) in key.iter().enumerate().filter(|&(_, &k)| k != NONE) {
-        items[fill[k as usize]] = first + item as u32;
-        fill[k as usize] += 1;
+        items[start[k as usize]] = first + item as u32;
+        start[k as usize] += 1;
     }
-    (start, items)
+    for i in (1..=groups).rev() {
+        start[i] = start[i - 1];
+    }
+    start[0] = 0;
 }
 
-/// `block $label <body> end` followed by `rest`, all back to front.
-fn after_block(body_reversed: Vec<Node>, label: LabelId, rest_reversed: &mut Vec<Node>) -> Vec<Node> {
-    let mut seq = std::mem::take(rest_reversed);
-    debug_assert!(!seq.is_empty(), "code placed after a block is missing");
-    seq.push(Node::Block { label, body: finish(body_reversed) });
-    seq
+
+/// `block $label <body> end` followed by `rest` (taken), as a sequence.
+fn after_block(out: &mut Structured, body: u32, label: LabelId, rest: &mut u32) -> u32 {
+    let rest = std::mem::replace(rest, NONE);
+    debug_assert!(rest != NONE, "code placed after a block is missing");
+    let body = out.finish(body);
+    out.push_front(rest, Node::Block { label, body })
 }
 
-/// A sequence built back to front, in execution order.
-fn finish(mut reversed: Vec<Node>) -> Vec<Node> {
-    reversed.reverse();
-    reversed
+/// Buffers of [`ancestor_loops`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct AncestorScratch {
+    keys: Vec<u32>,
+    query_start: Vec<usize>,
+    by_loop: Vec<u32>,
+    parent_of_nested: Vec<u32>,
+    child_start: Vec<usize>,
+    children: Vec<u32>,
+    path: Vec<u32>,
+    stack: Vec<(u32, usize)>,
 }
 
 /// For each query `(node, loop, depth)`, the loop containing `loop` at
-/// nesting depth `depth`, stored at `node`; one walk over the loop forest.
-fn ancestor_loops(loops: &LoopForest, queries: &[(u32, u32, u32)], m: usize) -> Vec<u32> {
-    let mut answer = vec![NONE; m];
+/// nesting depth `depth`, stored at `node` of `answer` (`NONE` elsewhere);
+/// one walk over the loop forest.
+fn ancestor_loops(loops: &LoopForest, queries: &[(u32, u32, u32)], m: usize, answer: &mut Vec<u32>, sc: &mut AncestorScratch) {
+    reset(answer, m, NONE);
     if queries.is_empty() {
-        return answer;
+        return;
     }
-    let (query_start, by_loop) = group_by(&queries.iter().map(|q| q.1).collect::<Vec<_>>(), 0, m);
-    let parent_of_nested: Vec<u32> = (0..m).map(|h| if loops.is_header[h] { loops.parent[h] } else { NONE }).collect();
-    let (child_start, children) = group_by(&parent_of_nested, 0, m);
+    let AncestorScratch { keys, query_start, by_loop, parent_of_nested, child_start, children, path, stack } = sc;
+    keys.clear();
+    keys.extend(queries.iter().map(|q| q.1));
+    group_by_into(keys, 0, m, query_start, by_loop);
+    parent_of_nested.clear();
+    parent_of_nested.extend((0..m).map(|h| if loops.is_header[h] { loops.parent[h] } else { NONE }));
+    group_by_into(parent_of_nested, 0, m, child_start, children);
     let answer_at = |h: usize, path: &[u32], answer: &mut [u32]| {
         for &q in &by_loop[query_start[h]..query_start[h + 1]] {
             let (node, _, depth) = queries[q as usize];
             answer[node as usize] = path[depth as usize - 1];
         }
     };
-    let mut path: Vec<u32> = Vec::new();
-    let mut stack: Vec<(u32, usize)> = Vec::new();
+    path.clear();
+    stack.clear();
     for root in (0..m).filter(|&h| loops.is_header[h] && loops.parent[h] == NONE) {
         stack.push((root as u32, child_start[root]));
         path.push(root as u32);
-        answer_at(root, &path, &mut answer);
+        answer_at(root, path, answer);
         while let Some(top) = stack.last_mut() {
             let (h, next) = *top;
             if next < child_start[h as usize + 1] {
@@ -1156,20 +1325,93 @@ fn ancestor_loops(loops: &LoopForest, queries: &[(u32, u32, u32)], m: usize) -> 
                 let c = children[next];
                 stack.push((c, child_start[c as usize]));
                 path.push(c);
-                answer_at(c as usize, &path, &mut answer);
+                answer_at(c as usize, path, answer);
             } else {
                 stack.pop();
                 path.pop();
             }
         }
     }
-    answer
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::time::Instant;
+
+    // The tests read trees nested, as values: these shadow the flat types
+    // of the structurer, and `nest` builds them from its output.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    enum Node {
+        Block { label: LabelId, body: Vec<Node> },
+        Loop { label: LabelId, body: Vec<Node> },
+        Basic { block: u32, exits: Vec<Exit> },
+        Dispatch { var: u32, exits: Vec<Exit> },
+    }
+
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    struct Exit {
+        target: u32,
+        set_dispatch: Option<(u32, u32)>,
+        how: ExitHow,
+    }
+
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    enum ExitHow {
+        Br(LabelId),
+        Inline(Vec<Node>),
+    }
+
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    struct Structured {
+        body: Vec<Node>,
+        num_labels: u32,
+        num_dispatch_vars: u32,
+    }
+
+    fn nest(s: &super::Structured) -> Structured {
+        fn body(s: &super::Structured, b: super::Body) -> Vec<Node> {
+            s.nodes_of(b).iter().map(|n| node(s, n)).collect()
+        }
+        fn exits(s: &super::Structured, e: super::Exits) -> Vec<Exit> {
+            s.exits_of(e)
+                .iter()
+                .map(|x| Exit {
+                    target: x.target,
+                    set_dispatch: x.set_dispatch,
+                    how: match x.how {
+                        super::ExitHow::Br(l) => ExitHow::Br(l),
+                        super::ExitHow::Inline(b) => ExitHow::Inline(body(s, b)),
+                    },
+                })
+                .collect()
+        }
+        fn node(s: &super::Structured, n: &super::Node) -> Node {
+            match *n {
+                super::Node::Block { label, body: b } => Node::Block { label, body: body(s, b) },
+                super::Node::Loop { label, body: b } => Node::Loop { label, body: body(s, b) },
+                super::Node::Basic { block, exits: e } => Node::Basic { block, exits: exits(s, e) },
+                super::Node::Dispatch { var, exits: e } => Node::Dispatch { var, exits: exits(s, e) },
+            }
+        }
+        Structured { body: body(s, s.body), num_labels: s.num_labels, num_dispatch_vars: s.num_dispatch_vars }
+    }
+
+    fn structure<'a>(num_blocks: usize, succs: impl Fn(u32) -> &'a [u32]) -> Structured {
+        nest(&super::structure(num_blocks, succs))
+    }
+
+    fn structure_with<'a>(
+        num_blocks: usize,
+        succs: impl Fn(u32) -> &'a [u32],
+        limits: Limits,
+        engine: &mut DomCfg,
+        known: Option<&DomCfg>,
+    ) -> Structured {
+        let mut out = super::Structured::default();
+        super::structure_with(num_blocks, succs, limits, engine, known, &mut out);
+        nest(&out)
+    }
 
     /// SplitMix64: a small seeded generator, enough for test data.
     struct Rng(u64);
@@ -2104,7 +2346,7 @@ mod tests {
                     .blocks
                     .iter()
                     .map(|b| match f.insts.get((b.end as usize).wrapping_sub(1)) {
-                        Some(last) if b.end > b.start => last.kind.successors().iter().map(|t| t.0).collect(),
+                        Some(last) if b.end > b.start => last.kind.successors(f).iter().map(|t| t.0).collect(),
                         _ => Vec::new(),
                     })
                     .collect();

@@ -47,7 +47,9 @@ impl<'a> Fx<'a> {
         }
         b.insts.resize(f.insts.len(), InstInfo::default());
         let (mut allocas, mut setjmp) = (0u32, false);
-        for inst in &f.insts {
+        b.mem_insts.clear();
+        b.phi_insts.clear();
+        for (k, inst) in f.insts.iter().enumerate() {
             if let Some((v, t)) = inst.result {
                 let i = v.0.wrapping_sub(f.first_local) as usize;
                 if i >= nvals {
@@ -58,6 +60,8 @@ impl<'a> Fx<'a> {
             match inst.kind {
                 InstKind::Alloca { .. } => allocas += 1,
                 InstKind::Call { .. } => setjmp |= is_setjmp_call(self.cx, inst),
+                InstKind::Load { .. } | InstKind::Store { .. } => b.mem_insts.push(k as u32),
+                InstKind::Phi { .. } => b.phi_insts.push(k as u32),
                 _ => {}
             }
         }
@@ -112,7 +116,7 @@ impl<'a> Fx<'a> {
             b.succ_start.push(b.succs.len() as u32);
             let term = &f.insts[blk.end as usize - 1];
             let mut bad = false;
-            for_each_successor(&term.kind, |t| {
+            for_each_successor(f, &term.kind, |t| {
                 bad |= t as usize >= n;
                 b.succs.push(t);
             });
@@ -215,7 +219,7 @@ impl<'a> Fx<'a> {
                 continue;
             }
             let is_phi = matches!(inst.kind, InstKind::Phi { .. });
-            for_each_operand(&inst.kind, |v| {
+            for_each_operand(f, &inst.kind, |v| {
                 let i = resolve_in(&b.vals, first, v).0.wrapping_sub(first) as usize;
                 if i < n {
                     let val = &mut b.vals[i];
@@ -296,7 +300,7 @@ impl<'a> Fx<'a> {
             removed = true;
             let b = &mut *self.b;
             let n = b.vals.len();
-            for_each_operand(&inst.kind, |o| {
+            for_each_operand(f, &inst.kind, |o| {
                 let j = resolve_in(&b.vals, first, o).0.wrapping_sub(first) as usize;
                 if j < n && b.vals[j].uses > 0 {
                     b.vals[j].uses -= 1;
@@ -312,26 +316,27 @@ impl<'a> Fx<'a> {
     /// an engine cannot do this itself. Frame addresses become
     /// `offset=off` of the frame base when pushed.
     pub(super) fn absorb_address_offsets(&mut self) {
-        let f = self.f;
         // Pass 1: how many uses of each add are load/store addresses, and
         // the last such access.
+        // Only loads and stores qualify, and pass 2 only revisits the
+        // accesses pass 1 found: what it changes (retiring adds, moving
+        // uses to their bases) can make an access lose its offset form,
+        // never gain one.
         let mut counts = std::mem::take(&mut self.b.addr_uses);
+        let mut found = std::mem::take(&mut self.b.addr_found);
         counts.clear();
         counts.resize(self.b.vals.len(), (0, NONE));
-        let mut any = false;
-        for k in 0..f.insts.len() {
-            if let Some((pi, _, _, _)) = self.offset_address(k) {
+        found.clear();
+        for &k in &self.b.mem_insts {
+            if let Some((pi, _, _, _)) = self.offset_address(k as usize) {
                 counts[pi].0 += 1;
-                counts[pi].1 = k as u32;
-                any = true;
+                counts[pi].1 = k;
+                found.push(k);
             }
         }
-        if !any {
-            self.b.addr_uses = counts;
-            return;
-        }
         // Pass 2: rewrite the accesses of adds used only that way.
-        for k in 0..f.insts.len() {
+        for &k in &found {
+            let k = k as usize;
             let Some((pi, d, base, c)) = self.offset_address(k) else { continue };
             if counts[pi].0 != self.b.vals[pi].uses {
                 continue;
@@ -350,6 +355,7 @@ impl<'a> Fx<'a> {
             }
         }
         self.b.addr_uses = counts;
+        self.b.addr_found = found;
     }
 
     /// For load/store `k` whose address is `add base, C`: (value index of
@@ -535,7 +541,9 @@ impl<'a> Fx<'a> {
         b.phi_range.resize(f.insts.len(), (0, 0));
         b.has_phis.clear();
         b.has_phis.resize(b.vblocks.len(), false);
-        for (k, inst) in f.insts.iter().enumerate() {
+        for &k in &b.phi_insts {
+            let k = k as usize;
+            let inst = &f.insts[k];
             let InstKind::Phi { incoming, .. } = &inst.kind else { continue };
             let Some((v, _)) = inst.result else { continue };
             let i = v.0.wrapping_sub(f.first_local) as usize;
@@ -543,7 +551,7 @@ impl<'a> Fx<'a> {
                 continue;
             }
             let start = b.phi_in.len();
-            b.phi_in.extend(incoming.iter().map(|&(val, blk)| (blk.0, val.0)));
+            b.phi_in.extend(f.incoming(*incoming).iter().map(|&(val, blk)| (blk.0, val.0)));
             b.phi_in[start..].sort_unstable();
             b.phi_range[k] = (start as u32, b.phi_in.len() as u32);
             let vb = b.insts[k].vblock;
@@ -636,24 +644,24 @@ impl<'a> Fx<'a> {
             }
             CondBr { cond, .. } => self.push(*cond, Fixup::None),
             Switch { cond, cases, ty, .. } => {
-                if self.switch_is_dense(*ty, cases) {
+                if self.switch_is_dense(*ty, f.cases(*cases)) {
                     self.push(*cond, Fixup::None);
                 }
             }
             Call { callee, args, .. } => match self.cx.callee(*callee) {
                 Some(Callee::Defined { .. }) => {
-                    for &a in args.iter() {
+                    for &a in f.args(*args) {
                         self.push(a, Fixup::None);
                     }
                 }
-                Some(Callee::Intrinsic(i)) => self.plan_intrinsic(i, args),
+                Some(Callee::Intrinsic(i)) => self.plan_intrinsic(i, f.args(*args)),
                 _ => {}
             },
             CallIndirect { callee, args, .. } => {
-                for &a in args.iter() {
+                for &a in f.args(*args) {
                     self.push(a, Fixup::None);
                 }
-                if self.direct_target(*callee, args, inst).is_none() {
+                if self.direct_target(*callee, f.args(*args), inst).is_none() {
                     self.push(*callee, Fixup::None);
                 }
             }

@@ -14,7 +14,7 @@
 //! explicit work stack, so deep nesting cannot overflow the Rust stack.
 
 use super::{Fx, Term, NONE};
-use crate::back::wasm::structure::{Exit, ExitHow, LabelId, Node};
+use crate::back::wasm::structure::{Body, Exit, ExitHow, LabelId, Node, Structured};
 use crate::ir::{InstKind, Scalar, SwitchCase, ValType as IrType, ValueId};
 use wasm_encoder::{BlockType, ValType as W};
 
@@ -99,10 +99,11 @@ impl<'a> Fx<'a> {
         self.terminal = true;
     }
 
-    /// Emits a node list (the whole body, or a setjmp function's inner body).
-    pub(super) fn emit_tree(&mut self, nodes: &[Node]) {
+    /// Emits body `body` of `tree` (the whole body, or a setjmp function's
+    /// inner body).
+    pub(super) fn emit_tree(&mut self, tree: &Structured, body: Body) {
         let mut work: Vec<Work<'_>> = Vec::with_capacity(32);
-        work.push(Work::Nodes(nodes, None));
+        work.push(Work::Nodes(tree.nodes_of(body), None));
         while let Some(item) = work.pop() {
             match item {
                 Work::Nodes(list, fall) => {
@@ -113,37 +114,37 @@ impl<'a> Fx<'a> {
                         work.push(Work::Nodes(rest, fall));
                         None
                     };
-                    self.emit_node(node, node_fall, &mut work);
+                    self.emit_node(tree, node, node_fall, &mut work);
                 }
                 Work::End => self.close(),
                 Work::Else => {
                     self.w().else_();
                     self.terminal = false;
                 }
-                Work::Exit(from, exit, fall) => self.emit_exit(from, exit, fall, &mut work),
+                Work::Exit(from, exit, fall) => self.emit_exit(tree, from, exit, fall, &mut work),
             }
         }
     }
 
-    fn emit_node<'t>(&mut self, node: &'t Node, fall: Fall, work: &mut Vec<Work<'t>>) {
-        match node {
+    fn emit_node<'t>(&mut self, tree: &'t Structured, node: &'t Node, fall: Fall, work: &mut Vec<Work<'t>>) {
+        match *node {
             Node::Block { label, body } => {
                 self.open(label.0, false);
                 work.push(Work::End);
-                work.push(Work::Nodes(body, Some(*label)));
+                work.push(Work::Nodes(tree.nodes_of(body), Some(label)));
             }
             Node::Loop { label, body } => {
                 self.open(label.0, true);
                 work.push(Work::End);
-                work.push(Work::Nodes(body, fall));
+                work.push(Work::Nodes(tree.nodes_of(body), fall));
             }
-            Node::Basic { block, exits } => self.emit_basic(*block, exits, fall, work),
+            Node::Basic { block, exits } => self.emit_basic(block, tree.exits_of(exits), fall, work),
             Node::Dispatch { var, exits } => {
-                let Some(&local) = self.b.dispatch_locals.get(*var as usize) else {
+                let Some(&local) = self.b.dispatch_locals.get(var as usize) else {
                     self.bug("dispatch variable out of range");
                     return;
                 };
-                self.emit_index_multiway(local, exits, fall, work);
+                self.emit_index_multiway(local, tree.exits_of(exits), fall, work);
             }
         }
     }
@@ -214,7 +215,7 @@ impl<'a> Fx<'a> {
                     work.push(Work::Exit(vb, e0, fall));
                 }
             }
-            InstKind::Switch { ty, cond, cases, .. } => self.emit_switch(vb, *ty, *cond, cases, exits, fall, work),
+            InstKind::Switch { ty, cond, cases, .. } => self.emit_switch(vb, *ty, *cond, f.cases(*cases), exits, fall, work),
             _ => self.bug("a block that does not end in a terminator"),
         }
     }
@@ -233,7 +234,7 @@ impl<'a> Fx<'a> {
             && self.b.vblocks.get(target as usize).is_some_and(|v| v.first_part)
     }
 
-    fn emit_exit<'t>(&mut self, from: u32, e: &'t Exit, fall: Fall, work: &mut Vec<Work<'t>>) {
+    fn emit_exit<'t>(&mut self, tree: &'t Structured, from: u32, e: &'t Exit, fall: Fall, work: &mut Vec<Work<'t>>) {
         if from != NONE {
             self.emit_phi_copies(from, e.target);
         }
@@ -245,13 +246,13 @@ impl<'a> Fx<'a> {
                 None => self.bug("dispatch variable out of range"),
             }
         }
-        match &e.how {
+        match e.how {
             ExitHow::Br(l) => {
-                if fall != Some(*l) {
-                    self.br(*l);
+                if fall != Some(l) {
+                    self.br(l);
                 }
             }
-            ExitHow::Inline(nodes) => work.push(Work::Nodes(nodes, fall)),
+            ExitHow::Inline(body) => work.push(Work::Nodes(tree.nodes_of(body), fall)),
         }
     }
 
@@ -321,7 +322,7 @@ impl<'a> Fx<'a> {
         self.b.wrapper_exit.clear();
         self.b.seen_exits.clear();
         for (k, e) in exits.iter().enumerate() {
-            let slot = match (self.plain_label(from, e), &e.how) {
+            let slot = match (self.plain_label(from, e), e.how) {
                 (Some(l), _) => Slot::Label(l),
                 (None, ExitHow::Br(l)) => {
                     let key = (e.target, e.set_dispatch, l.0);

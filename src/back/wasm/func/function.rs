@@ -55,7 +55,7 @@ impl<'a> Fx<'a> {
         if self.has_setjmp {
             self.emit_setjmp_body(tree);
         } else {
-            self.emit_tree(&tree.body);
+            self.emit_tree(tree, tree.body);
         }
         if self.ret.is_some() && !self.terminal {
             self.w().unreachable();
@@ -66,9 +66,11 @@ impl<'a> Fx<'a> {
     /// Writes `size, locals, body` to `out`.
     pub(super) fn write_entry(&mut self, out: &mut Vec<u8>, fixups: &mut BodyFixups) {
         let entry_start = out.len();
-        let mut head: Vec<u8> = Vec::with_capacity(16);
+        let mut head = std::mem::take(&mut self.b.entry_head);
+        let mut runs = std::mem::take(&mut self.b.entry_runs);
+        head.clear();
+        runs.clear();
         let order = locals::LOCAL_TYPES;
-        let mut runs: Vec<(u32, W)> = Vec::with_capacity(8);
         for (t, &n) in order.iter().zip(self.b.local_counts.iter()) {
             if n > 0 {
                 runs.push((n, *t));
@@ -86,10 +88,15 @@ impl<'a> Fx<'a> {
             t.encode(&mut head);
         }
         let size = (head.len() + self.b.code.len()) as u32;
+        // At most 5 bytes of size: one allocation (growth as usual for a
+        // buffer holding many entries), not one per piece.
+        out.reserve(5 + size as usize);
         size.encode(out);
         out.extend_from_slice(&head);
         let code_at = out.len() - entry_start;
         out.extend_from_slice(&self.b.code);
+        self.b.entry_head = head;
+        self.b.entry_runs = runs;
         for (at, key) in self.b.sig_fixups.drain(..) {
             fixups.sigs.push(SigFixup { at: (code_at + at) as u32, key });
         }

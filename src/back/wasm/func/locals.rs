@@ -52,6 +52,9 @@ pub(in crate::back::wasm) struct LocalBuffers {
     loops: Vec<LoopSpan>,
     loop_at: Vec<u32>,
     order: Vec<(u32, u32)>,
+    /// Scratch of the sort of `order`.
+    count: Vec<u32>,
+    sorted: Vec<(u32, u32)>,
     active: [std::collections::BinaryHeap<Reverse<(u32, u32)>>; 5],
     free: [Vec<u32>; 5],
 }
@@ -103,7 +106,7 @@ impl<'a> Fx<'a> {
             lb.end[i] = e;
             lb.order.push((s, i as u32));
         }
-        lb.order.sort_unstable();
+        sort_by_start(&mut lb);
         let mut slots = [0u32; 5];
         for t in 0..5 {
             lb.active[t].clear();
@@ -158,7 +161,7 @@ impl<'a> Fx<'a> {
         lb.loop_at.clear();
         let mut cur_loop = NONE;
         let mut work: Vec<Walk<'_>> = Vec::with_capacity(32);
-        work.push(Walk::Nodes(&tree.body));
+        work.push(Walk::Nodes(tree.nodes_of(tree.body)));
         let f = self.f;
         let first = f.first_local;
         while let Some(item) = work.pop() {
@@ -168,17 +171,17 @@ impl<'a> Fx<'a> {
                     if !rest.is_empty() {
                         work.push(Walk::Nodes(rest));
                     }
-                    match node {
-                        Node::Block { body, .. } => work.push(Walk::Nodes(body)),
+                    match *node {
+                        Node::Block { body, .. } => work.push(Walk::Nodes(tree.nodes_of(body))),
                         Node::Loop { body, .. } => {
                             let li = lb.loops.len() as u32;
                             lb.loops.push(LoopSpan { start: lb.loop_at.len() as u32, end: NONE, parent: cur_loop });
                             cur_loop = li;
                             work.push(Walk::EndLoop(li));
-                            work.push(Walk::Nodes(body));
+                            work.push(Walk::Nodes(tree.nodes_of(body)));
                         }
                         Node::Basic { block, exits } => {
-                            let Some(&info) = self.b.vblocks.get(*block as usize) else { continue };
+                            let Some(&info) = self.b.vblocks.get(block as usize) else { continue };
                             if info.term != Term::SjEntry {
                                 for k in info.start as usize..info.end as usize {
                                     if !self.b.insts[k].emit || matches!(f.insts[k].kind, InstKind::Phi { .. }) {
@@ -195,7 +198,7 @@ impl<'a> Fx<'a> {
                                             lb.end[i] = lb.end[i].max(p);
                                         }
                                     };
-                                    for_each_operand(&f.insts[k].kind, |o| touch(o.0));
+                                    for_each_operand(f, &f.insts[k].kind, |o| touch(o.0));
                                     if self.b.insts[k].addr != NONE {
                                         touch(self.b.insts[k].addr);
                                     }
@@ -208,12 +211,12 @@ impl<'a> Fx<'a> {
                                     }
                                 }
                             }
-                            for e in exits.iter().rev() {
-                                work.push(Walk::Exit(*block, e));
+                            for e in tree.exits_of(exits).iter().rev() {
+                                work.push(Walk::Exit(block, e));
                             }
                         }
                         Node::Dispatch { exits, .. } => {
-                            for e in exits.iter().rev() {
+                            for e in tree.exits_of(exits).iter().rev() {
                                 work.push(Walk::Exit(NONE, e));
                             }
                         }
@@ -230,8 +233,8 @@ impl<'a> Fx<'a> {
                         lb.loop_at.push(cur_loop);
                         self.touch_copies(from, e.target, p, lb);
                     }
-                    if let ExitHow::Inline(nodes) = &e.how {
-                        work.push(Walk::Nodes(nodes));
+                    if let ExitHow::Inline(body) = e.how {
+                        work.push(Walk::Nodes(tree.nodes_of(body)));
                     }
                 }
             }
@@ -269,6 +272,30 @@ impl<'a> Fx<'a> {
             }
         }
     }
+}
+
+/// Sorts `order` by (start, value): a counting sort by start, since starts
+/// are positions (below the body's size) and the values of one start are
+/// already in increasing order (they were added so). The same order as
+/// sorting the pairs, in linear time.
+fn sort_by_start(lb: &mut LocalBuffers) {
+    let Some(max) = lb.order.iter().map(|&(s, _)| s).max() else { return };
+    lb.count.clear();
+    lb.count.resize(max as usize + 2, 0);
+    for &(s, _) in &lb.order {
+        lb.count[s as usize + 1] += 1;
+    }
+    for k in 1..lb.count.len() {
+        lb.count[k] += lb.count[k - 1];
+    }
+    lb.sorted.clear();
+    lb.sorted.resize(lb.order.len(), (0, 0));
+    for &(s, i) in &lb.order {
+        let at = &mut lb.count[s as usize];
+        lb.sorted[*at as usize] = (s, i);
+        *at += 1;
+    }
+    std::mem::swap(&mut lb.order, &mut lb.sorted);
 }
 
 /// Widens `[s, e]` until no loop holds part of it: a value live on both

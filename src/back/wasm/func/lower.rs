@@ -76,6 +76,7 @@ impl<'a> Fx<'a> {
                 return false;
             }
             Call { callee, args, ret, .. } => {
+                let args = self.f.args(*args);
                 return match self.cx.callee(*callee) {
                     Some(Callee::Defined { index, .. }) if callee.0 == self.cx.fast_sqrt && args.len() == 1 => {
                         if crate::back::wasm::libm::never_negative(self.f, self.cx, args[0]) {
@@ -102,6 +103,7 @@ impl<'a> Fx<'a> {
                 };
             }
             CallIndirect { callee, args, ret, .. } => {
+                let args = self.f.args(*args);
                 if let Some(d) = self.direct_target(*callee, args, inst) {
                     for _ in 0..d.drop {
                         self.w().drop();

@@ -249,8 +249,13 @@ pub(super) struct Buffers {
     pub locals: locals::LocalBuffers,
     /// Per add: uses as a load/store address, and the last such access.
     pub addr_uses: Vec<(u32, u32)>,
+    /// The accesses whose address is such an add.
+    pub addr_found: Vec<u32>,
+    /// The loads and stores of the body, and its phis, in order.
+    pub mem_insts: Vec<u32>,
+    pub phi_insts: Vec<u32>,
     /// Pure computations of the block being scanned, for reuse.
-    pub cse: std::collections::HashMap<CseKey, u32>,
+    pub cse: rustc_hash::FxHashMap<CseKey, u32>,
     pub seen_exits: Vec<SeenExit>,
     /// `call_indirect` type indices left as placeholders: (offset in
     /// `code`, signature key).
@@ -260,6 +265,11 @@ pub(super) struct Buffers {
     pub call_sites: Vec<(usize, u8, u32, bool)>,
     /// Buffers of the dominator computation for the structurer's graphs.
     pub dominators: crate::cfg::Cfg,
+    /// A code-section entry's local declarations, and their runs.
+    pub entry_head: Vec<u8>,
+    pub entry_runs: Vec<(u32, W)>,
+    /// The structured body (its arrays reused).
+    pub tree: super::structure::Structured,
 }
 
 /// A `call_indirect` whose signature the module context's frozen type
@@ -396,7 +406,10 @@ impl FuncTranslator {
             wrapper_base: 0,
         };
         fx.analyze()?;
-        let tree = {
+        // The tree lives in the buffers between bodies; out of them while
+        // the passes below borrow both.
+        let mut tree = std::mem::take(&mut fx.b.tree);
+        {
             // Without setjmp the structurer's graph is the basic blocks: the
             // verifier's orders and dominators are that graph's.
             let known = known.filter(|_| !fx.has_setjmp).map(|a| a.cfg()).filter(|c| c.len() == f.blocks.len());
@@ -411,11 +424,13 @@ impl FuncTranslator {
                 },
                 &mut b.dominators,
                 known,
-            )
-        };
+                &mut tree,
+            );
+        }
         fx.assign_locals(&tree);
         fx.frame_locals();
         fx.emit_function(&tree);
+        fx.b.tree = tree;
         if let Some(message) = fx.bug.take() {
             return Err(TranslateError::Unsupported { function: f.id.0, message });
         }
@@ -540,7 +555,7 @@ pub(super) fn is_setjmp_call(cx: &ModuleCx, inst: &Inst) -> bool {
 }
 
 /// Calls `visit` with every value operand of `kind` (no allocation).
-pub(super) fn for_each_operand(kind: &InstKind, mut visit: impl FnMut(ValueId)) {
+pub(super) fn for_each_operand(f: &Function, kind: &InstKind, mut visit: impl FnMut(ValueId)) {
     use InstKind::*;
     match kind {
         Binop { lhs, rhs, .. } | Cmp { lhs, rhs, .. } => {
@@ -555,7 +570,7 @@ pub(super) fn for_each_operand(kind: &InstKind, mut visit: impl FnMut(ValueId)) 
         }
         Br { .. } | Unreachable => {}
         CondBr { cond, .. } | Switch { cond, .. } => visit(*cond),
-        Phi { incoming, .. } => incoming.iter().for_each(|(v, _)| visit(*v)),
+        Phi { incoming, .. } => f.incoming(*incoming).iter().for_each(|(v, _)| visit(*v)),
         Alloca { size, .. } => visit(*size),
         Load { ptr, .. } => visit(*ptr),
         Store { ptr, value, .. } => {
@@ -578,13 +593,13 @@ pub(super) fn for_each_operand(kind: &InstKind, mut visit: impl FnMut(ValueId)) 
         }
         Call { callee, args, .. } | CallIndirect { callee, args, .. } => {
             visit(*callee);
-            args.iter().for_each(|a| visit(*a));
+            f.args(*args).iter().for_each(|a| visit(*a));
         }
     }
 }
 
 /// Calls `visit` with every successor block of a terminator, in order.
-pub(super) fn for_each_successor(kind: &InstKind, mut visit: impl FnMut(u32)) {
+pub(super) fn for_each_successor(f: &Function, kind: &InstKind, mut visit: impl FnMut(u32)) {
     match kind {
         InstKind::Br { target } => visit(target.0),
         InstKind::CondBr { if_true, if_false, .. } => {
@@ -593,7 +608,7 @@ pub(super) fn for_each_successor(kind: &InstKind, mut visit: impl FnMut(u32)) {
         }
         InstKind::Switch { default, cases, .. } => {
             visit(default.0);
-            cases.iter().for_each(|c| visit(c.target.0));
+            f.cases(*cases).iter().for_each(|c| visit(c.target.0));
         }
         _ => {}
     }
@@ -625,7 +640,18 @@ impl<'a> Fx<'a> {
             buf[n] = byte | 0x80;
             n += 1;
         }
-        self.b.code.extend_from_slice(&buf[..n]);
+        self.put(buf, n);
+    }
+
+    /// Appends the first `n` bytes of `buf`: all six copied (a fixed-size
+    /// copy is a couple of moves; a variable one was a call of memcpy per
+    /// operand), then the length cut back.
+    #[inline(always)]
+    fn put(&mut self, buf: [u8; 6], n: usize) {
+        let code = &mut self.b.code;
+        let len = code.len();
+        code.extend_from_slice(&buf);
+        code.truncate(len + n);
     }
 
     /// A load or store (one-byte opcode) on memory 0.
@@ -651,7 +677,7 @@ impl<'a> Fx<'a> {
                 break;
             }
         }
-        self.b.code.extend_from_slice(&buf[..n]);
+        self.put(buf, n);
     }
 
     #[cold]

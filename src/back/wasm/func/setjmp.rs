@@ -82,7 +82,7 @@ impl<'a> Fx<'a> {
                     let mut bad = false;
                     let first = &b.first_vblock;
                     let succs = &mut b.succs;
-                    for_each_successor(&term.kind, |t| match first.get(t as usize) {
+                    for_each_successor(f, &term.kind, |t| match first.get(t as usize) {
                         Some(&fv) if (t as usize) < n => succs.push(fv),
                         _ => bad = true,
                     });
@@ -123,7 +123,7 @@ impl<'a> Fx<'a> {
         self.open(ANON, true);
         self.w().try_(BlockType::Empty);
         self.b.labels.push(ANON);
-        self.emit_tree(&tree.body);
+        self.emit_tree(tree, tree.body);
         self.w().catch(LONGJMP_TAG);
         self.w()
             .local_set(value)
