@@ -483,6 +483,12 @@ export interface RunOptions {
   /** Default: `'inherit'` in Node, discarded in browsers. */
   stdout?: OutputSink;
   stderr?: OutputSink;
+  /**
+   * Instead of `stdout` and `stderr` (give one or the other): both into this
+   * ring, in the order the guest writes them, which the embedder reads on
+   * another thread (an `OutputRing`, or its `buffer` posted from one).
+   */
+  output?: OutputRing | SharedArrayBuffer;
   /** Whether stdio hooks report being terminals (newlib then line-buffers stdout). */
   tty?: boolean | [boolean, boolean, boolean];
   /** Node: expose the host file system (true), or these host directories. Default false. */
@@ -499,6 +505,45 @@ export interface RunOptions {
   cooperative?: boolean;
   /** Called once when the guest asks for a thread that cannot run here (its thread_create gets EAGAIN), with the reason in words. */
   onThreadRefused?: (reason: string) => void;
+}
+
+/**
+ * Guest output through shared memory, for `run`'s `output` option: stdout
+ * and stderr go into one ring in the order the guest writes them, each
+ * write a copy straight from the guest's memory, with no message and no
+ * wake-up of the reader per write. The reader takes out what is there
+ * when it likes, on another thread than the guest's (a writer waits while
+ * the ring is full): a page makes the ring, posts its `buffer` to the
+ * Worker that calls `run`, and reads once per animation frame.
+ *
+ * ```js
+ * const ring = new OutputRing();
+ * worker.postMessage({ output: ring.buffer });        // run(module, { output }) there
+ * for (;;) {
+ *   await ring.wait();                               // until the guest writes
+ *   await new Promise(requestAnimationFrame);        // what else comes this frame
+ *   ring.read((fd, bytes) => show(fd, decoders[fd].decode(bytes, { stream: true })));
+ * }
+ * ```
+ *
+ * Needs SharedArrayBuffer: a cross-origin isolated page (or its Workers),
+ * or Node.
+ */
+export class OutputRing {
+  /** A ring of `capacity` bytes (default 4 MiB, rounded up to a power of two), or the reading side of a ring's `buffer` made elsewhere. */
+  constructor(capacity?: number | SharedArrayBuffer);
+  /** What `run`'s `output` takes, and what to post to the thread that calls `run`. */
+  readonly buffer: SharedArrayBuffer;
+  /** Bytes it holds at most (a longer write goes in as it is read). */
+  readonly capacity: number;
+  /**
+   * Takes out everything written so far: `deliver(fd, bytes)` for each run
+   * of one stream, in the order written (`bytes` is the caller's to keep).
+   * Returns how many bytes that was.
+   */
+  read(deliver: (fd: 1 | 2, bytes: Uint8Array) => void): number;
+  /** Resolves true once there is something to read (at once if there is), false after `timeoutMs`. */
+  wait(timeoutMs?: number): Promise<boolean>;
 }
 
 export interface RunResult {

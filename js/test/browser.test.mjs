@@ -13,7 +13,7 @@ import http from 'node:http';
 import * as nodeFs from 'node:fs';
 import * as nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { portableCases } from './helpers/cases.mjs';
+import { interleaved, interleavedText, portableCases } from './helpers/cases.mjs';
 import { testNeeding } from './helpers/needs.mjs';
 
 const JS_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -45,9 +45,53 @@ window.runCase = async (url, options) => {
     return { error: String(e?.stack ?? e) };
   }
 };
+// run()'s output ring: the guest runs in a Worker of the page (on its own
+// thread, or with guest threads in further Workers), this page drains the
+// ring once per frame, as the pexe page's runner does.
+window.runWithRing = async (url, options, capacity) => {
+  const { OutputRing } = await import('/src/public/output.js');
+  const ring = new OutputRing(capacity);
+  const dec = { 1: new TextDecoder(), 2: new TextDecoder() };
+  const got = { 1: '', 2: '', both: '' };
+  const take = () => ring.read((fd, bytes) => {
+    const text = dec[fd].decode(bytes, { stream: true });
+    got[fd] += text;
+    got.both += text;
+  });
+  let running = true;
+  (async () => {
+    while (running) {
+      if (!(await ring.wait(250)) || !running) continue;
+      await new Promise((r) => requestAnimationFrame(r));
+      take();
+    }
+  })();
+  const w = new Worker('/ring-worker.js', { type: 'module' });
+  const r = await new Promise((resolve) => {
+    w.onmessage = (e) => resolve(e.data);
+    w.onerror = (e) => resolve({ error: e.message });
+    w.postMessage({ url, options, output: ring.buffer });
+  });
+  running = false;
+  w.terminate();
+  take();
+  return { ...r, stdout: got[1], stderr: got[2], both: got.both };
+};
 window.isolated = crossOriginIsolated;
 window.ready = true;
 </script>`;
+
+const RING_WORKER = `import { run as runOn } from '/src/internal/runtime/index.js';
+import { browserHost } from '/src/internal/runtime/threads/platform.js';
+onmessage = async (e) => {
+  const { url, options, output } = e.data;
+  try {
+    const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
+    postMessage(await runOn(bytes, { ...options, output }, browserHost));
+  } catch (err) {
+    postMessage({ error: String(err?.stack ?? err) });
+  }
+};`;
 
 const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.html': 'text/html', '.wasm': 'application/wasm' };
 
@@ -63,6 +107,7 @@ function serve(cases, isolated) {
       res.end(body);
     };
     if (url.pathname === '/page.html') return send('text/html', PAGE);
+    if (url.pathname === '/ring-worker.js') return send('text/javascript', RING_WORKER);
     const m = /^\/case\/(\d+)\.wasm$/.exec(url.pathname);
     if (m && cases[Number(m[1])]) return send('application/wasm', cases[Number(m[1])].wasm);
     const file = nodePath.join(JS_ROOT, nodePath.normalize(url.pathname));
@@ -103,6 +148,41 @@ for (const isolated of [true, false]) {
     }
   });
 }
+
+testNeeding(missing, 'Chromium, isolated page: run() with an output ring that the page drains per frame', { timeout: 300000 }, async () => {
+  const rounds = 3000;
+  const cases = [{ wasm: interleaved(rounds) }, { wasm: interleaved(rounds, 'fault') }];
+  const server = await serve(cases, true);
+  const browser = await playwright.chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+  try {
+    const page = await browser.newPage();
+    await page.goto(`http://127.0.0.1:${server.address().port}/page.html`);
+    await page.waitForFunction(() => window.ready);
+    const [out, err, both] = interleavedText(rounds);
+    for (const threads of [false, true]) {
+      // The default ring, and one of 64 bytes: the guest waits for the page every few writes.
+      for (const capacity of [undefined, 64]) {
+        const what = `threads ${threads}, ring ${capacity ?? 'default'}`;
+        const ok = await page.evaluate(([o, c]) => window.runWithRing('/case/0.wasm', o, c), [{ threads }, capacity]);
+        assert.equal(ok.error, undefined, `${what}: ${ok.error}`);
+        assert.equal(ok.exitCode, 0, what);
+        assert.ok(ok.both === both, `${what}: stdout and stderr in the order written, to the last byte`);
+        assert.deepEqual([ok.stdout, ok.stderr], [out, err], what);
+        const faulted = await page.evaluate(([o, c]) => window.runWithRing('/case/1.wasm', o, c), [{ threads }, capacity]);
+        assert.equal(faulted.exitCode, 134, what);
+        assert.match(faulted.fault, /unreachable/, what);
+        assert.ok(faulted.both === both, `${what}: every byte written before the fault`);
+      }
+    }
+  } finally {
+    await browser.close();
+    server.close();
+  }
+});
 
 test('Node: the shared cases', { timeout: 120000 }, async () => {
   const { run } = await import('./helpers/runtime.mjs');

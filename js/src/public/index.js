@@ -21,3 +21,4 @@ export {
 } from './translate.js';
 export { Translator, Inspector, translateStreaming, inspectStreaming } from './stream.js';
 export { embed, PexePlugin } from './embed.js';
+export { OutputRing } from './output.js';

@@ -135,3 +135,48 @@ export function portableCases() {
   }
   return cases;
 }
+
+/**
+ * Output of both streams, interleaved, then a last line without its
+ * newline: `rounds` times "out X\n" on stdout (X a letter that changes
+ * every round) and "err\n" on stderr, then "tail" on stdout, then `end`:
+ * exit(0), or a guest fault (unreachable). What it writes is
+ * `interleavedText(rounds)`.
+ */
+export function interleaved(rounds, end = 'exit') {
+  const OUT = 0x10000, ERR = 0x10010, TAIL = 0x10020, I = 0x10f40;
+  return abiModule({
+    data: [text(OUT, 'out ?\n'), text(ERR, 'err\n'), text(TAIL, 'tail')],
+    funcs: [{
+      name: '_start', params: [I32], body: [
+        ...op.i32_const(I), ...op.i32_const(rounds), ...op.i32_store(),
+        ...op.block(), ...op.loop(),
+        ...op.i32_const(I), ...op.i32_load(), ...op.i32_eqz(), ...op.br_if(1),
+        // "out " + ('a' + i % 26) + "\n"
+        ...op.i32_const(OUT + 4),
+        ...op.i32_const(I), ...op.i32_load(), ...op.i32_const(26), ...op.i32_rem_u(), ...op.i32_const(97), ...op.i32_add(),
+        ...op.i32_store8(),
+        ...write(1, OUT, 6),
+        ...write(2, ERR, 4),
+        ...op.i32_const(I), ...op.i32_const(I), ...op.i32_load(), ...op.i32_const(1), ...op.i32_sub(), ...op.i32_store(),
+        ...op.br(0), ...op.end(), ...op.end(),
+        ...write(1, TAIL, 4),
+        ...(end === 'fault' ? op.unreachable() : exit(0)),
+      ],
+    }],
+  });
+}
+
+/** What `interleaved(rounds)` writes: [stdout, stderr, both in the order written]. */
+export function interleavedText(rounds) {
+  let out = '';
+  let err = '';
+  let both = '';
+  for (let i = rounds; i > 0; i--) {
+    const line = `out ${String.fromCharCode(97 + (i % 26))}\n`;
+    out += line;
+    err += 'err\n';
+    both += `${line}err\n`;
+  }
+  return [out + 'tail', err, both + 'tail'];
+}

@@ -73,6 +73,7 @@ export const op = {
   i32_add: () => [0x6a],
   i32_sub: () => [0x6b],
   i32_div_s: () => [0x6d],
+  i32_rem_u: () => [0x70],
   i32_shl: () => [0x74],
   f32_reinterpret_i32: () => [0xbe],
   i32_atomic_load: (offset = 0) => [0xfe, 0x10, 2, ...uleb(offset)],

@@ -29,6 +29,7 @@ import { Process, createMemory } from './process.js';
 import { buildImports, classify, createThread, runMain } from './thread.js';
 import { EXITING } from './control.js';
 import { runInWorkers } from './threads/spawn.js';
+import { OutputRingWriter, isOutputRing } from './threads/output-ring.js';
 import { coopAvailable, runCooperative } from './threads/coop.js';
 
 export { AbiMismatch };
@@ -60,6 +61,11 @@ async function compile(wasm) {
  * - `stdout`, `stderr`: a function receiving Uint8Array copies, or
  *   `'inherit'` (Node: the host's fd 1 / 2, byte for byte), or null
  *   (discard). Default: `'inherit'` in Node, discarded elsewhere.
+ * - `output`: instead of those two, an output ring (public/output.js's
+ *   OutputRing, or its buffer, from threads/output-ring.js
+ *   createOutputRing): stdout and stderr go into it in the
+ *   order written, straight from every guest thread, and the embedder reads
+ *   it, on another thread (a writer waits while the ring is full).
  * - `tty`: whether hook streams report being terminals (newlib then
  *   line-buffers stdout); a boolean, or one per fd 0-2. Inherited fds
  *   report what the host fd is.
@@ -164,10 +170,11 @@ async function launch(wasm, options, host) {
   }
   const cooperative = !useWorkers && options.threads !== false && options.cooperative !== false && coopAvailable();
   const defaultOut = node ? 'inherit' : null;
+  const output = outputRingOf(options);
   const opts = {
     ...options,
-    stdout: options.stdout === undefined ? defaultOut : options.stdout,
-    stderr: options.stderr === undefined ? defaultOut : options.stderr,
+    stdout: output ? { ring: output, stream: 0 } : options.stdout === undefined ? defaultOut : options.stdout,
+    stderr: output ? { ring: output, stream: 1 } : options.stderr === undefined ? defaultOut : options.stderr,
     onThreadRefused: options.onThreadRefused ?? options.embedder?.threadRefused?.bind(options.embedder),
   };
   const memory = createMemory(info.memory);
@@ -235,6 +242,21 @@ async function launch(wasm, options, host) {
   });
   handle.exited = exited;
   return { exited, plugin: handle };
+}
+
+/**
+ * The writer of `options.output` (public/output.js's OutputRing, or its
+ * SharedArrayBuffer), or null. It carries stdout and stderr both, so
+ * neither may be given besides.
+ */
+function outputRingOf(options) {
+  if (options.output == null) return null;
+  const sab = isOutputRing(options.output) ? options.output : options.output.buffer;
+  if (!isOutputRing(sab)) throw new TypeError("option 'output' must be an OutputRing (or its buffer)");
+  if (options.stdout != null || options.stderr != null) {
+    throw new TypeError("option 'output' carries stdout and stderr: give it or them, not both");
+  }
+  return new OutputRingWriter(sab);
 }
 
 /**

@@ -116,10 +116,19 @@ export class Process {
    * thread writes what it drains, so a guest writing line by line (newlib's
    * stdout is line-buffered) costs a copy per line, not a system call per
    * line (fasta: 410 000 writes). Returns the ring, or null when no sink
-   * goes through it.
+   * goes through it. With the embedder's ring (run()'s `output`) that ring
+   * is returned and `outputSinks` is null: the embedder drains it.
    */
   enableOutputRing({ inherit = true } = {}) {
     const outputs = [this.fs.fds[1], this.fs.fds[2]];
+    // The embedder's ring (run()'s `output`): written as it is, read by the
+    // embedder; no sinks here.
+    const own = outputs.find((d) => d?.ring)?.ring;
+    if (own) {
+      this.outputRing = own.sab;
+      this.outputSinks = null;
+      return this.outputRing;
+    }
     const ringSink = (d) => {
       if (typeof d?.sink === 'function') return d.sink;
       if (inherit && d?.sink === 'inherit' && d.nodeFs) return (bytes) => d.writeHost(bytes);

@@ -128,18 +128,24 @@ export class StdinDescription extends Description {
 
 /**
  * stdout/stderr: `sink` is a function receiving Uint8Array copies,
- * `'inherit'` (the host fd `hostFd`, Node only), or undefined (discarded).
+ * `'inherit'` (the host fd `hostFd`, Node only), `{ ring, stream }` (an
+ * OutputRingWriter of the embedder's output ring, threads/output-ring.js,
+ * and the stream, 0 or 1, to write as there), or undefined (discarded).
  */
 export class OutputDescription extends Description {
   constructor(sink, hostFd, { nodeFs, tty, ino }) {
     super(O.WRONLY);
     this.sink = sink;
     this.inheritFd = hostFd;
+    /** The embedder's ring, written here and by guest threads in Workers (nobody on this side drains it). */
+    this.ring = sink?.ring ?? null;
     /**
      * Which stream of the output ring (threads/output-ring.js) guest
      * threads write this sink through, or -1 (calls come to the host).
      */
-    this.ringStream = -1;
+    this.ringStream = this.ring ? sink.stream : -1;
+    /** write() takes a view of guest memory (it copies what it keeps): fdio spares a copy. */
+    this.takesViews = this.ring !== null;
     /** Empties the ring first (set by the host while a ring carries this stream). */
     this.drainRing = null;
     /** Write-behind (`startWriteBehind`): the buffer, or null when writes go out at once. */
@@ -155,7 +161,16 @@ export class OutputDescription extends Description {
     return this.sink === 'inherit' ? this.inheritFd : -1;
   }
 
+  /**
+   * `bytes` is a copy the caller gives away (fdio copies guest memory for
+   * it), or for the embedder's ring a view of guest memory (`takesViews`),
+   * copied into the ring.
+   */
   write(bytes) {
+    if (this.ring) {
+      this.ring.write(this.ringStream, bytes);
+      return bytes.length;
+    }
     this.drainRing?.();
     if (this.held !== null) return this.writeBehind(bytes);
     return this.writeHost(bytes);
@@ -210,7 +225,8 @@ export class OutputDescription extends Description {
   /** Writes to the sink now (the ring's drain delivers through this). */
   writeHost(bytes) {
     if (this.sink === 'inherit') return hostWriteSync(this.nodeFs, this.inheritFd, bytes);
-    if (typeof this.sink === 'function') this.sink(bytes.slice());
+    // Already a copy of its own (see write): the sink may keep it.
+    if (typeof this.sink === 'function') this.sink(bytes);
     return bytes.length;
   }
 

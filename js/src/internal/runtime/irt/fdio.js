@@ -83,7 +83,14 @@ export function fdio(proc) {
       const desc = fs().get(fd);
       const len = Math.min(count >>> 0, MAX_IO);
       mem.check(nwrotePtr, 4);
-      const n = desc.write(mem.read(buf, len));
+      let bytes;
+      if (desc.takesViews) {
+        mem.check(buf, len);
+        bytes = mem.u8().subarray(buf >>> 0, (buf >>> 0) + len);
+      } else {
+        bytes = mem.read(buf, len);
+      }
+      const n = desc.write(bytes);
       mem.setU32(nwrotePtr, n);
       return 0;
     },

@@ -40,9 +40,10 @@ export function runInWorkers({ proc, platform, setup, startResults, traceSink, t
     };
 
     // Guest output written through the ring reaches the embedder as the
-    // host drains it; the last drain happens before the run settles.
+    // host drains it; the last drain happens before the run settles. The
+    // embedder's own ring (run()'s `output`) is drained by the embedder.
     const ring = proc.enableOutputRing({ inherit: !traceInWorker });
-    const drainer = ring
+    const drainer = ring && proc.outputSinks
       ? new OutputRingReader(ring, (stream, bytes) => proc.outputSinks[stream]?.(bytes))
       : null;
     drainer?.start();
