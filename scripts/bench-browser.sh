@@ -11,7 +11,8 @@
 #   translation         translateStreaming MB/s on 1 and 2 Workers (glb_nacl, xsystem35),
 #                       in a page that is not cross-origin isolated
 #   streaming           last byte of a throttled xsystem35.pexe -> module ready to instantiate
-#   stdout              fasta's many small writes: the page's runner, run() in a Worker
+#   stdout              fasta's many small writes: the page's runner; run() in a Worker to a
+#                       function, into an OutputRing the page drains, discarded (the guest alone)
 #   run time            the 7 Benchmarks Game pexes via run() vs clang -O2 wasm32-wasi of the
 #                       same C, both in Workers of the page; only with C_SOURCES_DIR
 #                       (binarytrees.c ... spectralnorm.c, public in binji/pnacl.c under

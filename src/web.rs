@@ -12,18 +12,21 @@
 //! | `functionWasm(bytes, {function, names})` | [`function_wasm`] | `{module, index}`: what `functionWat` prints, for the WAT printer module |
 //! | `takePanicMessage()` | [`take_panic_message`] | the message of the last Rust panic |
 //! | `maxTranslateWorkers()` | [`max_translate_workers`] | the cap on a translation's Workers (`src/limits.rs`) |
-//! | `new BodySplitter()` | [`BodySplitter`] | main thread of a Worker pool: `feed(chunk)` → body jobs (bytes), `prefix`, `finish()` |
-//! | `new BodyTranslator(prefix, {names})` | [`BodyTranslator`] | in each Worker: `translate(job)` → translated body (bytes) |
-//! | `new Stitcher(prefix, {names})` | [`Stitcher`] | main thread: `defineBody(body)` in order, `finish()` → the module |
+//! | `new BodySplitter()` | [`BodySplitter`] | main thread of a Worker pool: `feed(chunk)` → body jobs end to end (bytes) and `ends`, `prefix`, `finish()` |
+//! | `new BodyTranslator(prefix, {names})` | [`BodyTranslator`] | in each Worker: `translateBatch(jobs, ends)` → translated bodies end to end and `ends` (`translate(job)`: one) |
+//! | `new Stitcher(prefix, {names})` | [`Stitcher`] | main thread: `defineBodies(bodies, ends)` in order (`defineBody(body)`: one), `finish()` → the module |
 //!
 //! The last three are the parallel form of `Translator` (`back::parallel`):
 //! the main thread streams the pexe into a `BodySplitter`, which answers
-//! each function block as soon as its bytes are in, as a job (a
-//! `Uint8Array`, transferable); once `prefix` is there (the bytes before
-//! the first body), each Worker makes one `BodyTranslator` from it and
-//! translates the jobs it is sent; the main thread gives the results to a
-//! `Stitcher` in job order (a job's index is its first u32, little-endian;
-//! a result does not say which job it answers) and finishes. The module is byte-identical to
+//! each function block as soon as its bytes are in, as a job (bytes; the
+//! jobs of one `feed` come end to end in one `Uint8Array`, `ends` saying
+//! where each ends); once `prefix` is there (the bytes before the first
+//! body), each Worker makes one `BodyTranslator` from it and translates
+//! the jobs it is sent, a batch per call; the main thread gives the
+//! results to a `Stitcher` in job order (a job's index is its first u32,
+//! little-endian; a result does not say which job it answers) and
+//! finishes. Batches cross the wasm-bindgen boundary once each way, not
+//! once per body (a module has thousands of small ones). The module is byte-identical to
 //! `translate`'s. A splitter refuses files where anything but function
 //! blocks follows the first one, and a module with no bodies has no
 //! `prefix`: use `Translator` for those, and to get every diagnostic of an
@@ -508,6 +511,7 @@ fn body_error(e: &BodyError) -> JsValue {
 #[wasm_bindgen]
 pub struct BodySplitter {
     inner: parallel::Splitter,
+    ends: Vec<u32>,
 }
 
 #[wasm_bindgen]
@@ -515,19 +519,28 @@ impl BodySplitter {
     #[wasm_bindgen(constructor)]
     pub fn new() -> BodySplitter {
         init();
-        BodySplitter { inner: parallel::Splitter::new() }
+        BodySplitter { inner: parallel::Splitter::new(), ends: Vec::new() }
     }
 
-    /// Reads a chunk; the jobs (one `Uint8Array` per function block) it
-    /// completes, in order. Throws a `PexeError` for bad input.
-    pub fn feed(&mut self, chunk: &[u8]) -> Result<js_sys::Array, JsValue> {
+    /// Reads a chunk; the jobs (one per function block) it completes, in
+    /// order, end to end (`ends` says where each ends). Throws a
+    /// `PexeError` for bad input.
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<Vec<u8>, JsValue> {
         init();
         let bodies = self.inner.feed(chunk).map_err(|e| decode_error(&e))?;
-        let out = js_sys::Array::new();
+        let mut out = Vec::new();
+        self.ends.clear();
         for b in bodies {
-            out.push(&js_sys::Uint8Array::from(&b.to_bytes()[..]));
+            out.extend_from_slice(&b.to_bytes());
+            self.ends.push(out.len() as u32);
         }
         Ok(out)
+    }
+
+    /// Where each job of the last `feed` ends in its answer.
+    #[wasm_bindgen(getter)]
+    pub fn ends(&self) -> Vec<u32> {
+        self.ends.clone()
     }
 
     /// The bytes before the first body (what `BodyTranslator` and
@@ -560,6 +573,7 @@ impl Default for BodySplitter {
 #[wasm_bindgen]
 pub struct BodyTranslator {
     worker: BodyWorker,
+    ends: Vec<u32>,
 }
 
 #[wasm_bindgen]
@@ -571,16 +585,48 @@ impl BodyTranslator {
         init();
         wasm_options(&options)?;
         let context = ModuleContext::from_prefix(prefix).map_err(|e| body_error(&e))?;
-        Ok(BodyTranslator { worker: BodyWorker::new(&std::sync::Arc::new(context)) })
+        Ok(BodyTranslator { worker: BodyWorker::new(&std::sync::Arc::new(context)), ends: Vec::new() })
     }
 
     /// Translates one job; the result to give to `Stitcher.defineBody`.
     pub fn translate(&mut self, job: &[u8]) -> Result<Vec<u8>, JsValue> {
         init();
+        let mut out = Vec::new();
+        self.translate_into(job, &mut out)?;
+        Ok(out)
+    }
+
+    /// Translates jobs given end to end (`ends`: where each ends, as
+    /// `BodySplitter.ends`); the results end to end, in the same order
+    /// (`ends` then says where each ends), for `Stitcher.defineBodies`.
+    /// Throws at the first job that does not translate.
+    #[wasm_bindgen(js_name = translateBatch)]
+    pub fn translate_batch(&mut self, jobs: &[u8], ends: &[u32]) -> Result<Vec<u8>, JsValue> {
+        init();
+        let mut out = Vec::new();
+        self.ends.clear();
+        let mut at = 0;
+        for &end in ends {
+            let job = jobs.get(at..end as usize).ok_or_else(|| options_error("job ends out of order or past the bytes"))?;
+            self.translate_into(job, &mut out)?;
+            self.ends.push(out.len() as u32);
+            at = end as usize;
+        }
+        Ok(out)
+    }
+
+    /// Where each result of the last `translateBatch` ends in its answer.
+    #[wasm_bindgen(getter)]
+    pub fn ends(&self) -> Vec<u32> {
+        self.ends.clone()
+    }
+
+    fn translate_into(&mut self, job: &[u8], out: &mut Vec<u8>) -> Result<(), JsValue> {
         let job = SplitBody::from_bytes(job).ok_or_else(|| options_error("not a job made by BodySplitter"))?;
         let base = job.job.byte_range().start as u64;
         let body = self.worker.translate(&job.job, &job.bytes, base).map_err(|e| body_error(&e))?;
-        Ok(body.to_bytes())
+        out.extend_from_slice(&body.to_bytes());
+        Ok(())
     }
 }
 
@@ -610,6 +656,19 @@ impl Stitcher {
         let inner = self.inner.as_mut().ok_or_else(|| options_error("this Stitcher is finished: make a new one"))?;
         let body = BodyCode::from_bytes(body).ok_or_else(|| options_error("not a body made by BodyTranslator"))?;
         inner.define_body(&body).map_err(|e| translate_error(&e))
+    }
+
+    /// Adds the next bodies, given end to end (`ends`: where each ends, as
+    /// `BodyTranslator.ends`).
+    #[wasm_bindgen(js_name = defineBodies)]
+    pub fn define_bodies(&mut self, bodies: &[u8], ends: &[u32]) -> Result<(), JsValue> {
+        let mut at = 0;
+        for &end in ends {
+            let body = bodies.get(at..end as usize).ok_or_else(|| options_error("body ends out of order or past the bytes"))?;
+            self.define_body(body)?;
+            at = end as usize;
+        }
+        Ok(())
     }
 
     /// How many bodies the module has (every job of its splitter).

@@ -396,6 +396,17 @@ fn function_wasm_holds_the_function_function_wat_prints() {
     assert!(web::max_translate_workers() >= 1);
 }
 
+/// Byte strings end to end, and where each ends.
+fn end_to_end(parts: &[Vec<u8>]) -> (Vec<u8>, Vec<u32>) {
+    let mut out = Vec::new();
+    let mut ends = Vec::new();
+    for p in parts {
+        out.extend_from_slice(p);
+        ends.push(out.len() as u32);
+    }
+    (out, ends)
+}
+
 /// The Worker-pool API end to end, in one thread: split as the bytes
 /// arrive, translate each job from the prefix alone (last first), stitch in
 /// order; the module is `translate`'s.
@@ -407,7 +418,12 @@ fn worker_pool_api_stitches_the_same_module() {
     let mut jobs: Vec<Vec<u8>> = Vec::new();
     for chunk in pexe.chunks(5) {
         let got = splitter.feed(chunk).unwrap();
-        jobs.extend(got.iter().map(|j| Uint8Array::new(&j).to_vec()));
+        let mut at = 0;
+        for end in splitter.ends() {
+            jobs.push(got[at..end as usize].to_vec());
+            at = end as usize;
+        }
+        assert_eq!(at, got.len());
     }
     splitter.finish().unwrap();
     let prefix = splitter.prefix().expect("the prefix once a body began");
@@ -423,6 +439,15 @@ fn worker_pool_api_stitches_the_same_module() {
         stitcher.define_body(r).unwrap();
     }
     assert_eq!(stitcher.finish().unwrap(), whole);
+    // The same in batches: every job end to end, through one call each way.
+    let (packed, ends) = end_to_end(&jobs);
+    let mut worker = web::BodyTranslator::new(&prefix, JsValue::UNDEFINED).unwrap();
+    let bodies = worker.translate_batch(&packed, &ends).unwrap();
+    assert_eq!((bodies.clone(), worker.ends()), end_to_end(&results));
+    let mut stitcher = web::Stitcher::new(&prefix, JsValue::UNDEFINED).unwrap();
+    stitcher.define_bodies(&bodies, &worker.ends()).unwrap();
+    assert_eq!(stitcher.finish().unwrap(), whole);
+    assert!(worker.translate_batch(&packed, &[packed.len() as u32 + 1]).is_err());
     // A body out of order, or bytes that are not a job, are refused.
     let mut stitcher = web::Stitcher::new(&prefix, JsValue::UNDEFINED).unwrap();
     if results.len() > 1 {

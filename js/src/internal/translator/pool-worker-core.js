@@ -10,7 +10,8 @@
 //                            where each ends (Uint32Array), to translate in order
 // Messages out (`gen` says which translation they belong to):
 //   { gen, batch, results, ends }                    the translated bodies, packed the same way
-//                                                    (transferred)
+//                                                    (transferred); a batch is one call of
+//                                                    BodyTranslator.translateBatch
 //   { gen, batch, error: { message, kind, panic } }  the first problem; the pool then
 //                                               translates on its own thread for the
 //                                               exact report, and drops this Worker
@@ -44,30 +45,17 @@ export function serveTranslator(port) {
         port.post({ gen, batch: msg.batch, error: failed });
         return;
       }
-      const results = [];
-      let size = 0;
+      let results;
+      let ends;
       try {
-        let at = 0;
-        for (const end of msg.ends) {
-          const r = translator.translate(msg.jobs.subarray(at, end));
-          at = end;
-          results.push(r);
-          size += r.length;
-        }
+        results = translator.translateBatch(msg.jobs, msg.ends);
+        ends = translator.ends;
       } catch (e) {
         failed = describe(e);
         port.post({ gen, batch: msg.batch, error: failed });
         return;
       }
-      const packed = new Uint8Array(size);
-      const ends = new Uint32Array(results.length);
-      let at = 0;
-      results.forEach((r, k) => {
-        packed.set(r, at);
-        at += r.length;
-        ends[k] = at;
-      });
-      port.post({ gen, batch: msg.batch, results: packed, ends }, [packed.buffer, ends.buffer]);
+      port.post({ gen, batch: msg.batch, results, ends }, [results.buffer, ends.buffer]);
     }
   });
 }

@@ -18,13 +18,22 @@
 // Scheduling: the jobs found wait in one queue; a Worker with room (at
 // most IN_FLIGHT batches) gets a batch of them, as one message whose jobs
 // are packed into one transferred buffer (and so are its results): a
-// message per body would cost more than small bodies take. A batch takes a
+// message per body would cost more than small bodies take. A batch also
+// crosses into and out of the translator once, not once per body: the
+// splitter answers the jobs of a chunk end to end, a Worker translates a
+// batch in one call (translateBatch), the Stitcher takes its results in
+// one (defineBodies). Batches are runs of consecutive bodies, so their
+// results are stitched batch by batch, in the order they were sent. A batch takes a
 // quarter of the queue's share per Worker, between BATCH_MIN and BATCH_MAX
 // bytes of input ("guided" scheduling): large batches while much is
 // queued, so a Worker seldom waits for the calling thread to answer, small
 // ones at the end, so Workers finish together. A Worker with nothing to do
 // gets what is queued at once, so the last bytes of a download are
 // translated without waiting.
+//
+// Start-up: the prefix (the bytes before the first body) and the first
+// jobs go to the Workers first; the calling thread makes its Stitcher
+// while they make their BodyTranslators and translate.
 //
 // Workers outlive a translation: the next one reuses them (no start-up,
 // the instance warmed up). Idle ones end after IDLE_MS, and never keep
@@ -126,8 +135,6 @@ function takeWorkers(n, owner) {
   return out;
 }
 
-/** The little-endian u32 at the start of a job: its body index. */
-const indexOf = (bytes) => bytes[0] | (bytes[1] << 8) | (bytes[2] << 16) | (bytes[3] << 24);
 
 /**
  * Translates the chunks of `source` (an async iterable of Uint8Array) on
@@ -164,10 +171,9 @@ class PoolTranslation {
     this.queuedBytes = 0;
     this.batches = 0;
     this.ended = false;
-    // Body indices of the jobs of each batch sent (results come back in job order).
-    this.sent = new Map();
+    // Results of batches that came back before an earlier one: batch → { results, ends }.
     this.results = new Map();
-    this.next = 0;
+    this.nextBatch = 0;
     this.done = 0;
     this.failure = null;
     this.wake = null;
@@ -207,23 +213,30 @@ class PoolTranslation {
 
   split(piece) {
     let jobs;
+    let ends;
     try {
       jobs = this.splitter.feed(piece);
+      ends = jobs.length ? this.splitter.ends : null;
     } catch (e) {
       this.toFallback(e);
       return;
     }
+    let prefix = null;
     if (!this.stitcher) {
-      const prefix = this.splitter.prefix;
+      prefix = this.splitter.prefix;
       if (!prefix) return;
-      this.start(prefix);
-      if (this.fallback) return;
+      for (const w of this.workers) w.port.post({ gen: this.gen, prefix, options: this.options });
     }
-    for (const job of jobs) {
-      this.queue.push(job);
-      this.queuedBytes += job.length;
+    let at = 0;
+    for (const end of ends ?? []) {
+      this.queue.push(jobs.subarray(at, end));
+      at = end;
     }
+    this.queuedBytes += jobs.length;
     this.pump();
+    // The Workers make their translators and start on the first jobs while
+    // this thread makes the Stitcher (needed once results come back).
+    if (prefix) this.start(prefix);
   }
 
   start(prefix) {
@@ -234,7 +247,6 @@ class PoolTranslation {
       return;
     }
     this.total = this.stitcher.functionsTotal;
-    for (const w of this.workers) w.port.post({ gen: this.gen, prefix, options: this.options });
   }
 
   /** Sends a batch to every Worker with room (see the top of the file). */
@@ -273,7 +285,6 @@ class PoolTranslation {
       ends[k] = at;
     });
     w.inFlight++;
-    this.sent.set(this.batches, jobs.map(indexOf));
     w.port.post({ gen: this.gen, batch: this.batches++, jobs: packed, ends }, [packed.buffer, ends.buffer]);
   }
 
@@ -289,26 +300,20 @@ class PoolTranslation {
     }
     if (!msg.results) return;
     w.inFlight--;
-    const indices = this.sent.get(msg.batch);
-    this.sent.delete(msg.batch);
+    this.results.set(msg.batch, msg);
     try {
-      let at = 0;
-      msg.ends.forEach((end, i) => {
-        this.results.set(indices[i], msg.results.subarray(at, end));
-        at = end;
-      });
-      while (this.results.has(this.next)) {
-        const body = this.results.get(this.next);
-        this.results.delete(this.next);
-        this.stitcher.defineBody(body);
-        this.next++;
+      while (this.results.has(this.nextBatch)) {
+        const { results, ends } = this.results.get(this.nextBatch);
+        this.results.delete(this.nextBatch);
+        this.stitcher.defineBodies(results, ends);
+        this.nextBatch++;
+        this.done += ends.length;
       }
     } catch (e) {
       this.failure ??= { message: String(wrapError(e)?.message ?? e), kind: null, panic: false };
       this.wake?.();
       return;
     }
-    this.done += indices.length;
     this.pump(this.ended);
     if (!this.fallback) this.report();
     this.wake?.();
@@ -343,7 +348,7 @@ class PoolTranslation {
       const bodies = this.splitter.bodies;
       this.ended = true;
       this.pump(true);
-      while (this.next < bodies && !this.failure) {
+      while (this.done < bodies && !this.failure) {
         await new Promise((resolve) => (this.wake = resolve));
         this.wake = null;
       }
