@@ -15,9 +15,15 @@ use std::process::{Command, Output};
 
 /// `pexe run <file> -- <args>` in `cwd`.
 fn pexe_run(cwd: &Path, file: &str, args: &[String]) -> Output {
+    pexe_run_with(cwd, &[], file, args)
+}
+
+/// `pexe run <options> <file> -- <args>` in `cwd`.
+fn pexe_run_with(cwd: &Path, options: &[&str], file: &str, args: &[String]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_pexe"))
         .current_dir(cwd)
         .arg("run")
+        .args(options)
         .arg(file)
         .arg("--")
         .args(args)
@@ -39,11 +45,15 @@ fn every_corpus_case_with_expected_stdout_is_run_here() {
 
 /// Runs case `name` `times` times; each run must match byte for byte.
 fn run_case(name: &str, times: usize) {
+    run_case_with(&[], name, times);
+}
+
+fn run_case_with(options: &[&str], name: &str, times: usize) {
     let base = pnacl_c_tests();
     let text = std::fs::read(base.join(name)).unwrap();
     let exp = parse_expectation(&base, &text).unwrap();
     for round in 0..times {
-        let out = pexe_run(&base, &exp.file, &exp.args);
+        let out = pexe_run_with(&base, options, &exp.file, &exp.args);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
             out.stdout == exp.stdout,
@@ -123,6 +133,21 @@ fn pthreads_thread_20_times() {
 #[test]
 fn pthreads_semaphores_20_times() {
     run_case("sem.txt", 20);
+}
+
+/// As a browser runs them: baseline code first, so the translation
+/// outlines loop nests (`back/wasm/func/outline.rs`) — every pexe of the
+/// corpus has some, in its own code or newlib's — and each must still
+/// print exactly the same.
+#[test]
+fn every_case_with_browser_tiering_and_outlined_loops() {
+    for name in CASES {
+        let file = parse_expectation(&pnacl_c_tests(), &std::fs::read(pnacl_c_tests().join(name)).unwrap()).unwrap().file;
+        let wasm = pexe::back::wasm::translate_bytes(&std::fs::read(pnacl_c_tests().join(&file)).unwrap(), &Default::default()).unwrap();
+        let wat = pexe::back::wasm::to_wat(&wasm).unwrap();
+        assert!(wat.contains("$loop (;"), "{name}: no loop was outlined");
+        run_case_with(&["--browser-tiering"], name, 1);
+    }
 }
 
 #[test]

@@ -522,6 +522,73 @@ fn factorial_recursive_and_with_phis() {
     assert_eq!(out, ["120", "3628800", "120", "479001600"]);
 }
 
+/// A loop nest (outlined: `back/wasm/func/outline.rs`) with a return from
+/// the inner loop: the first call runs it in its own function, which
+/// pauses after one and then three outer iterations and is called again;
+/// later calls run the function's own copy. Both must compute the same.
+#[test]
+fn outlined_loop_nest_with_an_early_return() {
+    let mut m = Module::new();
+    let f = m.declare(ty::I32, &[ty::I32, ty::I32, ty::I32]);
+    let mut b = m.body(3, 8, &[(ty::I32, Const::Int(0)), (ty::I32, Const::Int(1)), (ty::I32, Const::Int(1_000_000))]);
+    let (n, mm, limit) = (b.param(0), b.param(1), b.param(2));
+    let (zero, one, mil) = (b.c(0), b.c(1), b.c(2));
+    // b0: br b1
+    // b1: i = phi [0, b0], [i2, b5]; acc = phi [0, b0], [acc_out, b5]; br i < n, b2, b6
+    // b2: br b3
+    // b3: j = phi [0, b2], [j2, b4]; s = phi [acc, b2], [s2, b4]; br j < m, b4, b5
+    // b4: s2 = s + i*j; j2 = j + 1; br s2 > limit, b7, b3
+    // b5: acc_out = phi [s, b3]; i2 = i + 1; br b1
+    // b6: ret acc
+    // b7: ret s2 + 1000000
+    b.br(1);
+    let v = b.next;
+    let (i, acc, j, s, s2, j2, acc_out, i2) = (v, v + 1, v + 3, v + 4, v + 7, v + 8, v + 10, v + 11);
+    b.phi(ty::I32, &[(zero, 0), (i2, 5)]);
+    b.phi(ty::I32, &[(zero, 0), (acc_out, 5)]);
+    let c = b.cmp(i, n, cmp::SLT);
+    b.condbr(c, 2, 6);
+    b.br(3);
+    b.phi(ty::I32, &[(zero, 2), (j2, 4)]);
+    b.phi(ty::I32, &[(acc, 2), (s2, 4)]);
+    let cj = b.cmp(j, mm, cmp::SLT);
+    b.condbr(cj, 4, 5);
+    let p = b.binop(i, j, op::MUL);
+    assert_eq!(b.binop(s, p, op::ADD), s2);
+    assert_eq!(b.binop(j, one, op::ADD), j2);
+    let big = b.cmp(s2, limit, cmp::SGT);
+    b.condbr(big, 7, 3);
+    assert_eq!(b.phi(ty::I32, &[(s, 3)]), acc_out);
+    assert_eq!(b.binop(i, one, op::ADD), i2);
+    b.br(1);
+    b.ret(Some(acc));
+    let r = b.binop(s2, mil, op::ADD);
+    b.ret(Some(r));
+    m.finish_body(b);
+
+    let model = |n: i32, m: i32, limit: i32| {
+        let mut acc = 0i32;
+        for i in 0..n.max(0) {
+            for j in 0..m.max(0) {
+                acc = acc.wrapping_add(i.wrapping_mul(j));
+                if acc > limit {
+                    return acc.wrapping_add(1_000_000);
+                }
+            }
+        }
+        acc
+    };
+    // The first (in the outlined function) returns from the inner loop after
+    // two pauses.
+    let cases = [(20, 30, 5000), (20, 30, i32::MAX), (0, 5, 0), (7, 0, 0), (20, 30, 5000), (3, 4, 10)];
+    let calls: Vec<_> = cases.iter().map(|&(n, m, l)| (f, args(&[&n, &m, &l]))).collect();
+    let Some(out) = run("outline", &m, &calls) else { return };
+    let want: Vec<String> = cases.iter().map(|&(n, m, l)| model(n, m, l).to_string()).collect();
+    assert_eq!(out, want);
+    let wasm = translate_bytes(&pexe::asm::assemble(&m.text()).unwrap(), &Options::default()).unwrap();
+    assert!(pexe::back::wasm::to_wat(&wasm).unwrap().contains("$loop (;"), "the loop nest is outlined");
+}
+
 /// Phis that read each other on the same edge: `(a, b) = (b, a)` n times,
 /// and a rotation of three.
 #[test]

@@ -53,7 +53,7 @@ mod types;
 pub use super::TranslateError;
 pub use layout::{Layout, GLOBAL_BASE};
 
-pub use func::{BodyFixups, CallSite, SigFixup};
+pub use func::{BodyFixups, CallSite, OutlinedBody, SigFixup};
 pub use libm::SqrtClaim;
 
 use super::Backend;
@@ -84,11 +84,15 @@ pub struct Options {
     /// Calls of the pexe's own `sqrt` become `f64.sqrt` where its body is
     /// proven to compute exactly that (`libm.rs`).
     pub fast_libm: bool,
+    /// Outermost loop nests become functions of their own, which engines
+    /// that start with baseline code can switch to optimized code
+    /// (`func/outline.rs`); off where everything is optimized at once.
+    pub outline_loops: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { wat: false, names: true, parallel: true, threads: 0, fast_libm: true }
+        Options { wat: false, names: true, parallel: true, threads: 0, fast_libm: true, outline_loops: true }
     }
 }
 
@@ -100,6 +104,9 @@ pub(crate) mod global {
     pub const HEAP_BASE: u32 = 3;
     /// Source of setjmp ids (odd, so never 0); per instance.
     pub const SETJMP_ID: u32 = 4;
+    /// The first of the outlined loops' counters (`func/outline.rs`), one
+    /// per loop; per instance.
+    pub const OUTLINE_COUNTERS: u32 = 5;
 }
 
 /// NaCl's EAGAIN: what `thread_create` answers in a single-threaded module.
@@ -150,6 +157,8 @@ pub(crate) struct ModuleCx {
     /// The module runs on one thread ([`imports::may_start_threads`] is
     /// false): atomics are plain accesses, `thread_create` answers EAGAIN.
     pub single_threaded: bool,
+    /// [`Options::outline_loops`].
+    pub outline_loops: bool,
 }
 
 impl ModuleCx {
@@ -174,7 +183,7 @@ impl BodyContext {
         let m = module.module();
         let imports = ImportLayout::for_module(m);
         let layout = Layout::new(m, imports.pexe_table_base())?;
-        Ok(Parts::new(m, imports, layout)?.ctx)
+        Ok(Parts::new(m, imports, layout, Options::default().outline_loops)?.ctx)
     }
 }
 
@@ -199,28 +208,30 @@ impl BodyCode {
         &self.entry
     }
 
-    /// A byte form (all integers u32 LE): `id`; the signature fixup count,
-    /// per fixup its offset, key length (u8) and key; the call-site count,
-    /// per site its offset, length (u8), callee and a flags byte (1:
-    /// unguarded); a flags byte (1: pure leaf, 2: a `sqrt` claim follows,
-    /// 4: with a NaN path), the claim's helper count and helpers, then the
-    /// NaN path's; then the entry.
+    /// A byte form (all integers u32 LE): `id`; the fixups (below); a
+    /// flags byte (1: pure leaf, 2: a `sqrt` claim follows, 4: with a NaN
+    /// path), the claim's helper count and helpers, then the NaN path's;
+    /// then the entry. Fixups: the signature fixup count, per fixup its
+    /// offset, key length (u8) and key; the call-site count, per site its
+    /// offset, length (u8), callee and a flags byte (1: unguarded); the
+    /// outlined-loop count, per loop the offset of its call's index and its counter's three, its
+    /// key (length, bytes), its entry (length, bytes) and its own signature
+    /// fixups and call sites as above.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(16 + self.entry.len());
-        let u32 = |out: &mut Vec<u8>, x: u32| out.extend_from_slice(&x.to_le_bytes());
-        u32(&mut out, self.id.0);
-        u32(&mut out, self.fixups.sigs.len() as u32);
-        for f in &self.fixups.sigs {
-            u32(&mut out, f.at);
-            out.push(f.key.len() as u8);
-            out.extend_from_slice(&f.key);
-        }
-        u32(&mut out, self.fixups.calls.len() as u32);
-        for c in &self.fixups.calls {
-            u32(&mut out, c.at);
-            out.push(c.len);
-            u32(&mut out, c.callee);
-            out.push(u8::from(c.unguarded));
+        put_u32(&mut out, self.id.0);
+        put_fixups(&mut out, &self.fixups.sigs, &self.fixups.calls);
+        put_u32(&mut out, self.fixups.outlined.len() as u32);
+        for g in &self.fixups.outlined {
+            put_u32(&mut out, g.call_at);
+            for &at in &g.counter_at {
+                put_u32(&mut out, at);
+            }
+            put_u32(&mut out, g.key.len() as u32);
+            out.extend_from_slice(&g.key);
+            put_u32(&mut out, g.entry.len() as u32);
+            out.extend_from_slice(&g.entry);
+            put_fixups(&mut out, &g.sigs, &g.calls);
         }
         let nan = self.sqrt.as_ref().and_then(|c| c.nan_helpers.as_ref());
         out.push(
@@ -228,9 +239,9 @@ impl BodyCode {
         );
         if let Some(claim) = &self.sqrt {
             for list in std::iter::once(&claim.helpers).chain(nan) {
-                u32(&mut out, list.len() as u32);
+                put_u32(&mut out, list.len() as u32);
                 for &h in list {
-                    u32(&mut out, h);
+                    put_u32(&mut out, h);
                 }
             }
         }
@@ -241,67 +252,130 @@ impl BodyCode {
     /// Reads [`BodyCode::to_bytes`]' form back; `None` if `bytes` is not one
     /// (fixups must lie inside the entry, keys be signatures).
     pub fn from_bytes(bytes: &[u8]) -> Option<BodyCode> {
-        let u32_at = |at: usize| -> Option<u32> { Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?)) };
-        let id = FuncId(u32_at(0)?);
-        let n = u32_at(4)? as usize;
-        let mut at = 8;
-        // Each fixup or call site takes at least 5 bytes of `bytes`.
-        if n > bytes.len() / 5 {
-            return None;
-        }
+        let mut r = ByteReader { bytes, at: 0 };
+        let id = FuncId(r.u32()?);
         let mut fixups = BodyFixups::default();
-        for _ in 0..n {
-            let off = u32_at(at)?;
-            let len = *bytes.get(at + 4)? as usize;
-            let key = bytes.get(at + 5..at + 5 + len)?;
-            fixups.sigs.push(SigFixup { at: off, key: key.into() });
-            at += 5 + len;
-        }
-        let n = u32_at(at)? as usize;
-        at += 4;
-        if n > bytes.len() / 10 {
+        r.fixups(&mut fixups.sigs, &mut fixups.calls)?;
+        let n = r.u32()? as usize;
+        // Each outlined loop takes at least 32 bytes.
+        if n > bytes.len() / 32 {
             return None;
         }
         for _ in 0..n {
-            let unguarded = match *bytes.get(at + 9)? {
-                0 => false,
-                1 => true,
-                _ => return None,
-            };
-            fixups.calls.push(CallSite { at: u32_at(at)?, len: *bytes.get(at + 4)?, callee: u32_at(at + 5)?, unguarded });
-            at += 10;
+            let call_at = r.u32()?;
+            let counter_at = [r.u32()?, r.u32()?, r.u32()?];
+            let len = r.u32()? as usize;
+            let key = r.take(len)?.into();
+            let len = r.u32()? as usize;
+            let entry = r.take(len)?.to_vec();
+            let mut g = OutlinedBody { call_at, counter_at, key, entry, ..OutlinedBody::default() };
+            r.fixups(&mut g.sigs, &mut g.calls)?;
+            fixups.outlined.push(g);
         }
-        let flags = *bytes.get(at)?;
-        at += 1;
-        let mut list = || -> Option<Vec<u32>> {
-            let n = u32_at(at)? as usize;
-            at += 4;
+        let flags = r.u8()?;
+        let list = |r: &mut ByteReader<'_>| -> Option<Vec<u32>> {
+            let n = r.u32()? as usize;
             if n > bytes.len() / 4 {
                 return None;
             }
             let mut helpers = Vec::with_capacity(n);
             for _ in 0..n {
-                helpers.push(u32_at(at)?);
-                at += 4;
+                helpers.push(r.u32()?);
             }
             Some(helpers)
         };
         let sqrt = if flags & 2 != 0 {
-            let helpers = list()?;
-            let nan_helpers = if flags & 4 != 0 { Some(list()?) } else { None };
+            let helpers = list(&mut r)?;
+            let nan_helpers = if flags & 4 != 0 { Some(list(&mut r)?) } else { None };
             Some(SqrtClaim { helpers, nan_helpers })
         } else {
             None
         };
-        let entry = bytes.get(at..)?.to_vec();
+        let entry = bytes.get(r.at..)?.to_vec();
         let body = BodyCode { id, entry, fixups, pure_leaf: flags & 1 != 0, sqrt };
         body.fixups_fit().then_some(body)
     }
 
     fn fixups_fit(&self) -> bool {
+        let fit = |len: usize, sigs: &[SigFixup], calls: &[CallSite]| {
+            sigs.iter().all(|f| (f.at as usize).checked_add(5).is_some_and(|end| end <= len))
+                && calls.iter().all(|c| c.len >= 1 && (c.at as usize).checked_add(c.len as usize).is_some_and(|end| end <= len))
+        };
         let len = self.entry.len();
-        self.fixups.sigs.iter().all(|f| (f.at as usize).checked_add(5).is_some_and(|end| end <= len))
-            && self.fixups.calls.iter().all(|c| c.len >= 1 && (c.at as usize).checked_add(c.len as usize).is_some_and(|end| end <= len))
+        fit(len, &self.fixups.sigs, &self.fixups.calls)
+            && self.fixups.outlined.iter().all(|g| {
+                std::iter::once(g.call_at).chain(g.counter_at).all(|at| (at as usize).checked_add(5).is_some_and(|end| end <= len))
+                    && fit(g.entry.len(), &g.sigs, &g.calls)
+            })
+    }
+}
+
+fn put_u32(out: &mut Vec<u8>, x: u32) {
+    out.extend_from_slice(&x.to_le_bytes());
+}
+
+/// Signature fixups and call sites in [`BodyCode::to_bytes`]' form.
+fn put_fixups(out: &mut Vec<u8>, sigs: &[SigFixup], calls: &[CallSite]) {
+    put_u32(out, sigs.len() as u32);
+    for f in sigs {
+        put_u32(out, f.at);
+        out.push(f.key.len() as u8);
+        out.extend_from_slice(&f.key);
+    }
+    put_u32(out, calls.len() as u32);
+    for c in calls {
+        put_u32(out, c.at);
+        out.push(c.len);
+        put_u32(out, c.callee);
+        out.push(u8::from(c.unguarded));
+    }
+}
+
+/// Reads [`BodyCode::to_bytes`]' form.
+struct ByteReader<'b> {
+    bytes: &'b [u8],
+    at: usize,
+}
+
+impl<'b> ByteReader<'b> {
+    fn take(&mut self, n: usize) -> Option<&'b [u8]> {
+        let s = self.bytes.get(self.at..self.at.checked_add(n)?)?;
+        self.at += n;
+        Some(s)
+    }
+    fn u8(&mut self) -> Option<u8> {
+        Some(self.take(1)?[0])
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+    fn fixups(&mut self, sigs: &mut Vec<SigFixup>, calls: &mut Vec<CallSite>) -> Option<()> {
+        let n = self.u32()? as usize;
+        // Each fixup or call site takes at least 5 bytes.
+        if n > self.bytes.len() / 5 {
+            return None;
+        }
+        for _ in 0..n {
+            let at = self.u32()?;
+            let len = self.u8()? as usize;
+            sigs.push(SigFixup { at, key: self.take(len)?.into() });
+        }
+        let n = self.u32()? as usize;
+        if n > self.bytes.len() / 10 {
+            return None;
+        }
+        for _ in 0..n {
+            let at = self.u32()?;
+            let len = self.u8()?;
+            let callee = self.u32()?;
+            let unguarded = match self.u8()? {
+                0 => false,
+                1 => true,
+                _ => return None,
+            };
+            calls.push(CallSite { at, len, callee, unguarded });
+        }
+        Some(())
     }
 }
 
@@ -349,7 +423,7 @@ struct Parts {
 }
 
 impl Parts {
-    fn new(m: &Module, imports: ImportLayout, layout: Layout) -> Result<Parts, TranslateError> {
+    fn new(m: &Module, imports: ImportLayout, layout: Layout, outline_loops: bool) -> Result<Parts, TranslateError> {
         let mut sigs = Signatures::new();
         let fault_ty = sigs.intern(&[ValType::I32, ValType::I32], &[]);
         let fmod_ty = sigs.intern(&[ValType::F64, ValType::F64], &[ValType::F64]);
@@ -399,6 +473,7 @@ impl Parts {
             fast_sqrt: libm::sqrt_candidate(m).unwrap_or(u32::MAX),
             // `imports` is `ImportLayout::for_module(m)`: its Pepper answer is m's.
             single_threaded: !imports::may_start_threads_given(m, imports.pepper()),
+            outline_loops,
         };
         Ok(Parts {
             ctx: BodyContext { cx, sigs },
@@ -433,9 +508,17 @@ pub struct WasmBackend {
     /// (absolute offsets into `code`, lengths), which functions are pure
     /// leaves, and what `sqrt`'s body claimed.
     fast_libm: bool,
-    sqrt_sites: Vec<(usize, u8, bool)>,
+    /// (in the outlined bodies, `outlined_code`, when the flag is set)
+    sqrt_sites: Vec<(bool, usize, u8, bool)>,
     pure_leaf: Vec<bool>,
     sqrt_claim: Option<SqrtClaim>,
+    /// Loops made functions (`func/outline.rs`): their code-section
+    /// entries, after the helpers'; their type indices; per outlined
+    /// function, the pexe function it came from; the index of the first.
+    outlined_code: Vec<u8>,
+    outlined_types: Vec<u32>,
+    outlined_from: Vec<u32>,
+    outlined_base: u32,
     /// Type indices used by the module's own parts.
     void_void: u32,
     i32_void: u32,
@@ -465,6 +548,7 @@ impl Backend for WasmBackend {
         self.fixups = fixups;
         self.fixups.sigs.clear();
         self.fixups.calls.clear();
+        self.fixups.outlined.clear();
         r
     }
 
@@ -478,10 +562,11 @@ impl WasmBackend {
         let m = module.module();
         let imports = ImportLayout::for_module(m);
         let layout = Layout::new(m, imports.pexe_table_base())?;
-        let parts = Parts::new(m, imports, layout)?;
+        let parts = Parts::new(m, imports, layout, opts.outline_loops)?;
         let mut code = Vec::with_capacity(m.functions.len() * 64);
         let helpers = 2 + u32::from(parts.ctx.cx.single_threaded);
         wasm_encoder::Encode::encode(&(parts.defined.len() as u32 + helpers), &mut code);
+        let outlined_base = parts.imports.num_imported_funcs() + parts.defined.len() as u32 + helpers;
         Ok(WasmBackend {
             sigs: parts.ctx.sigs.clone(),
             ctx: Arc::new(parts.ctx),
@@ -494,6 +579,10 @@ impl WasmBackend {
             fixups: BodyFixups::default(),
             fast_libm: opts.fast_libm,
             sqrt_sites: Vec::new(),
+            outlined_code: Vec::new(),
+            outlined_types: Vec::new(),
+            outlined_from: Vec::new(),
+            outlined_base,
             pure_leaf: vec![false; m.functions.len()],
             sqrt_claim: None,
             void_void: parts.void_void,
@@ -557,24 +646,53 @@ impl WasmBackend {
         if sqrt.is_some() && id.0 == self.ctx.cx.fast_sqrt {
             self.sqrt_claim = sqrt;
         }
-        for c in &fixups.calls {
+        self.patch_entry(false, start, &fixups.sigs, &fixups.calls)?;
+        for g in &fixups.outlined {
+            let index = self.outlined_base + self.outlined_types.len() as u32;
+            let Some(ty) = self.sigs.intern_key(&g.key) else {
+                return Err(TranslateError::Unsupported { function: id.0, message: "a malformed signature key".into() });
+            };
+            let at = start + g.call_at as usize;
+            let Some(slot) = self.code.get_mut(at..at + 5) else {
+                return Err(TranslateError::Unsupported { function: id.0, message: "a fixup outside its body".into() });
+            };
+            write_leb5(slot, index);
+            // Its counter global, after the module's own.
+            let counter = global::OUTLINE_COUNTERS + self.outlined_types.len() as u32;
+            for &at in &g.counter_at {
+                let at = start + at as usize;
+                let Some(slot) = self.code.get_mut(at..at + 5) else {
+                    return Err(TranslateError::Unsupported { function: id.0, message: "a fixup outside its body".into() });
+                };
+                write_leb5(slot, counter);
+            }
+            self.outlined_types.push(ty);
+            self.outlined_from.push(id.0);
+            let g_start = self.outlined_code.len();
+            self.outlined_code.extend_from_slice(&g.entry);
+            self.patch_entry(true, g_start, &g.sigs, &g.calls)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the type indices of `sigs` into the entry at `start` (of the
+    /// outlined bodies when `outlined`), keeps its `sqrt` call sites.
+    fn patch_entry(&mut self, outlined: bool, start: usize, sigs: &[SigFixup], calls: &[CallSite]) -> Result<(), TranslateError> {
+        for c in calls {
             if c.callee == self.ctx.cx.fast_sqrt {
-                self.sqrt_sites.push((start + c.at as usize, c.len, c.unguarded));
+                self.sqrt_sites.push((outlined, start + c.at as usize, c.len, c.unguarded));
             }
         }
-        for f in &fixups.sigs {
+        for f in sigs {
             let Some(index) = self.sigs.intern_key(&f.key) else {
                 return Err(TranslateError::Unsupported { function: u32::MAX, message: "a malformed signature key".into() });
             };
             let at = start + f.at as usize;
-            let Some(slot) = self.code.get_mut(at..at + 5) else {
+            let code = if outlined { &mut self.outlined_code } else { &mut self.code };
+            let Some(slot) = code.get_mut(at..at + 5) else {
                 return Err(TranslateError::Unsupported { function: u32::MAX, message: "a fixup outside its body".into() });
             };
-            // A 5-byte LEB128, as the placeholder was.
-            for (k, byte) in slot.iter_mut().enumerate() {
-                let bits = ((index >> (7 * k)) & 0x7f) as u8;
-                *byte = if k < 4 { bits | 0x80 } else { bits };
-            }
+            write_leb5(slot, index);
         }
         Ok(())
     }
@@ -590,11 +708,12 @@ impl WasmBackend {
         let nan_proven =
             proven && self.sqrt_claim.as_ref().and_then(|c| c.nan_helpers.as_deref()).is_some_and(|hs| leaves(hs));
         if self.fast_libm && proven {
-            for &(at, len, unguarded) in &self.sqrt_sites {
+            for &(outlined, at, len, unguarded) in &self.sqrt_sites {
                 if unguarded && !nan_proven {
                     continue;
                 }
-                if let Some(site) = self.code.get_mut(at..at + len as usize) {
+                let code = if outlined { &mut self.outlined_code } else { &mut self.code };
+                if let Some(site) = code.get_mut(at..at + len as usize) {
                     // f64.sqrt, then nops: the call's size.
                     site[0] = 0x9F;
                     site[1..].fill(0x01);
@@ -649,6 +768,9 @@ impl WasmBackend {
             };
             functions.function(self.import_types[k as usize]);
         }
+        for &ty in &self.outlined_types {
+            functions.function(ty);
+        }
 
         let table_size = u64::from(self.ctx.cx.pexe_table_base) + u64::from(self.ctx.cx.num_funcs);
         let mut tables = TableSection::new();
@@ -675,6 +797,9 @@ impl WasmBackend {
             &ConstExpr::i32_const(self.layout.heap_base as i32),
         );
         mutable(&mut globals, 1); // setjmp ids
+        for _ in &self.outlined_types {
+            mutable(&mut globals, 0); // an outlined loop's counter
+        }
 
         let mut exports = ExportSection::new();
         let start = m.functions.iter().position(|d| !d.is_proto && d.name.as_deref() == Some(b"_start"));
@@ -754,6 +879,19 @@ impl WasmBackend {
         let mut helper_bytes = Vec::new();
         wasm_encoder::Encode::encode(&helpers, &mut helper_bytes);
         append_section_entries(&mut self.code, &helper_bytes);
+        if !self.outlined_types.is_empty() {
+            // The count written first did not know of them.
+            let mut count_len = 0;
+            while self.code.get(count_len).is_some_and(|b| b & 0x80 != 0) {
+                count_len += 1;
+            }
+            let total = self.outlined_base - self.imports.num_imported_funcs() + self.outlined_types.len() as u32;
+            let mut code = Vec::with_capacity(self.code.len() + self.outlined_code.len() + 5);
+            wasm_encoder::Encode::encode(&total, &mut code);
+            code.extend_from_slice(&self.code[count_len + 1..]);
+            code.extend_from_slice(&self.outlined_code);
+            self.code = code;
+        }
 
         let mut data = DataSection::new();
         for s in &self.layout.segments {
@@ -806,11 +944,36 @@ impl WasmBackend {
             if single_threaded {
                 names.append(no_threads_func, NO_THREADS);
             }
+            // An outlined loop: its function's name, `$loop`, and which
+            // of that function's outlined loops it is when there are more.
+            let mut prev = (u32::MAX, 0u32);
+            for (k, &from) in self.outlined_from.iter().enumerate() {
+                let nth = if prev.0 == from { prev.1 + 1 } else { 0 };
+                prev = (from, nth);
+                made.clear();
+                match m.functions.get(from as usize).and_then(|d| d.name.as_deref()).filter(|n| !n.is_empty()) {
+                    Some(n) => made.push_str(&String::from_utf8_lossy(n)),
+                    None => write!(made, "f{from}").expect("writing to a String"),
+                }
+                made.push_str("$loop");
+                if nth > 0 {
+                    write!(made, "{nth}").expect("writing to a String");
+                }
+                names.append(self.outlined_base + k as u32, &made);
+            }
             let mut section = NameSection::new();
             section.functions(&names);
             module.section(&section);
         }
         Ok(module.finish())
+    }
+}
+
+/// Writes `index` as a 5-byte LEB128 (the size of the placeholder).
+fn write_leb5(slot: &mut [u8], index: u32) {
+    for (k, byte) in slot.iter_mut().enumerate() {
+        let bits = ((index >> (7 * k)) & 0x7f) as u8;
+        *byte = if k < 4 { bits | 0x80 } else { bits };
     }
 }
 

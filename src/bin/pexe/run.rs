@@ -115,6 +115,11 @@ pub struct Run {
     #[arg(long, value_name = "TARGET", default_value = "wasm")]
     target: String,
 
+    /// Run as browsers do: baseline code first, hot functions optimized later (the
+    /// translation outlines loop nests so they can be); default: all optimized up front.
+    #[arg(long)]
+    browser_tiering: bool,
+
     /// Pepper plugins: end this many milliseconds after stdin's end once the plugin is quiet.
     #[arg(long, value_name = "MS", default_value_t = 2000)]
     idle_timeout: u64,
@@ -203,7 +208,10 @@ impl Run {
         if let Some(target) = native {
             return self.run_native(&name, &bytes, target);
         }
-        let wasm = match translate_bytes(&bytes, &Options::default()) {
+        // Node runs it with every function optimized from the start
+        // (--no-liftoff, below): outlined loops would only add calls.
+        let options = Options { outline_loops: self.browser_tiering, ..Options::default() };
+        let wasm = match translate_bytes(&bytes, &options) {
             Ok(wasm) => wasm,
             Err(TranslateError::Invalid(diagnostics)) => {
                 for d in &diagnostics {
@@ -233,7 +241,9 @@ impl Run {
         // (a pexe's `main` after inlining) would otherwise stay in baseline
         // code for the whole run (2.3x slower on mandelbrot). Workers inherit
         // the flag.
-        cmd.arg("--no-liftoff");
+        if !self.browser_tiering {
+            cmd.arg("--no-liftoff");
+        }
         // A single-threaded module runs on Node's main thread (run.mjs
         // decides, from the module and this flag): give V8 as deep a stack
         // there as a guest thread's Worker has, within what the OS allows.

@@ -37,6 +37,12 @@ enum Work<'t> {
     Else,
     /// Take `exit` of virtual block `from` (`NONE`: of a dispatcher).
     Exit(u32, &'t Exit, Fall),
+    /// After an outlined loop's `end` in its function (`outline.rs`).
+    OutlineEnd,
+    /// F's own copy of an outlined loop: `Loop` without outlining inside.
+    LoopCopy(LabelId, Body, Fall),
+    /// After that copy.
+    LoopCopyEnd,
 }
 
 /// Where a multiway exit goes: straight to a label, or to wrapper `k`.
@@ -67,7 +73,7 @@ impl<'a> Fx<'a> {
     }
 
     /// The `br` depth of tree label `l` from here.
-    fn depth(&mut self, l: LabelId) -> u32 {
+    pub(super) fn depth(&mut self, l: LabelId) -> u32 {
         match self.b.label_pos.get(l.0 as usize) {
             Some(&p) if p != NONE => self.b.labels.len() as u32 - 1 - p,
             _ => {
@@ -122,6 +128,15 @@ impl<'a> Fx<'a> {
                     self.terminal = false;
                 }
                 Work::Exit(from, exit, fall) => self.emit_exit(tree, from, exit, fall, &mut work),
+                Work::OutlineEnd => self.end_outline(),
+                Work::LoopCopy(label, body, fall) => {
+                    self.in_loop_copy += 1;
+                    self.open(label.0, true);
+                    work.push(Work::LoopCopyEnd);
+                    work.push(Work::End);
+                    work.push(Work::Nodes(tree.nodes_of(body), fall));
+                }
+                Work::LoopCopyEnd => self.in_loop_copy -= 1,
             }
         }
     }
@@ -132,6 +147,15 @@ impl<'a> Fx<'a> {
                 self.open(label.0, false);
                 work.push(Work::End);
                 work.push(Work::Nodes(tree.nodes_of(body), Some(label)));
+            }
+            Node::Loop { label, body } if self.should_outline(tree, label, body) => {
+                self.begin_outline(label);
+                // G's loop, then (in F) the call of G or F's own copy.
+                work.push(Work::End);
+                work.push(Work::LoopCopy(label, body, fall));
+                work.push(Work::OutlineEnd);
+                work.push(Work::End);
+                work.push(Work::Nodes(tree.nodes_of(body), fall));
             }
             Node::Loop { label, body } => {
                 self.open(label.0, true);

@@ -34,6 +34,11 @@ impl<'a> Fx<'a> {
 
     /// `ret`: its value is already pushed.
     pub(super) fn emit_return(&mut self) {
+        if self.outline.is_some() {
+            // Inside an outlined loop: F returns (`outline.rs`).
+            self.outlined_return();
+            return;
+        }
         if self.saved_sp_local != NONE {
             let saved = self.saved_sp_local;
             self.w().local_get(saved).global_set(global::STACK_POINTER);
@@ -103,5 +108,6 @@ impl<'a> Fx<'a> {
         for (at, len, callee, unguarded) in self.b.call_sites.drain(..) {
             fixups.calls.push(CallSite { at: (code_at + at) as u32, len, callee, unguarded });
         }
+        self.write_outlined(code_at, &mut fixups.outlined);
     }
 }

@@ -67,6 +67,7 @@
 //! | `intrinsics.rs` | the PNaCl intrinsics |
 //! | `control.rs` | the structured tree as `block`/`loop`/`br`, phi copies on edges, switches |
 //! | `setjmp.rs` | functions that call setjmp |
+//! | `outline.rs` | outermost loop nests also emitted as functions of their own (for engines without on-stack replacement); uses `control.rs`'s label stack |
 //! | `function.rs` | the frame, the whole body, the code-section entry |
 
 mod analyze;
@@ -76,7 +77,10 @@ mod function;
 mod intrinsics;
 mod locals;
 mod lower;
+mod outline;
 mod setjmp;
+
+pub use outline::OutlinedBody;
 
 use super::imports::{FAULT_FUNC, FMOD_FUNC};
 use super::types::{wasm_type, Signatures};
@@ -270,6 +274,13 @@ pub(super) struct Buffers {
     pub entry_runs: Vec<(u32, W)>,
     /// The structured body (its arrays reused).
     pub tree: super::structure::Structured,
+    /// Loop outlining (`outline.rs`): per label, defined inside / branched
+    /// to from the loop being looked at; bodies still to scan; the labels
+    /// outside it that it branches to; the finished outlined functions.
+    pub label_marks: Vec<u8>,
+    pub scan: Vec<super::structure::Body>,
+    pub outer_labels: Vec<super::structure::LabelId>,
+    pub outlined: Vec<outline::OutlinedCode>,
 }
 
 /// A `call_indirect` whose signature the module context's frozen type
@@ -300,6 +311,8 @@ pub struct CallSite {
 pub struct BodyFixups {
     pub sigs: Vec<SigFixup>,
     pub calls: Vec<CallSite>,
+    /// Loops made functions of their own (`outline.rs`), in order.
+    pub outlined: Vec<OutlinedBody>,
 }
 
 /// A branch exit already given a wrapper: (target, set_dispatch, label,
@@ -355,6 +368,10 @@ pub(super) struct Fx<'a> {
     /// Label-stack height inside the wrapper blocks of the multiway branch
     /// being emitted.
     pub wrapper_base: u32,
+    /// The loop being outlined, while its function is emitted.
+    pub outline: Option<outline::Outline>,
+    /// Inside F's own copy of an outlined loop (nothing is outlined there).
+    pub in_loop_copy: u32,
 }
 
 impl FuncTranslator {
@@ -404,7 +421,10 @@ impl FuncTranslator {
             bug: None,
             last_set: (0, NONE, usize::MAX),
             wrapper_base: 0,
+            outline: None,
+            in_loop_copy: 0,
         };
+        fx.b.outlined.clear();
         fx.analyze()?;
         // The tree lives in the buffers between bodies; out of them while
         // the passes below borrow both.
