@@ -38,6 +38,25 @@ test('records wrap around the end of the ring', () => {
   assert.equal(out, Array.from({ length: 20 }, (_, i) => `line ${i}\n`).join(''));
 });
 
+test('positions are totals mod 2^32: records cross 2^31 and 2^32 intact', () => {
+  for (const start of [2 ** 31 - 20, 2 ** 32 - 20]) {
+    const ring = createOutputRing(64);
+    // Words [0] written and [1] drained, as after `start` bytes went through.
+    const words = new Int32Array(ring, 0, 2);
+    words[0] = start | 0;
+    words[1] = start | 0;
+    const w = new OutputRingWriter(ring);
+    let out = '';
+    const r = new OutputRingReader(ring, (_, bytes) => (out += dec(bytes)));
+    for (let i = 0; i < 12; i++) {
+      w.write(0, enc(`line ${i}\n`));
+      if (i % 3 === 2) r.drain();
+    }
+    r.drain();
+    assert.equal(out, Array.from({ length: 12 }, (_, i) => `line ${i}\n`).join(''), `from ${start}`);
+  }
+});
+
 test('a write larger than a record is split and joined; an empty write is kept', () => {
   const ring = createOutputRing(1 << 20);
   const w = new OutputRingWriter(ring);

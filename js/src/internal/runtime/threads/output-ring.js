@@ -58,6 +58,9 @@ export class OutputRingWriter {
     this.sab = sab;
     this.words = new Int32Array(sab, 0, 8);
     this.capacity = this.words[CAPACITY];
+    // Positions are int32 totals (mod 2^32); the capacity divides 2^32, so
+    // the low bits are the offset, and int arithmetic stays on V8's fast path.
+    this.mask = this.capacity - 1;
     this.data = new Uint8Array(sab, HEADER);
     this.header = new Uint8Array(4);
     // A record must always fit in an empty ring, and a long write should
@@ -85,7 +88,7 @@ export class OutputRingWriter {
   }
 
   put(at, bytes) {
-    const start = at % this.capacity;
+    const start = at & this.mask;
     if (start + bytes.length <= this.capacity) {
       this.data.set(bytes, start);
       return;
@@ -96,7 +99,7 @@ export class OutputRingWriter {
   }
 
   putHeader(at, header) {
-    const start = at % this.capacity;
+    const start = at & this.mask;
     if (start + 4 <= this.capacity) {
       this.dataView.setInt32(start, header, true);
       return;
@@ -131,10 +134,10 @@ export class OutputRingWriter {
         const part = bytes.length <= this.maxRecord ? bytes : bytes.subarray(off, off + this.maxRecord);
         const need = 4 + part.length;
         // WRITTEN only changes under the lock, which this writer holds.
-        const at = Atomics.load(this.words, WRITTEN) >>> 0;
+        const at = Atomics.load(this.words, WRITTEN);
         if (this.capacity - ((at - Atomics.load(this.words, DRAINED)) | 0) < need) this.waitForRoom(at, need);
         this.putHeader(at, ((stream & 0xff) << 24) | part.length);
-        this.put(at + 4, part);
+        this.put((at + 4) | 0, part);
         Atomics.store(this.words, WRITTEN, (at + need) | 0);
         // Wake the reader only when it sleeps: otherwise it is about to drain.
         if (Atomics.load(this.words, SLEEPING) !== 0) {
@@ -158,6 +161,7 @@ export class OutputRingReader {
   constructor(sab, deliver) {
     this.words = new Int32Array(sab, 0, 8);
     this.capacity = this.words[CAPACITY];
+    this.mask = this.capacity - 1;
     this.data = new Uint8Array(sab, HEADER);
     this.view = new DataView(sab, HEADER);
     this.deliver = deliver;
@@ -166,14 +170,14 @@ export class OutputRingReader {
 
   /** Copies `n` bytes of the ring from total position `at` into `out` at `o`. */
   copy(at, n, out, o) {
-    const start = at % this.capacity;
+    const start = at & this.mask;
     const first = Math.min(n, this.capacity - start);
     out.set(this.data.subarray(start, start + first), o);
     if (first < n) out.set(this.data.subarray(0, n - first), o + first);
   }
 
   header(at) {
-    const start = at % this.capacity;
+    const start = at & this.mask;
     if (start + 4 <= this.capacity) return this.view.getInt32(start, true);
     const b = new Uint8Array(4);
     this.copy(at, 4, b, 0);
@@ -182,8 +186,8 @@ export class OutputRingReader {
 
   /** Delivers what the ring holds; returns how many bytes that was. */
   drain() {
-    const end = Atomics.load(this.words, WRITTEN) >>> 0;
-    let at = Atomics.load(this.words, DRAINED) >>> 0;
+    const end = Atomics.load(this.words, WRITTEN);
+    let at = Atomics.load(this.words, DRAINED);
     if (at === end) return 0;
     let total = 0;
     // One copy out per run of records of one stream.
@@ -195,15 +199,15 @@ export class OutputRingReader {
         const h = this.header(p);
         if (h >>> 24 !== stream) break;
         n += h & 0xffffff;
-        p = (p + 4 + (h & 0xffffff)) >>> 0;
+        p = (p + 4 + (h & 0xffffff)) | 0;
       }
       const out = new Uint8Array(n);
       let o = 0;
       for (; at !== p; ) {
         const len = this.header(at) & 0xffffff;
-        this.copy(at + 4, len, out, o);
+        this.copy((at + 4) | 0, len, out, o);
         o += len;
-        at = (at + 4 + len) >>> 0;
+        at = (at + 4 + len) | 0;
       }
       total += n;
       this.deliver(stream, out);
