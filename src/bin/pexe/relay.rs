@@ -3,7 +3,7 @@
 //! Node like `pexe run`; the protocol is docs/relay.md).
 
 use crate::fail;
-use crate::run::{exit_code, runtime_dir, NODE_ENV};
+use crate::run::{runtime_dir, NODE_ENV};
 use clap::Args;
 use std::process::{Command, ExitCode};
 
@@ -71,8 +71,18 @@ impl Relay {
         for origin in &self.origins {
             cmd.arg("--origin").arg(origin);
         }
+        // The relay runs until it is stopped: become Node, so a signal to
+        // this process (a service manager's, a test's kill) stops the relay
+        // and leaves no orphan behind.
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            let e = cmd.exec();
+            fail(format_args!("cannot start Node.js ({}): {e}", node.to_string_lossy()))
+        }
+        #[cfg(not(unix))]
         match cmd.status() {
-            Ok(status) => exit_code(status),
+            Ok(status) => crate::run::exit_code(status),
             Err(e) => fail(format_args!("cannot start Node.js ({}): {e}", node.to_string_lossy())),
         }
     }
