@@ -9,10 +9,11 @@
 //! | translator peak heap (one thread and 2) | ≤ 4 × pexe + 16 MiB |
 //!
 //! ```text
-//! cargo run --release --example bench -- [--runs N] [FILE.pexe...]
+//! cargo run --release --example bench -- [--runs N] [--no-outline] [FILE.pexe...]
 //! ```
 //!
-//! Times are medians of `--runs` runs (default 15) after one warm-up, in
+//! `--no-outline` translates without loop outlining (for an A/B of its
+//! cost). Times are medians of `--runs` runs (default 15) after one warm-up, in
 //! this process (no process start-up, no file reading). One-core rows count
 //! the calling thread's processor time (`CLOCK_THREAD_CPUTIME_ID`, wall
 //! clock elsewhere), so other processes on a shared machine do not inflate
@@ -140,11 +141,13 @@ fn info(measure: &str, value: String) {
 
 fn main() {
     let mut runs = 15;
+    let mut outline_loops = true;
     let mut files = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--runs" => runs = args.next().and_then(|n| n.parse().ok()).filter(|&n| n > 0).unwrap_or_else(|| usage()),
+            "--no-outline" => outline_loops = false,
             "-h" | "--help" => usage(),
             _ => files.push(a),
         }
@@ -168,8 +171,8 @@ fn main() {
         let (t, _) = measure(runs, Clock::ThreadCpu, || pexe::verify::verify_bytes(&bytes));
         row("decode + verify, one core", format!("{:.1} MB/s", mb / t), "≥ 150 MB/s", mb / t / 150.0);
 
-        let one = Options { parallel: false, ..Options::default() };
-        let two = Options { parallel: true, threads: 2, ..Options::default() };
+        let one = Options { parallel: false, outline_loops, ..Options::default() };
+        let two = Options { parallel: true, threads: 2, outline_loops, ..Options::default() };
         let serial = translate_bytes(&bytes, &one);
         let wasm = match serial {
             Ok(w) => w,
@@ -211,6 +214,6 @@ fn cores() -> usize {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: bench [--runs N] [FILE.pexe...]");
+    eprintln!("usage: bench [--runs N] [--no-outline] [FILE.pexe...]");
     std::process::exit(2)
 }

@@ -104,8 +104,8 @@ pub(crate) mod global {
     pub const HEAP_BASE: u32 = 3;
     /// Source of setjmp ids (odd, so never 0); per instance.
     pub const SETJMP_ID: u32 = 4;
-    /// The first of the outlined loops' counters (`func/outline.rs`), one
-    /// per loop; per instance.
+    /// The first of the activation counters of functions with outlined
+    /// loops (`func/outline.rs`), one per function; per instance.
     pub const OUTLINE_COUNTERS: u32 = 5;
 }
 
@@ -214,7 +214,7 @@ impl BodyCode {
     /// then the entry. Fixups: the signature fixup count, per fixup its
     /// offset, key length (u8) and key; the call-site count, per site its
     /// offset, length (u8), callee and a flags byte (1: unguarded); the
-    /// outlined-loop count, per loop the offset of its call's index and its counter's three, its
+    /// outlined-loop count, per loop the offset of its call's index and its counter's two, its
     /// key (length, bytes), its entry (length, bytes) and its own signature
     /// fixups and call sites as above.
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -257,13 +257,13 @@ impl BodyCode {
         let mut fixups = BodyFixups::default();
         r.fixups(&mut fixups.sigs, &mut fixups.calls)?;
         let n = r.u32()? as usize;
-        // Each outlined loop takes at least 32 bytes.
-        if n > bytes.len() / 32 {
+        // Each outlined loop takes at least 28 bytes.
+        if n > bytes.len() / 28 {
             return None;
         }
         for _ in 0..n {
             let call_at = r.u32()?;
-            let counter_at = [r.u32()?, r.u32()?, r.u32()?];
+            let counter_at = [r.u32()?, r.u32()?];
             let len = r.u32()? as usize;
             let key = r.take(len)?.into();
             let len = r.u32()? as usize;
@@ -519,6 +519,8 @@ pub struct WasmBackend {
     outlined_types: Vec<u32>,
     outlined_from: Vec<u32>,
     outlined_base: u32,
+    /// Activation counters of the functions with outlined loops.
+    outline_counters: u32,
     /// Type indices used by the module's own parts.
     void_void: u32,
     i32_void: u32,
@@ -583,6 +585,7 @@ impl WasmBackend {
             outlined_types: Vec::new(),
             outlined_from: Vec::new(),
             outlined_base,
+            outline_counters: 0,
             pure_leaf: vec![false; m.functions.len()],
             sqrt_claim: None,
             void_void: parts.void_void,
@@ -657,8 +660,9 @@ impl WasmBackend {
                 return Err(TranslateError::Unsupported { function: id.0, message: "a fixup outside its body".into() });
             };
             write_leb5(slot, index);
-            // Its counter global, after the module's own.
-            let counter = global::OUTLINE_COUNTERS + self.outlined_types.len() as u32;
+            // The function's activation counter, after the module's own
+            // globals.
+            let counter = global::OUTLINE_COUNTERS + self.outline_counters;
             for &at in &g.counter_at {
                 let at = start + at as usize;
                 let Some(slot) = self.code.get_mut(at..at + 5) else {
@@ -671,6 +675,9 @@ impl WasmBackend {
             let g_start = self.outlined_code.len();
             self.outlined_code.extend_from_slice(&g.entry);
             self.patch_entry(true, g_start, &g.sigs, &g.calls)?;
+        }
+        if !fixups.outlined.is_empty() {
+            self.outline_counters += 1;
         }
         Ok(())
     }
@@ -797,8 +804,8 @@ impl WasmBackend {
             &ConstExpr::i32_const(self.layout.heap_base as i32),
         );
         mutable(&mut globals, 1); // setjmp ids
-        for _ in &self.outlined_types {
-            mutable(&mut globals, 0); // an outlined loop's counter
+        for _ in 0..self.outline_counters {
+            mutable(&mut globals, 0); // activations that reached an outlined loop
         }
 
         let mut exports = ExportSection::new();

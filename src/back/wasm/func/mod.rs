@@ -372,6 +372,9 @@ pub(super) struct Fx<'a> {
     pub outline: Option<outline::Outline>,
     /// Inside F's own copy of an outlined loop (nothing is outlined there).
     pub in_loop_copy: u32,
+    /// This activation's number among those that reached an outlined loop
+    /// (0: none yet), once a loop is outlined (`outline.rs`).
+    pub act_local: u32,
 }
 
 impl FuncTranslator {
@@ -423,6 +426,7 @@ impl FuncTranslator {
             wrapper_base: 0,
             outline: None,
             in_loop_copy: 0,
+            act_local: NONE,
         };
         fx.b.outlined.clear();
         fx.analyze()?;

@@ -12,11 +12,17 @@
 //! run optimized code, and the doubling keeps both the cost of the calls
 //! and the delay before the switch small.
 //!
-//! F keeps the loop too: only the first [`CALLS`] times F reaches the loop
-//! (a counter global per loop) does it call G. A function that comes back
-//! to its loop is called often enough to be optimized itself, and G's
+//! F keeps the loop too, and calls G only in its first activation that
+//! reaches an outlined loop (a counter global per function, read into a
+//! local at the first such loop of each activation). A function that is
+//! called again is called often enough to be optimized itself, and G's
 //! calls — and compiling G — would only cost it (meteor, whose recursive
-//! `solve` holds a loop nest, ran 1.35× slower calling G four times).
+//! `solve` holds a loop nest, ran 1.35× slower when its first four
+//! activations called G).
+//!
+//! Loop nests of more than [`MAX_INSTS`] instructions are not outlined
+//! (their inner nests may be): the copies cost translation time and code
+//! size, and hot kernels are small.
 //!
 //! G takes every local F has when the loop starts as a parameter, in F's
 //! numbering, and gives them all back after an exit code: G computes on its
@@ -46,8 +52,8 @@ const MAX_LOCALS: u32 = 900;
 /// is the loop's entry, so this runs one iteration).
 const FIRST_LIMIT: i32 = 2;
 
-/// Times F reaches the loop calling G before it runs its own copy.
-pub const CALLS: i32 = 1;
+/// Most instructions of an outlined loop nest.
+const MAX_INSTS: u32 = 600;
 
 /// Exit codes after the outer labels' `0..m`.
 const FELL_OFF: u32 = 0;
@@ -66,9 +72,9 @@ pub struct OutlinedBody {
     /// Its own fixups (offsets into `entry`).
     pub sigs: Vec<SigFixup>,
     pub calls: Vec<CallSite>,
-    /// Offsets in the parent's entry of the 5-byte indices of its counter
-    /// global.
-    pub counter_at: [u32; 3],
+    /// Offsets in the parent's entry of the 5-byte indices of the parent's
+    /// activation counter global.
+    pub counter_at: [u32; 2],
 }
 
 /// An outlined loop being emitted: what F's emission resumes with.
@@ -96,9 +102,9 @@ pub(in crate::back::wasm) struct OutlinedCode {
     code: Vec<u8>,
     nparams: u32,
     /// Offset in F's code of the 5-byte index of the call, and of the
-    /// counter global's.
+    /// activation counter global's.
     call_at: usize,
-    counter_at: [usize; 3],
+    counter_at: [usize; 2],
     calls: Vec<(usize, u8, u32, bool)>,
     sigs: Vec<(usize, Box<[u8]>)>,
 }
@@ -124,11 +130,20 @@ impl<'a> Fx<'a> {
             *m |= DEFINED;
         }
         let mut nested = false;
+        let mut insts = 0u32;
         let stack = &mut self.b.scan;
         stack.clear();
         stack.push(body);
         while let Some(b) = stack.pop() {
             for node in tree.nodes_of(b) {
+                if let Node::Basic { block, .. } = *node {
+                    if let Some(v) = self.b.vblocks.get(block as usize) {
+                        insts += v.end - v.start;
+                    }
+                    if insts > MAX_INSTS {
+                        return false;
+                    }
+                }
                 let exits = match *node {
                     Node::Block { label, body } | Node::Loop { label, body } => {
                         nested |= matches!(node, Node::Loop { .. });
@@ -167,6 +182,9 @@ impl<'a> Fx<'a> {
     /// Starts G (its wrapper blocks, the loop, the pause check) in place of
     /// loop `label`; `should_outline` said yes and filled `b.outer_labels`.
     pub(super) fn begin_outline(&mut self, label: LabelId) {
+        if self.act_local == NONE {
+            self.act_local = self.new_local(W::I32);
+        }
         let code_local = self.new_local(W::I32);
         let cnt_local = self.new_local(W::I32);
         let lim_local = self.new_local(W::I32);
@@ -287,18 +305,20 @@ impl<'a> Fx<'a> {
         let calls = self.b.call_sites.split_off(state.calls_from);
         let sigs = self.b.sig_fixups.split_off(state.sigs_from);
 
-        // if (counter < CALLS) { counter += 1; lim = FIRST_LIMIT;
+        // if (act == 0) act = ++counter;
+        // if (act == 1) { lim = FIRST_LIMIT;
         //   block $fell { block $ret { loop $again { block $pause {
         //     call G; br_table } lim <<= 1; br $again } } ret } }
         // } else { the loop }
-        let mut counter_at = [0usize; 3];
+        let act = self.act_local;
+        self.w().local_get(act).i32_eqz().if_(BlockType::Empty);
+        let mut counter_at = [0usize; 2];
         counter_at[0] = self.global_placeholder(0x23);
-        self.i32_const(CALLS);
-        self.w().i32_lt_u().if_(BlockType::Empty);
+        self.w().i32_const(1).i32_add().local_tee(act);
+        counter_at[1] = self.global_placeholder(0x24);
+        self.w().end();
+        self.w().local_get(act).i32_const(1).i32_eq().if_(BlockType::Empty);
         self.b.labels.push(ANON_LABEL);
-        counter_at[1] = self.global_placeholder(0x23);
-        self.w().i32_const(1).i32_add();
-        counter_at[2] = self.global_placeholder(0x24);
         self.i32_const(FIRST_LIMIT);
         self.w().local_set(state.lim_local);
         let has_ret = self.ret.is_some();
