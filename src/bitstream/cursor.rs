@@ -262,6 +262,19 @@ impl<'a> FastBits<'a> {
         self.data.len() as u64 * 8 - self.bit
     }
 
+    /// The next 57 bits or more (in the low bits; the rest are later bits),
+    /// without moving.
+    #[inline(always)]
+    pub fn peek(&self) -> Option<u64> {
+        Some(load(self.data, (self.bit >> 3) as usize)? >> (self.bit & 7))
+    }
+
+    /// Moves past `n` bits just read from a `peek` (`n` <= 57).
+    #[inline(always)]
+    pub fn skip(&mut self, n: u32) {
+        self.bit += n as u64;
+    }
+
     /// `n` (0..=32) bits.
     #[inline(always)]
     pub fn read(&mut self, n: u32) -> Option<u64> {
