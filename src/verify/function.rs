@@ -205,30 +205,32 @@ fn number_locals(locals: &mut Vec<Local>, f: &Function, quick: bool) -> Result<(
     locals.clear();
     locals.extend(f.params.iter().map(|&ty| Local { ty, def_at: 0 }));
     locals.extend(f.consts.iter().map(|c| Local { ty: c.ty, def_at: 0 }));
-    // Through `results` when it lists, in increasing order, exactly the
-    // instructions with results, numbered in turn (always, for decoded
-    // bodies): no branch per instruction on whether it has a result.
-    let with_result = f.insts.iter().filter(|inst| inst.result.is_some()).count();
-    if quick && with_result == f.results.len() {
-        // Check first, then copy the types in a loop of their own: copied
-        // in the checking loop, each type went through the stack in two
-        // overlapping pieces and the reload stalled (a tenth of `verify`).
+    // One pass with no branch per instruction on whether it has a result:
+    // each instruction's entry goes to the next free slot, which only an
+    // instruction with a result moves past. Then `results` must list
+    // exactly those instructions, in order (always, for decoded bodies).
+    if quick {
+        let base = locals.len();
         let first = f.first_inst_value();
-        let mut after = 0u32;
-        let numbered = f.results.iter().enumerate().all(|(k, &InstId(i))| {
-            let ok = matches!(f.insts.get(i as usize).and_then(|inst| inst.result.as_ref()),
-                Some((v, _)) if v.0 == first.wrapping_add(k as u32))
-                && (k == 0 || i >= after);
-            after = i + 1;
-            ok
-        });
-        if numbered {
-            locals.extend(f.results.iter().filter_map(|&InstId(i)| {
-                let (_, ty) = f.insts.get(i as usize)?.result?;
-                Some(Local { ty, def_at: i + 1 })
-            }));
+        locals.resize(base + f.insts.len() + 1, Local { ty: ValType::I32, def_at: 0 });
+        let slots = &mut locals[base..];
+        let mut n = 0usize;
+        let mut numbered = true;
+        for (i, inst) in f.insts.iter().enumerate() {
+            let has = inst.result.is_some();
+            let (v, ty) = inst.result.unwrap_or((ValueId(first.wrapping_add(n as u32)), ValType::I32));
+            numbered &= v.0 == first.wrapping_add(n as u32);
+            slots[n] = Local { ty, def_at: i as u32 + 1 };
+            n += has as usize;
+        }
+        locals.truncate(base + n);
+        if numbered
+            && n == f.results.len()
+            && f.results.iter().zip(&locals[base..]).all(|(&InstId(i), l)| l.def_at == i.wrapping_add(1))
+        {
             return Ok(());
         }
+        locals.truncate(base);
     }
     number_locals_in_order(locals, f)
 }
