@@ -314,7 +314,7 @@ impl Abbrev {
                 }
                 runs.into_remainder().iter_mut().try_for_each(|v| r.read(6).map(|x| *v = char6_decode(x) as u64))?
             }
-            AbbrevOp::Vbr(6) => items.iter_mut().try_for_each(|v| r.vbr6().map(|x| *v = x))?,
+            AbbrevOp::Vbr(6) => r.vbr6_run(items)?,
             AbbrevOp::Fixed(n) => items.iter_mut().try_for_each(|v| r.read(n).map(|x| *v = x))?,
             AbbrevOp::Vbr(n) => items.iter_mut().try_for_each(|v| r.vbr(n).map(|x| *v = x))?,
             AbbrevOp::Literal(_) | AbbrevOp::Array => return None,
