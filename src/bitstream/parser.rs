@@ -319,7 +319,7 @@ impl<'a> Parser<'a> {
 
     /// Convenience for whole input: the next event, with running out of
     /// data treated as an error.
-    #[inline]
+    #[inline(always)]
     pub fn next_event(&mut self) -> Res<Event<'_>> {
         debug_assert!(self.core.eof);
         if let State::InModule = self.core.state {
