@@ -238,8 +238,10 @@ impl Abbrev {
 
     /// `read_record` on the fast path: `None` wherever that would not
     /// simply succeed, and then the caller reads the record with it.
+    /// `(word, bits)`: the next bits of the input, already loaded, and how
+    /// many of them are valid.
     #[inline(always)]
-    pub(crate) fn read_record_fast(&self, reader: &mut FastBits, buf: &mut Vec<u64>) -> Option<usize> {
+    pub(crate) fn read_record_fast(&self, reader: &mut FastBits, buf: &mut Vec<u64>, (word, bits): (u64, u32)) -> Option<usize> {
         // A local copy, so it can live in registers; written back on success.
         let mut r = *reader;
         let scalars = self.scalars;
@@ -254,7 +256,12 @@ impl Abbrev {
             };
             // One load for all the fields when they fit in it and each VBR
             // field is one chunk (the common case); else field by field.
-            let word = if fast.packed { r.peek().filter(|w| w & fast.continues == 0) } else { None };
+            let word = match fast.packed {
+                true if fast.bits <= bits => Some(word),
+                true => r.peek(),
+                false => None,
+            };
+            let word = word.filter(|w| w & fast.continues == 0);
             if let Some(word) = word {
                 for (slot, field) in rest.iter_mut().zip(&fast.fields) {
                     *slot = (word >> field.shift) & !(u64::MAX << field.width);

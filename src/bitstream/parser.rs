@@ -465,7 +465,12 @@ impl Core {
             return None;
         }
         let mut r = FastBits::new(data, pos.checked_sub(base * 8)?)?;
-        let id = r.read(f.abbrev_width)?;
+        // The abbreviation index and what follows it from one load: an
+        // abbreviation's fields often fit in the rest.
+        let word = r.peek()?;
+        let id = word & !(u64::MAX << f.abbrev_width);
+        r.skip(f.abbrev_width);
+        let rest = (word >> f.abbrev_width, 57 - f.abbrev_width);
         let len = match id as u32 {
             abbrev_ids::END_BLOCK | abbrev_ids::ENTER_SUBBLOCK | abbrev_ids::DEFINE_ABBREV => return None,
             abbrev_ids::UNABBREV_RECORD => {
@@ -486,7 +491,7 @@ impl Core {
                 } else {
                     f.local.get(i - f.inherited)?
                 };
-                abbrev.read_record_fast(&mut r, &mut self.ops)?
+                abbrev.read_record_fast(&mut r, &mut self.ops, rest)?
             }
         };
         if len == 0 {
