@@ -754,6 +754,17 @@ impl Cx<'_> {
                 args.len() == sig.params.len()
                     && args.iter().zip(&sig.params).all(|(&a, &p)| self.quick_op(at, a) == Some(p))
             }
+            InstKind::Select { cond, if_true, if_false } => {
+                let (Some(a), Some(b)) = (self.quick_op(at, if_true), self.quick_op(at, if_false)) else { return false };
+                a == b && self.quick_op(at, cond) == Some(bool_type_for(a)) && result == Some(a)
+            }
+            InstKind::CallIndirect { callee, args, ret, cc, .. } => {
+                cc == 0
+                    && self.quick_op(at, callee) == Some(ValType::I32)
+                    && ret.is_none_or(is_valid_param_type)
+                    && result == ret
+                    && self.f.args(args).iter().all(|&a| self.quick_op(at, a).is_some_and(is_valid_param_type))
+            }
             InstKind::Unreachable => result.is_none(),
             _ => false,
         }
