@@ -254,19 +254,26 @@ impl Abbrev {
                 }
                 _ => out,
             };
-            // One load for all the fields when they fit in it and each VBR
-            // field is one chunk (the common case); else field by field.
-            let word = match fast.packed {
-                true if fast.bits <= bits => Some(word),
-                true => r.peek(),
+            // One load for all the fields when they fit in it: each at its
+            // place when every VBR field is one chunk (the common case), else
+            // walked through the word; field by field when they run past it.
+            let loaded = match fast.packed {
+                true if fast.bits <= bits => Some((word, bits)),
+                true => r.peek().map(|w| (w, 57)),
                 false => None,
             };
-            let word = word.filter(|w| w & fast.continues == 0);
-            if let Some(word) = word {
-                for (slot, field) in rest.iter_mut().zip(&fast.fields) {
-                    *slot = (word >> field.shift) & !(u64::MAX << field.width);
+            let used = match loaded {
+                Some((word, _)) if word & fast.continues == 0 => {
+                    for (slot, field) in rest.iter_mut().zip(&fast.fields) {
+                        *slot = (word >> field.shift) & !(u64::MAX << field.width);
+                    }
+                    Some(fast.bits)
                 }
-                r.skip(fast.bits);
+                Some((word, avail)) => fields_in_word(word, avail, &fast.fields, rest),
+                None => None,
+            };
+            if let Some(used) = used {
+                r.skip(used);
             } else {
                 for (slot, field) in rest.iter_mut().zip(&fast.fields) {
                     let width = field.width as u32;
@@ -374,6 +381,44 @@ fn width(w: u64, c: &BitCursor, start: super::BitPos) -> Result<u32, Error> {
         return Err(Error::new(start, ErrorKind::BadAbbrev(format!("width {w} is larger than {MAX_ABBREV_WIDTH}"))));
     }
     Ok(w as u32)
+}
+
+/// Reads `fields` (VBR ones of any number of chunks) into `out` from
+/// `word`, whose low `avail` (at most 57) bits are the input's next bits:
+/// the bits used, or `None` if the fields run past them.
+#[inline(always)]
+fn fields_in_word(word: u64, avail: u32, fields: &[FastField], out: &mut [u64]) -> Option<u32> {
+    let mut off = 0u32;
+    for (slot, field) in out.iter_mut().zip(fields) {
+        let width = field.width as u32;
+        let mask = !(u64::MAX << width);
+        // The continuation bit of a VBR chunk; none for a fixed field.
+        let hi = (field.vbr as u64) << (width.max(1) - 1);
+        if off + width > avail {
+            return None;
+        }
+        let chunk = (word >> off) & mask;
+        off += width;
+        let mut value = chunk & !hi;
+        if chunk & hi != 0 {
+            // At most 57 payload bits in all: no overflow to check.
+            let mut shift = width - 1;
+            loop {
+                if off + width > avail {
+                    return None;
+                }
+                let chunk = (word >> off) & mask;
+                off += width;
+                value |= (chunk & !hi) << shift;
+                if chunk & hi == 0 {
+                    break;
+                }
+                shift += width - 1;
+            }
+        }
+        *slot = value;
+    }
+    Some(off)
 }
 
 /// `buf[from..from + n]`, growing `buf` first if it is shorter. The record
