@@ -365,6 +365,15 @@ impl Cfg {
         self.node.get(b as usize).map(|n| n.idom).filter(|&d| d != NONE)
     }
 
+    /// `b`'s dominator-tree preorder number and subtree size: `a` dominates
+    /// `b` iff `b`'s number minus `a`'s (wrapping) is below `a`'s size
+    /// (`u32::MAX` and 0 for unreachable blocks), as in [`Cfg::dominates`].
+    #[inline]
+    pub(crate) fn dom_interval(&self, b: u32) -> (u32, u32) {
+        let n = &self.node[b as usize];
+        (n.pre, n.size)
+    }
+
     /// Whether `a` dominates `b` (reflexive). False if either is unreachable.
     #[inline(always)]
     pub fn dominates(&self, a: u32, b: u32) -> bool {

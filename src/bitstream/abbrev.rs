@@ -38,9 +38,17 @@ pub struct Abbrev {
 struct FastScalars {
     /// The first operand, if it is a literal (usually the record code).
     first_literal: Option<u64>,
-    /// The other scalars. Two bytes each, so abbreviations cost little more
-    /// memory than their operands already do.
+    /// The other scalars. Three bytes each, so abbreviations cost little
+    /// more memory than their operands already do.
     fields: Vec<FastField>,
+    /// Whether the fields take at most 57 bits (a VBR field counted as one
+    /// chunk): then one load holds them all, each at its `shift`.
+    packed: bool,
+    /// The continuation bits of the VBR fields' first chunks, at their
+    /// offsets in that load: none set means every field is one chunk.
+    continues: u64,
+    /// Bits the fields take when `packed` and no continuation bit is set.
+    bits: u32,
 }
 
 /// A fixed or VBR field: take `width` bits; for VBR, a set top bit among
@@ -49,6 +57,8 @@ struct FastScalars {
 struct FastField {
     width: u8,
     vbr: bool,
+    /// Offset from the first field's first bit, when `FastScalars::packed`.
+    shift: u8,
 }
 
 impl FastScalars {
@@ -57,15 +67,25 @@ impl FastScalars {
             [AbbrevOp::Literal(v), rest @ ..] => (Some(*v), rest),
             _ => (None, scalars),
         };
+        let mut bits = 0u32;
+        let mut continues = 0u64;
         let fields = rest
             .iter()
-            .map(|op| match *op {
-                AbbrevOp::Fixed(n) => Some(FastField { width: n as u8, vbr: false }),
-                AbbrevOp::Vbr(n) => Some(FastField { width: n as u8, vbr: true }),
-                _ => None,
+            .map(|op| {
+                let (width, vbr) = match *op {
+                    AbbrevOp::Fixed(n) => (n, false),
+                    AbbrevOp::Vbr(n) => (n, true),
+                    _ => return None,
+                };
+                let shift = bits.min(64) as u8;
+                if vbr && bits + width <= 57 {
+                    continues |= 1u64 << (bits + width - 1);
+                }
+                bits += width;
+                Some(FastField { width: width as u8, vbr, shift })
             })
             .collect::<Option<Vec<_>>>()?;
-        Some(FastScalars { first_literal, fields })
+        Some(FastScalars { first_literal, fields, packed: bits <= 57, continues, bits })
     }
 }
 
@@ -218,8 +238,10 @@ impl Abbrev {
 
     /// `read_record` on the fast path: `None` wherever that would not
     /// simply succeed, and then the caller reads the record with it.
+    /// `(word, bits)`: the next bits of the input, already loaded, and how
+    /// many of them are valid.
     #[inline(always)]
-    pub(crate) fn read_record_fast(&self, reader: &mut FastBits, buf: &mut Vec<u64>) -> Option<usize> {
+    pub(crate) fn read_record_fast(&self, reader: &mut FastBits, buf: &mut Vec<u64>, (word, bits): (u64, u32)) -> Option<usize> {
         // A local copy, so it can live in registers; written back on success.
         let mut r = *reader;
         let scalars = self.scalars;
@@ -232,12 +254,34 @@ impl Abbrev {
                 }
                 _ => out,
             };
-            for (slot, field) in rest.iter_mut().zip(&fast.fields) {
-                let width = field.width as u32;
-                let chunk = r.read(width)?;
-                // The continuation bit of a VBR chunk; none for a fixed field.
-                let hi = (field.vbr as u64) << (width.max(1) - 1);
-                *slot = if chunk & hi == 0 { chunk } else { r.vbr_rest(width, chunk & (hi - 1))? };
+            // One load for all the fields when they fit in it: each at its
+            // place when every VBR field is one chunk (the common case), else
+            // walked through the word; field by field when they run past it.
+            let loaded = match fast.packed {
+                true if fast.bits <= bits => Some((word, bits)),
+                true => r.peek().map(|w| (w, 57)),
+                false => None,
+            };
+            let used = match loaded {
+                Some((word, _)) if word & fast.continues == 0 => {
+                    for (slot, field) in rest.iter_mut().zip(&fast.fields) {
+                        *slot = (word >> field.shift) & !(u64::MAX << field.width);
+                    }
+                    Some(fast.bits)
+                }
+                Some((word, avail)) => fields_in_word(word, avail, &fast.fields, rest),
+                None => None,
+            };
+            if let Some(used) = used {
+                r.skip(used);
+            } else {
+                for (slot, field) in rest.iter_mut().zip(&fast.fields) {
+                    let width = field.width as u32;
+                    let chunk = r.read(width)?;
+                    // The continuation bit of a VBR chunk; none for a fixed field.
+                    let hi = (field.vbr as u64) << (width.max(1) - 1);
+                    *slot = if chunk & hi == 0 { chunk } else { r.vbr_rest(width, chunk & (hi - 1))? };
+                }
             }
         } else {
             for (slot, &op) in out.iter_mut().zip(&self.ops[..scalars]) {
@@ -261,9 +305,30 @@ impl Abbrev {
         }
         let items = slots(buf, scalars, len as usize);
         match elem {
-            AbbrevOp::Fixed(8) => items.iter_mut().try_for_each(|v| r.read(8).map(|x| *v = x))?,
-            AbbrevOp::Char6 => items.iter_mut().try_for_each(|v| r.read(6).map(|x| *v = char6_decode(x) as u64))?,
-            AbbrevOp::Vbr(6) => items.iter_mut().try_for_each(|v| r.vbr6().map(|x| *v = x))?,
+            // Seven bytes or nine char6 values per load.
+            AbbrevOp::Fixed(8) => {
+                let mut runs = items.chunks_exact_mut(7);
+                for run in &mut runs {
+                    let word = r.peek()?;
+                    for (k, v) in run.iter_mut().enumerate() {
+                        *v = (word >> (8 * k)) & 0xff;
+                    }
+                    r.skip(56);
+                }
+                runs.into_remainder().iter_mut().try_for_each(|v| r.read(8).map(|x| *v = x))?
+            }
+            AbbrevOp::Char6 => {
+                let mut runs = items.chunks_exact_mut(9);
+                for run in &mut runs {
+                    let word = r.peek()?;
+                    for (k, v) in run.iter_mut().enumerate() {
+                        *v = char6_decode(word >> (6 * k)) as u64;
+                    }
+                    r.skip(54);
+                }
+                runs.into_remainder().iter_mut().try_for_each(|v| r.read(6).map(|x| *v = char6_decode(x) as u64))?
+            }
+            AbbrevOp::Vbr(6) => r.vbr6_run(items)?,
             AbbrevOp::Fixed(n) => items.iter_mut().try_for_each(|v| r.read(n).map(|x| *v = x))?,
             AbbrevOp::Vbr(n) => items.iter_mut().try_for_each(|v| r.vbr(n).map(|x| *v = x))?,
             AbbrevOp::Literal(_) | AbbrevOp::Array => return None,
@@ -316,6 +381,44 @@ fn width(w: u64, c: &BitCursor, start: super::BitPos) -> Result<u32, Error> {
         return Err(Error::new(start, ErrorKind::BadAbbrev(format!("width {w} is larger than {MAX_ABBREV_WIDTH}"))));
     }
     Ok(w as u32)
+}
+
+/// Reads `fields` (VBR ones of any number of chunks) into `out` from
+/// `word`, whose low `avail` (at most 57) bits are the input's next bits:
+/// the bits used, or `None` if the fields run past them.
+#[inline(always)]
+fn fields_in_word(word: u64, avail: u32, fields: &[FastField], out: &mut [u64]) -> Option<u32> {
+    let mut off = 0u32;
+    for (slot, field) in out.iter_mut().zip(fields) {
+        let width = field.width as u32;
+        let mask = !(u64::MAX << width);
+        // The continuation bit of a VBR chunk; none for a fixed field.
+        let hi = (field.vbr as u64) << (width.max(1) - 1);
+        if off + width > avail {
+            return None;
+        }
+        let chunk = (word >> off) & mask;
+        off += width;
+        let mut value = chunk & !hi;
+        if chunk & hi != 0 {
+            // At most 57 payload bits in all: no overflow to check.
+            let mut shift = width - 1;
+            loop {
+                if off + width > avail {
+                    return None;
+                }
+                let chunk = (word >> off) & mask;
+                off += width;
+                value |= (chunk & !hi) << shift;
+                if chunk & hi == 0 {
+                    break;
+                }
+                shift += width - 1;
+            }
+        }
+        *slot = value;
+    }
+    Some(off)
 }
 
 /// `buf[from..from + n]`, growing `buf` first if it is shorter. The record

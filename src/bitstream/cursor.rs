@@ -262,6 +262,19 @@ impl<'a> FastBits<'a> {
         self.data.len() as u64 * 8 - self.bit
     }
 
+    /// The next 57 bits or more (in the low bits; the rest are later bits),
+    /// without moving.
+    #[inline(always)]
+    pub fn peek(&self) -> Option<u64> {
+        Some(load(self.data, (self.bit >> 3) as usize)? >> (self.bit & 7))
+    }
+
+    /// Moves past `n` bits just read from a `peek` (`n` <= 57).
+    #[inline(always)]
+    pub fn skip(&mut self, n: u32) {
+        self.bit += n as u64;
+    }
+
     /// `n` (0..=32) bits.
     #[inline(always)]
     pub fn read(&mut self, n: u32) -> Option<u64> {
@@ -292,6 +305,41 @@ impl<'a> FastBits<'a> {
             return Some(chunk);
         }
         self.vbr_rest(6, chunk & 31)
+    }
+
+    /// Fills `out` with vbr6 values, chunk after chunk from one load until
+    /// its nine whole chunks are used (rather than a load per value). Gives
+    /// up on values of more than 55 bits, which the cursor then reads.
+    #[inline(always)]
+    pub fn vbr6_run(&mut self, out: &mut [u64]) -> Option<()> {
+        let mut bit = self.bit;
+        let mut word = 0;
+        let mut left = 0u32;
+        for v in out.iter_mut() {
+            let mut value = 0;
+            let mut shift = 0;
+            loop {
+                if left == 0 {
+                    word = load(self.data, (bit >> 3) as usize)? >> (bit & 7);
+                    left = 9;
+                }
+                let chunk = word & 63;
+                word >>= 6;
+                left -= 1;
+                bit += 6;
+                value |= (chunk & 31) << shift;
+                if chunk & 32 == 0 {
+                    break;
+                }
+                shift += 5;
+                if shift > 50 {
+                    return None;
+                }
+            }
+            *v = value;
+        }
+        self.bit = bit;
+        Some(())
     }
 
     /// The chunks after the first of a multi-chunk VBR value; gives up
@@ -490,6 +538,46 @@ mod tests {
         // Fewer than 8 bytes: no fast reader at all.
         assert!(FastBits::new(&bytes[..7], 0).is_none());
         assert!(FastBits::new(&bytes, (bytes.len() as u64 - 7) * 8).is_none());
+    }
+
+    /// `vbr6_run` reads what `read_vbr(6)` reads, one-chunk values and
+    /// longer ones mixed, at every alignment; it gives up only on values
+    /// past 55 bits and near the end of the data.
+    #[test]
+    fn vbr6_run_agrees_with_cursor() {
+        let mut seed = 0x0123_4567_89ab_cdef;
+        for shift in 0..8 {
+            let values: Vec<u64> = (0..600)
+                .map(|_| match xorshift(&mut seed) % 4 {
+                    0 => xorshift(&mut seed) >> (xorshift(&mut seed) % 64),
+                    1 => xorshift(&mut seed) % 1024,
+                    _ => xorshift(&mut seed) % 32,
+                })
+                .collect();
+            let mut w = crate::bitstream::BitWriter::new();
+            w.write(0, shift);
+            values.iter().for_each(|&v| w.write_vbr(v, 6));
+            let bytes = w.into_bytes();
+            let mut c = BitCursor::new(&bytes, 0);
+            c.read(shift).unwrap();
+            let mut answered = 0;
+            for run in values.chunks(7) {
+                let at = c.pos().0;
+                let expected: Vec<u64> = run.iter().map(|_| c.read_vbr(6).unwrap()).collect();
+                assert_eq!(expected, run);
+                let mut got = vec![0; run.len()];
+                let near_end = bytes.len() as u64 * 8 - at < 7 * 13 * 6 + 64;
+                let fast = FastBits::new(&bytes, at).and_then(|mut r| r.vbr6_run(&mut got).map(|()| r.pos()));
+                match fast {
+                    Some(pos) => {
+                        assert_eq!((got.as_slice(), pos), (run, c.pos().0));
+                        answered += 1;
+                    }
+                    None => assert!(near_end || run.iter().any(|&v| v >> 55 != 0), "gave up on {run:?}"),
+                }
+            }
+            assert!(answered > 40);
+        }
     }
 
     #[test]

@@ -319,7 +319,7 @@ impl<'a> Parser<'a> {
 
     /// Convenience for whole input: the next event, with running out of
     /// data treated as an error.
-    #[inline]
+    #[inline(always)]
     pub fn next_event(&mut self) -> Res<Event<'_>> {
         debug_assert!(self.core.eof);
         if let State::InModule = self.core.state {
@@ -451,11 +451,12 @@ impl Core {
         Ok(Item::Enter { pos: pos.0, block_id, abbrev_width: width as u32, num_words, end })
     }
 
-    /// Reads the next item inside the module into `self.item` if it is an
-    /// ordinary record lying well inside `data`: the common case, with no
-    /// error checks beyond noticing that one might fail. Answers the
-    /// record's position, abbreviation index and code; `None` leaves the
-    /// position as it was, for `in_block` to read the item properly.
+    /// Reads the next item inside the module if it is an ordinary record
+    /// lying well inside `data`: the common case, with no error checks
+    /// beyond noticing that one might fail. Answers the record's position,
+    /// abbreviation index and code (the caller sets `self.item` if it needs
+    /// it); `None` leaves the position as it was, for `in_block` to read the
+    /// item properly.
     #[inline(always)]
     fn fast_record(&mut self, data: &[u8], base: u64) -> Option<(u64, u32, u32)> {
         let f = self.stack.last()?;
@@ -464,7 +465,12 @@ impl Core {
             return None;
         }
         let mut r = FastBits::new(data, pos.checked_sub(base * 8)?)?;
-        let id = r.read(f.abbrev_width)?;
+        // The abbreviation index and what follows it from one load: an
+        // abbreviation's fields often fit in the rest.
+        let word = r.peek()?;
+        let id = word & !(u64::MAX << f.abbrev_width);
+        r.skip(f.abbrev_width);
+        let rest = (word >> f.abbrev_width, 57 - f.abbrev_width);
         let len = match id as u32 {
             abbrev_ids::END_BLOCK | abbrev_ids::ENTER_SUBBLOCK | abbrev_ids::DEFINE_ABBREV => return None,
             abbrev_ids::UNABBREV_RECORD => {
@@ -475,9 +481,7 @@ impl Core {
                 }
                 let values = slots(&mut self.ops, 0, n as usize + 1);
                 values[0] = code;
-                for v in &mut values[1..] {
-                    *v = r.vbr6()?;
-                }
+                r.vbr6_run(&mut values[1..])?;
                 n as usize + 1
             }
             _ => {
@@ -487,7 +491,7 @@ impl Core {
                 } else {
                     f.local.get(i - f.inherited)?
                 };
-                abbrev.read_record_fast(&mut r, &mut self.ops)?
+                abbrev.read_record_fast(&mut r, &mut self.ops, rest)?
             }
         };
         if len == 0 {
@@ -500,7 +504,6 @@ impl Core {
         }
         self.ops_len = len;
         self.pos = base * 8 + r.pos();
-        self.item = Item::Record { pos, abbrev: id as u32, code };
         Some((pos, id as u32, code))
     }
 
@@ -644,7 +647,8 @@ impl<'a> Parser<'a> {
     #[inline]
     fn next_inner(&mut self) -> Res<bool> {
         if let State::InModule = self.core.state {
-            if self.core.fast_record(&self.data, self.base).is_some() {
+            if let Some((pos, abbrev, code)) = self.core.fast_record(&self.data, self.base) {
+                self.core.item = Item::Record { pos, abbrev, code };
                 return Ok(true);
             }
         }

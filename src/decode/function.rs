@@ -306,6 +306,7 @@ impl FunctionState {
     }
 
     /// A record of the function block itself.
+    #[inline(always)]
     pub fn record(&mut self, env: &Env, pos: BitPos, code: u32, ops: &[u64]) -> Res<Decoded> {
         let bad = |what: &str| DecodeError::new(pos, format!("malformed {what} record: {ops:?}"));
         match code {
@@ -621,6 +622,7 @@ impl FunctionState {
     }
 
     /// A record of the constants block inside this function.
+    #[inline(always)]
     pub fn constant(&mut self, env: &Env, pos: BitPos, code: u32, ops: &[u64]) -> Res<Decoded> {
         let bad = |what: &str| DecodeError::new(pos, format!("malformed {what} record: {ops:?}"));
         if !self.func.insts.is_empty() {

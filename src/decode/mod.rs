@@ -130,7 +130,7 @@ impl Decoder {
     }
 
     /// [`Decoder::event`] for a record, given field by field.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn record_event(&mut self, pos: crate::BitPos, code: u32, ops: &[u64]) -> Result<Decoded, DecodeError> {
         self.state.record_event(pos, code, ops)
     }

@@ -130,7 +130,7 @@ impl ModuleState {
     }
 
     /// `event` for a record.
-    #[inline]
+    #[inline(always)]
     pub fn record_event(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Res<Decoded> {
         match self.record(pos, code, ops) {
             Ok(d) => Ok(d),
@@ -224,7 +224,7 @@ impl ModuleState {
         Ok(Decoded::ExitBlock(id))
     }
 
-    #[inline]
+    #[inline(always)]
     fn record(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Res<Decoded> {
         let Some(&block) = self.stack.last() else {
             return Err(DecodeError::new(pos, "record outside any block"));

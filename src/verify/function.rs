@@ -32,6 +32,10 @@ pub struct FunctionVerifier {
     /// `i + 1`; entry 0 is the entry block, where parameters and constants
     /// count as defined). Valid when the blocks tile the body.
     inst_block: Vec<u32>,
+    /// The dominator interval (`Cfg::dom_interval`) of each instruction's
+    /// block, indexed like `inst_block`: a use checks dominance with one
+    /// load rather than a block lookup and two graph nodes.
+    inst_dom: Vec<(u32, u32)>,
     edges: Vec<(u32, u32)>,
     /// Phi entries as (block, value), sorted for the predecessor check.
     phi_entries: Vec<(u32, u32)>,
@@ -158,18 +162,27 @@ impl FunctionVerifier {
         cx.check_constants();
 
         let structured = build_structure(&mut cx, &mut self.inst_block, &mut self.edges, &mut self.cfg);
+        if structured {
+            let (inst_dom, cfg) = (&mut self.inst_dom, &self.cfg);
+            inst_dom.clear();
+            inst_dom.resize(f.insts.len() + 1, cfg.dom_interval(0));
+            for (b, blk) in f.blocks.iter().enumerate() {
+                inst_dom[blk.start as usize + 1..blk.end as usize + 1].fill(cfg.dom_interval(b as u32));
+            }
+        }
         let (phi_entries, case_values) = (&mut self.phi_entries, &mut self.case_values);
         if structured {
-            let layout = Layout { cfg: &self.cfg, inst_block: &self.inst_block };
+            let layout = Layout { cfg: &self.cfg, inst_block: &self.inst_block, inst_dom: &self.inst_dom };
             for (b, blk) in f.blocks.iter().enumerate() {
                 let b = b as u32;
                 let reachable = layout.cfg.is_reachable(b);
+                let pre = layout.cfg.dom_interval(b).0;
                 let (start, end) = (blk.start as usize, blk.end as usize);
                 let mut seen_non_phi = false;
                 for (i, inst) in f.insts[start..end].iter().enumerate() {
                     let is_phi = matches!(inst.kind, InstKind::Phi { .. });
                     let dom = (!is_phi && reachable).then_some((&layout, b));
-                    let at = At { i: start + i, inst, block: Some(b), dom };
+                    let at = At { i: start + i, inst, block: Some(b), dom, pre };
                     if is_phi && seen_non_phi {
                         cx.err(&at, "phi is not at the start of its block (only phis may precede it)".into());
                     }
@@ -187,7 +200,7 @@ impl FunctionVerifier {
         } else {
             // No usable blocks: per-instruction checks only.
             for (i, inst) in f.insts.iter().enumerate() {
-                let at = At { i, inst, block: None, dom: None };
+                let at = At { i, inst, block: None, dom: None, pre: u32::MAX };
                 let yields = cx.check_inst(&at, None, phi_entries, case_values);
                 cx.check_result(&at, yields);
             }
@@ -205,30 +218,32 @@ fn number_locals(locals: &mut Vec<Local>, f: &Function, quick: bool) -> Result<(
     locals.clear();
     locals.extend(f.params.iter().map(|&ty| Local { ty, def_at: 0 }));
     locals.extend(f.consts.iter().map(|c| Local { ty: c.ty, def_at: 0 }));
-    // Through `results` when it lists, in increasing order, exactly the
-    // instructions with results, numbered in turn (always, for decoded
-    // bodies): no branch per instruction on whether it has a result.
-    let with_result = f.insts.iter().filter(|inst| inst.result.is_some()).count();
-    if quick && with_result == f.results.len() {
-        // Check first, then copy the types in a loop of their own: copied
-        // in the checking loop, each type went through the stack in two
-        // overlapping pieces and the reload stalled (a tenth of `verify`).
+    // One pass with no branch per instruction on whether it has a result:
+    // each instruction's entry goes to the next free slot, which only an
+    // instruction with a result moves past. Then `results` must list
+    // exactly those instructions, in order (always, for decoded bodies).
+    if quick {
+        let base = locals.len();
         let first = f.first_inst_value();
-        let mut after = 0u32;
-        let numbered = f.results.iter().enumerate().all(|(k, &InstId(i))| {
-            let ok = matches!(f.insts.get(i as usize).and_then(|inst| inst.result.as_ref()),
-                Some((v, _)) if v.0 == first.wrapping_add(k as u32))
-                && (k == 0 || i >= after);
-            after = i + 1;
-            ok
-        });
-        if numbered {
-            locals.extend(f.results.iter().filter_map(|&InstId(i)| {
-                let (_, ty) = f.insts.get(i as usize)?.result?;
-                Some(Local { ty, def_at: i + 1 })
-            }));
+        locals.resize(base + f.insts.len() + 1, Local { ty: ValType::I32, def_at: 0 });
+        let slots = &mut locals[base..];
+        let mut n = 0usize;
+        let mut numbered = true;
+        for (i, inst) in f.insts.iter().enumerate() {
+            let has = inst.result.is_some();
+            let (v, ty) = inst.result.unwrap_or((ValueId(first.wrapping_add(n as u32)), ValType::I32));
+            numbered &= v.0 == first.wrapping_add(n as u32);
+            slots[n] = Local { ty, def_at: i as u32 + 1 };
+            n += has as usize;
+        }
+        locals.truncate(base + n);
+        if numbered
+            && n == f.results.len()
+            && f.results.iter().zip(&locals[base..]).all(|(&InstId(i), l)| l.def_at == i.wrapping_add(1))
+        {
             return Ok(());
         }
+        locals.truncate(base);
     }
     number_locals_in_order(locals, f)
 }
@@ -331,6 +346,7 @@ fn build_structure(cx: &mut Cx<'_>, inst_block: &mut Vec<u32>, edges: &mut Vec<(
 struct Layout<'a> {
     cfg: &'a Cfg,
     inst_block: &'a [u32],
+    inst_dom: &'a [(u32, u32)],
 }
 
 /// The instruction being checked.
@@ -342,6 +358,8 @@ struct At<'a> {
     /// layout and its block, unless the block is unreachable, there is no
     /// layout, or the instruction is a phi (checked per incoming edge).
     dom: Option<(&'a Layout<'a>, u32)>,
+    /// The block's dominator-tree preorder number (when `dom` is set).
+    pre: u32,
 }
 
 /// The body being checked and where its diagnostics go.
@@ -493,9 +511,11 @@ impl Cx<'_> {
             // dominates itself; parameters and constants sit before the
             // entry block's first instruction). Written without branches:
             // which case applies is data-dependent and mispredicts.
-            Some((l, b)) => {
-                let db = l.inst_block[def_at];
-                l.cfg.dominates(db, b) & ((db != b) | (def_at <= at.i))
+            // Same block as `Cfg::dominates(def block, b)` and `def block
+            // != b`: preorder numbers of reachable blocks are distinct.
+            Some((l, _)) => {
+                let (dp, ds) = l.inst_dom[def_at];
+                (at.pre.wrapping_sub(dp) < ds) & ((dp != at.pre) | (def_at <= at.i))
             }
             // `dom` is `None` for phis (checked per edge), unreachable
             // blocks and bodies without blocks: only a non-phi's use of its
@@ -733,6 +753,17 @@ impl Cx<'_> {
                 }
                 args.len() == sig.params.len()
                     && args.iter().zip(&sig.params).all(|(&a, &p)| self.quick_op(at, a) == Some(p))
+            }
+            InstKind::Select { cond, if_true, if_false } => {
+                let (Some(a), Some(b)) = (self.quick_op(at, if_true), self.quick_op(at, if_false)) else { return false };
+                a == b && self.quick_op(at, cond) == Some(bool_type_for(a)) && result == Some(a)
+            }
+            InstKind::CallIndirect { callee, args, ret, cc, .. } => {
+                cc == 0
+                    && self.quick_op(at, callee) == Some(ValType::I32)
+                    && ret.is_none_or(is_valid_param_type)
+                    && result == ret
+                    && self.f.args(args).iter().all(|&a| self.quick_op(at, a).is_some_and(is_valid_param_type))
             }
             InstKind::Unreachable => result.is_none(),
             _ => false,
