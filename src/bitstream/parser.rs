@@ -319,7 +319,9 @@ impl<'a> Parser<'a> {
 
     /// Convenience for whole input: the next event, with running out of
     /// data treated as an error.
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    // Not forced in the package: the copies cost its size budget.
+    #[cfg_attr(target_arch = "wasm32", inline)]
     pub fn next_event(&mut self) -> Res<Event<'_>> {
         debug_assert!(self.core.eof);
         if let State::InModule = self.core.state {

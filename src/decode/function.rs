@@ -306,7 +306,9 @@ impl FunctionState {
     }
 
     /// A record of the function block itself.
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    // Not forced in the package: the copies cost its size budget.
+    #[cfg_attr(target_arch = "wasm32", inline)]
     pub fn record(&mut self, env: &Env, pos: BitPos, code: u32, ops: &[u64]) -> Res<Decoded> {
         let bad = |what: &str| DecodeError::new(pos, format!("malformed {what} record: {ops:?}"));
         match code {
@@ -622,7 +624,9 @@ impl FunctionState {
     }
 
     /// A record of the constants block inside this function.
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    // Not forced in the package: the copies cost its size budget.
+    #[cfg_attr(target_arch = "wasm32", inline)]
     pub fn constant(&mut self, env: &Env, pos: BitPos, code: u32, ops: &[u64]) -> Res<Decoded> {
         let bad = |what: &str| DecodeError::new(pos, format!("malformed {what} record: {ops:?}"));
         if !self.func.insts.is_empty() {

@@ -130,7 +130,9 @@ impl Decoder {
     }
 
     /// [`Decoder::event`] for a record, given field by field.
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    // Not forced in the package: the copies cost its size budget.
+    #[cfg_attr(target_arch = "wasm32", inline)]
     pub(crate) fn record_event(&mut self, pos: crate::BitPos, code: u32, ops: &[u64]) -> Result<Decoded, DecodeError> {
         self.state.record_event(pos, code, ops)
     }

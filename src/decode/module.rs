@@ -224,7 +224,9 @@ impl ModuleState {
         Ok(Decoded::ExitBlock(id))
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    // Not forced in the package: the copies cost its size budget.
+    #[cfg_attr(target_arch = "wasm32", inline)]
     fn record(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Res<Decoded> {
         let Some(&block) = self.stack.last() else {
             return Err(DecodeError::new(pos, "record outside any block"));
