@@ -87,6 +87,7 @@ pub struct Options {
     /// Outermost loop nests become functions of their own, which engines
     /// that start with baseline code can switch to optimized code
     /// (`func/outline.rs`); off where everything is optimized at once.
+    /// Never for Pepper plugins.
     pub outline_loops: bool,
 }
 
@@ -473,7 +474,10 @@ impl Parts {
             fast_sqrt: libm::sqrt_candidate(m).unwrap_or(u32::MAX),
             // `imports` is `ImportLayout::for_module(m)`: its Pepper answer is m's.
             single_threaded: !imports::may_start_threads_given(m, imports.pepper()),
-            outline_loops,
+            // A Pepper plugin is driven by callbacks, called again and again:
+            // its functions get optimized without outlining, and with it
+            // KC85-3's emulator booted visibly slower in its page.
+            outline_loops: outline_loops && !imports.pepper(),
         };
         Ok(Parts {
             ctx: BodyContext { cx, sigs },

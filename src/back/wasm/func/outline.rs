@@ -39,7 +39,9 @@
 //! that call setjmp (their control flow wraps the whole body), and
 //! functions with more locals than a call may carry. The caller's
 //! `Options::outline_loops` turns it off where every function is optimized
-//! from the start (`pexe run`: Node without Liftoff).
+//! from the start (`pexe run`: Node without Liftoff). Pepper plugins are not
+//! outlined: callbacks call their functions again and again, so those get
+//! optimized anyway, and KC85-3's emulator booted visibly slower outlined.
 #[allow(unused_imports)]
 use super::*;
 use crate::back::wasm::structure::{Body, ExitHow, LabelId, Node, Structured};
