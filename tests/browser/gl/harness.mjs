@@ -307,6 +307,25 @@ export function changedPixels(a, b, tolerance = 16) {
 }
 
 /**
+ * Waits until a frame differs from `first` by at least `min` pixels, taking
+ * a new picture with `shoot()` (decoded) every `step` ms for at most
+ * `within` ms: { img, changed, after } (the last picture, its changed pixels
+ * and the ms waited). Some samples move little on their own (ImGuiDemo only
+ * redraws its frame-time text, which can stay the same for a while at a
+ * steady frame rate), so one fixed interval is not enough under load.
+ */
+export async function waitForChange(page, shoot, first, { min = 20, step = 500, within = 8000 } = {}) {
+  const start = Date.now();
+  for (;;) {
+    await page.waitForTimeout(step);
+    const img = await shoot();
+    const changed = changedPixels(first, img);
+    const after = Date.now() - start;
+    if (changed >= min || after >= within) return { img, changed, after };
+  }
+}
+
+/**
  * The JS heap in use by the page and each of its Workers (bytes, after a
  * garbage collection), through the DevTools protocol: { page, workers }.
  */
