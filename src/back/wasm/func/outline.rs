@@ -8,9 +8,10 @@
 //! it — stays baseline code for the whole run, two to five times slower.
 //! So an outermost loop that contains another loop is also emitted as a
 //! separate function G, which returns to F every `lim` iterations of the
-//! loop; F calls it again with `lim` doubled. After a few calls G's calls
-//! run optimized code, and the doubling keeps both the cost of the calls
-//! and the delay before the switch small.
+//! loop; F calls it again with `lim` doubled (the limit lasts for F's
+//! activation: a nest F enters again goes on from the limit it reached).
+//! After a few calls G's calls run optimized code, and the doubling keeps
+//! both the cost of the calls and the delay before the switch small.
 //!
 //! F keeps the loop too, and calls G only in its first activation that
 //! reaches an outlined loop (a counter global per function, read into a
@@ -308,7 +309,7 @@ impl<'a> Fx<'a> {
         let sigs = self.b.sig_fixups.split_off(state.sigs_from);
 
         // if (act == 0) act = ++counter;
-        // if (act == 1) { lim = FIRST_LIMIT;
+        // if (act == 1) { if (lim == 0) lim = FIRST_LIMIT;
         //   block $fell { block $ret { loop $again { block $pause {
         //     call G; br_table } lim <<= 1; br $again } } ret } }
         // } else { the loop }
@@ -321,8 +322,13 @@ impl<'a> Fx<'a> {
         self.w().end();
         self.w().local_get(act).i32_const(1).i32_eq().if_(BlockType::Empty);
         self.b.labels.push(ANON_LABEL);
+        // lim starts at 0 with the activation: set once, so a loop entered
+        // again in the same activation (an inner nest outlined inside a
+        // loop that is not) keeps the limit it reached.
+        self.w().local_get(state.lim_local).i32_eqz().if_(BlockType::Empty);
         self.i32_const(FIRST_LIMIT);
         self.w().local_set(state.lim_local);
+        self.w().end();
         let has_ret = self.ret.is_some();
         self.w().block(BlockType::Empty);
         self.b.labels.push(ANON_LABEL);
