@@ -67,11 +67,25 @@ test('the browser entry and its Worker script reach no Node module (nor anything
   assert.deepEqual(external, []);
   // Found through the literal `new Worker(new URL(…))` and `new URL('….wasm')`, as bundlers find them.
   assert.ok(files.includes('internal/runtime/threads/browser-worker.js'), files.join('\n'));
+  assert.ok(files.includes('internal/runtime/threads/browser-plugin-worker.js'), files.join('\n'));
   assert.ok(files.includes('internal/translator/wasm/pexe_bg.wasm'), files.join('\n'));
   // The translation Workers' script and the WAT printer, found the same way.
   assert.ok(files.includes('internal/translator/pool-worker.js'), files.join('\n'));
   assert.ok(files.includes('internal/translator/wasm/pexe_wat_bg.wasm'), files.join('\n'));
   assert.ok(!files.some((f) => f.startsWith('internal/node/') || f === 'node.js'), files.join('\n'));
+});
+
+test("a guest thread's Worker for a program that is not a plugin reaches none of Pepper's code; a plugin's does", () => {
+  const threads = path.join(pkgDir, 'internal/runtime/threads');
+  const plain = reach(path.join(threads, 'browser-worker.js')).files;
+  // Only the small pieces the runtime's core uses (the loader, the ABI's
+  // names, how a plugin's main thread starts).
+  assert.deepEqual(
+    plain.filter((f) => f.startsWith('internal/pepper/')),
+    ['internal/pepper/defs.js', 'internal/pepper/load.js', 'internal/pepper/start.js'],
+  );
+  const plugin = reach(path.join(threads, 'browser-plugin-worker.js')).files;
+  assert.ok(plugin.includes('internal/pepper/modules.js'), plugin.join('\n'));
 });
 
 test('the polyfill reaches no Node module; its Workers and the translator are found as bundlers find them', () => {
@@ -86,6 +100,7 @@ test('the polyfill reaches no Node module; its Workers and the translator are fo
     'internal/polyfill/translate-worker.js',
     'internal/pepper/host-worker.js',
     'internal/runtime/threads/browser-worker.js',
+    'internal/runtime/threads/browser-plugin-worker.js',
     'internal/translator/wasm/pexe_bg.wasm',
     'internal/translator/wasm/build.js',
   ]) {

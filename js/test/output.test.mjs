@@ -103,3 +103,45 @@ test('output ring: a new reader on the buffer of another; bad options', async ()
   // Nothing written: wait times out with false.
   assert.equal(await ring.wait(5), false);
 });
+
+// A discarded stdout/stderr (no sink: run()'s default outside Node) in
+// guest Workers: the writes end in the guest's own Worker. They went to the
+// host thread one round trip each (fasta in a page's Worker: 0.5 MB/s).
+test('workers: writes to a discarded output end in the guest thread, checked as the host checks them', async () => {
+  const { FileSystem } = await import('../src/internal/runtime/fs/index.js');
+  const { createControl, STDIO, STDIO_DISCARD } = await import('../src/internal/runtime/control.js');
+  const { withPassthrough } = await import('../src/internal/runtime/threads/passthrough.js');
+  const { GuestMemory } = await import('../src/internal/runtime/memory.js');
+  const { errno } = await import('../src/internal/runtime/defs.js');
+
+  // Which stdio slots say "discard": the null sinks, until a dup2 puts a file there.
+  const fs = new FileSystem({ stdout: null, stderr: () => {} });
+  assert.deepEqual([1, 2].map((fd) => fs.passthroughFd(fd)), [STDIO_DISCARD, -1]);
+  fs.dup2(2, 1);
+  assert.equal(fs.passthroughFd(1), -1, 'fd 1 now refers to a sink');
+
+  const memory = new WebAssembly.Memory({ initial: 1, maximum: 2, shared: true });
+  const mem = new GuestMemory(memory);
+  const control = createControl();
+  control[STDIO + 1] = STDIO_DISCARD;
+  const slow = [];
+  const calls = withPassthrough(
+    { write: (...args) => (slow.push(args), 0), read: () => 0 },
+    { mem, control },
+  );
+  assert.equal(calls.write(1, 0x100, 61, 0x10), 0);
+  assert.equal(new DataView(memory.buffer).getUint32(0x10, true), 61, 'the count written');
+  // Out of memory: EFAULT, as the host's write answers.
+  assert.equal(calls.write(1, 0xfff0, 61, 0x10), errno.EFAULT);
+  assert.equal(calls.write(1, 0x100, 4, 0x10000), errno.EFAULT);
+  assert.deepEqual(slow, [], 'no host call');
+  // Other fds still go to the host.
+  assert.equal(calls.write(2, 0x100, 4, 0x10), 0);
+  assert.equal(slow.length, 1);
+
+  // End to end: a guest in a Worker writing to a discarded stdout.
+  const lines = [];
+  const r = await run(HELLO, { threads: true, stdout: null, trace: (l) => lines.push(l) });
+  assert.equal(r.exitCode, 0);
+  assert.deepEqual(lines, ['[pexe 0] write(1, 0x10000, 14, 0x10f00) = 0', '[pexe 0] exit(0) -> exit']);
+});

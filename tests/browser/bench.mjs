@@ -313,6 +313,7 @@ if (ONLY.has('stdout') || ONLY.has('runtime')) {
         ["OutputRing, page drains, guest's thread", { threads: false, output: 'ring' }],
         ['OutputRing, page drains, guest Worker', { threads: true, output: 'ring' }],
         ["stdout discarded, guest's thread", { threads: false, output: 'discard' }],
+        ['stdout discarded, guest Worker', { threads: true, output: 'discard' }],
         ["OutputRing, again (warm code)", { threads: false, output: 'ring', runs: 2 }],
         ["stdout discarded, again (warm code)", { threads: false, output: 'discard', runs: 2 }],
       ];

@@ -10,8 +10,14 @@ export const WAITING = 1;
 export const WAKE_EPOCH = 2;
 /** Next thread id to hand out. */
 export const NEXT_TID = 3;
-/** Host fd that guest fd 0, 1, 2 passes straight through to, or -1 (3 slots). */
+/**
+ * Where guest fd 0, 1, 2 writes without a call to the host thread (3
+ * slots): a host fd (>= 0), -1 (none: calls go to the host), -2 - k for
+ * stream k of the output ring, or STDIO_DISCARD.
+ */
 export const STDIO = 4;
+/** A STDIO slot's value for an output that is discarded (no sink): writes end in the calling thread. */
+export const STDIO_DISCARD = -4;
 /** Set once the process is ending. */
 export const EXITING = 7;
 const FIELDS = 8;

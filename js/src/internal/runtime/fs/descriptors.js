@@ -9,6 +9,7 @@
 // `DescriptorTable` is fd → description: lowest free fd first, at most
 // MAX_FDS, and a callback when fd 0, 1 or 2 changes (stdio passthrough).
 
+import { STDIO_DISCARD } from '../control.js';
 import { errno, O, SEEK } from '../defs.js';
 import { fail } from './errors.js';
 
@@ -201,11 +202,13 @@ export class DescriptorTable {
 
   /**
    * Where guest fd `fd` (0-2) writes without a host call: the host fd it
-   * passes through to (≥ 0), -2 - k for stream k of the output ring, or -1.
+   * passes through to (≥ 0), -2 - k for stream k of the output ring,
+   * STDIO_DISCARD for an output nobody receives, or -1.
    */
   passthroughFd(fd) {
     const desc = this.fds[fd];
     if (desc && desc.ringStream >= 0) return -2 - desc.ringStream;
+    if (desc?.discards) return STDIO_DISCARD;
     if (desc && typeof desc.hostFd === 'number' && desc.hostFd >= 0) return desc.hostFd;
     return -1;
   }

@@ -161,6 +161,11 @@ export class OutputDescription extends Description {
     return this.sink === 'inherit' ? this.inheritFd : -1;
   }
 
+  /** Whether writes go nowhere (no sink): a guest thread in a Worker then drops them itself. */
+  get discards() {
+    return this.sink == null && this.ring === null;
+  }
+
   /**
    * `bytes` is a copy the caller gives away (fdio copies guest memory for
    * it), or for the embedder's ring a view of guest memory (`takesViews`),

@@ -2,19 +2,20 @@
 // stdin) straight to the host's fds 1/2 (0) with fs.writeSync / readSync
 // when the guest fd still refers to the inherited stream: byte for byte,
 // in the order the guest threads make the calls, without a round trip to
-// the host thread. The control block's STDIO slots say which guest fds
+// the host thread. Anywhere, writes to the output ring go into it here,
+// and writes to a discarded output (no sink) end here. The control block's STDIO slots say which guest fds
 // pass through (the host updates them on close/dup2); every other call
 // goes to the host as usual.
 
-import { STDIO } from '../control.js';
+import { STDIO, STDIO_DISCARD } from '../control.js';
 import { hostReadSync, hostWriteSync } from '../fs/index.js';
 import { MAX_IO } from '../irt/fdio.js';
 import { guardAll } from '../irt/guard.js';
 
 /**
  * Wraps the host calls `read` and `write` with the fast paths: Node's
- * inherited fds (`nodeFs`), and the output ring (`ring`, an
- * OutputRingWriter) for stdout/stderr function sinks.
+ * inherited fds (`nodeFs`), the output ring (`ring`, an OutputRingWriter)
+ * for stdout/stderr function sinks, and discarded outputs.
  */
 export function withPassthrough(hostCalls, { mem, control, nodeFs = null, ring = null }) {
   const slow = { read: hostCalls.read, write: hostCalls.write };
@@ -45,7 +46,15 @@ export function withPassthrough(hostCalls, { mem, control, nodeFs = null, ring =
     },
     write(fd, buf, count, nwrotePtr) {
       const h = hostFd(fd);
-      if (h <= -2 && ring) {
+      if (h === STDIO_DISCARD) {
+        // Nobody receives it: what the host would do (check, count), here.
+        const len = Math.min(count >>> 0, MAX_IO);
+        mem.check(buf, len);
+        mem.check(nwrotePtr, 4);
+        mem.setU32(nwrotePtr, len);
+        return 0;
+      }
+      if ((h === -2 || h === -3) && ring) {
         const len = Math.min(count >>> 0, MAX_IO);
         const at = buf >>> 0;
         const out = nwrotePtr >>> 0;

@@ -3,7 +3,7 @@
 //   host.name                 'browser' | 'node'
 //   host.node                 Node's modules { fs, path, os, tty, worker_threads, process }, or null
 //   host.workersAvailable()   whether guest threads can run in Workers here
-//   host.createWorker()       a Worker running a guest thread:
+//   host.createWorker({ pepper })  a Worker running a guest thread (of a Pepper plugin or not):
 //                             { post(msg, transfer?), onMessage(fn), onError(fn), onExit(fn), terminate() → Promise, unref() }
 //   host.WebSocket            optional: the WebSocket constructor where the global has none
 //                             (Node 20), for PPB_WebSocket and the socket relay
@@ -15,7 +15,8 @@
 // This file is the browser's host. Node's is internal/node/host.js, which
 // starts internal/node/worker.js in worker_threads; keeping it out of this
 // folder keeps every `node:` import out of what a browser bundle reaches.
-// The other end of the Worker is browser-worker.js (→ worker.js).
+// The other end of the Worker is browser-worker.js, or for a Pepper
+// plugin browser-plugin-worker.js (→ worker.js).
 
 import { PEPPER } from '../../pepper/modules.js';
 
@@ -35,12 +36,15 @@ export const browserHost = {
     return typeof Worker === 'function' && globalThis.crossOriginIsolated === true;
   },
 
-  createWorker() {
+  createWorker({ pepper = false } = {}) {
     // Written out in full, in this form, so that bundlers (Vite, webpack,
     // Parcel, esbuild with plugins) see the Worker's script, build it and
     // rewrite the URL: a URL computed elsewhere would be left pointing at a
-    // file the bundle does not have.
-    const w = new Worker(new URL('./browser-worker.js', import.meta.url), { type: 'module' });
+    // file the bundle does not have. A plugin's threads need Pepper's code;
+    // other programs' threads start without loading it.
+    const w = pepper
+      ? new Worker(new URL('./browser-plugin-worker.js', import.meta.url), { type: 'module' })
+      : new Worker(new URL('./browser-worker.js', import.meta.url), { type: 'module' });
     const exitFns = [];
     return {
       post: (msg, transfer) => w.postMessage(msg, transfer ?? []),

@@ -81,7 +81,7 @@ export function runInWorkers({ proc, platform, setup, startResults, traceSink, t
 
     const start = (role, tid, extra, transfer = []) => {
       const channel = createChannel();
-      const w = platform.createWorker();
+      const w = platform.createWorker({ pepper: !!proc.browser });
       workers.add(w);
       let ended = false;
       w.onMessage((msg) => {

@@ -103,14 +103,14 @@ async function start(init) {
   const link = new HostLink(init.channel, post, init.tid);
   let hostCalls = rpcFunctions([...HOST_CALLS], link);
   const ring = init.outputRing ? new OutputRingWriter(init.outputRing) : null;
-  if ((init.passthrough && nodeFs) || ring) {
-    hostCalls = withPassthrough(hostCalls, {
-      mem: thread.mem,
-      control: init.control,
-      nodeFs: init.passthrough ? nodeFs : null,
-      ring,
-    });
-  }
+  // Always: besides Node's fds and the ring, a discarded stdout/stderr
+  // (its STDIO slot) is handled here.
+  hostCalls = withPassthrough(hostCalls, {
+    mem: thread.mem,
+    control: init.control,
+    nodeFs: init.passthrough ? nodeFs : null,
+    ring,
+  });
   let trace = null;
   if (init.trace === 'fd' && nodeFs) trace = (line) => nodeFs.writeSync(2, `${line}\n`);
   else if (init.trace) trace = (line) => post({ type: 'trace', line });
