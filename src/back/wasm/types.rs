@@ -21,7 +21,7 @@ pub fn wasm_type(t: IrType) -> ValType {
 }
 
 /// The one-byte code of a value type (its binary encoding).
-fn code(t: ValType) -> u8 {
+pub(super) fn code(t: ValType) -> u8 {
     match t {
         ValType::I32 => 0x7F,
         ValType::I64 => 0x7E,

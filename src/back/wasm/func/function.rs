@@ -70,10 +70,8 @@ impl<'a> Fx<'a> {
 
     /// Writes `size, locals, body` to `out`.
     pub(super) fn write_entry(&mut self, out: &mut Vec<u8>, fixups: &mut BodyFixups) {
-        let entry_start = out.len();
         let mut head = std::mem::take(&mut self.b.entry_head);
         let mut runs = std::mem::take(&mut self.b.entry_runs);
-        head.clear();
         runs.clear();
         let order = locals::LOCAL_TYPES;
         for (t, &n) in order.iter().zip(self.b.local_counts.iter()) {
@@ -82,24 +80,9 @@ impl<'a> Fx<'a> {
             }
         }
         for &t in &self.b.extra_locals {
-            match runs.last_mut() {
-                Some((n, lt)) if *lt == t => *n += 1,
-                _ => runs.push((1, t)),
-            }
+            push_local_run(&mut runs, t);
         }
-        (runs.len() as u32).encode(&mut head);
-        for (n, t) in &runs {
-            n.encode(&mut head);
-            t.encode(&mut head);
-        }
-        let size = (head.len() + self.b.code.len()) as u32;
-        // At most 5 bytes of size: one allocation (growth as usual for a
-        // buffer holding many entries), not one per piece.
-        out.reserve(5 + size as usize);
-        size.encode(out);
-        out.extend_from_slice(&head);
-        let code_at = out.len() - entry_start;
-        out.extend_from_slice(&self.b.code);
+        let code_at = write_code_entry(&runs, &self.b.code, &mut head, out);
         self.b.entry_head = head;
         self.b.entry_runs = runs;
         for (at, key) in self.b.sig_fixups.drain(..) {

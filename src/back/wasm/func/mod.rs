@@ -83,7 +83,7 @@ mod setjmp;
 pub use outline::OutlinedBody;
 
 use super::imports::{FAULT_FUNC, FMOD_FUNC};
-use super::types::{wasm_type, Signatures};
+use super::types::{self, wasm_type, Signatures};
 use super::{global, Callee, ModuleCx, TranslateError};
 use crate::ir::{BinOp, CastOp, CmpPred, ConstValue, Function, Inst, InstKind, Scalar, ValType as IrType, ValueId};
 use crate::verify::{FunctionAnalysis, Intrinsic};
@@ -483,6 +483,37 @@ fn sext_fixup(s: Scalar) -> Fixup {
 
 /// log2 of the alignment hint for an access of `natural` bytes stated to be
 /// aligned to `align` bytes (capped at natural; 0 = natural).
+/// Adds a local of type `t` to the run-length list of a body's local
+/// declarations.
+fn push_local_run(runs: &mut Vec<(u32, W)>, t: W) {
+    match runs.last_mut() {
+        Some((n, lt)) if *lt == t => *n += 1,
+        _ => runs.push((1, t)),
+    }
+}
+
+/// Appends a code section entry to `out`: its size, the local declarations
+/// `runs` (encoded in `head`, a scratch buffer) and `code`. Returns where
+/// `code` starts, from the entry's start.
+fn write_code_entry(runs: &[(u32, W)], code: &[u8], head: &mut Vec<u8>, out: &mut Vec<u8>) -> usize {
+    let entry_start = out.len();
+    head.clear();
+    (runs.len() as u32).encode(head);
+    for (n, t) in runs {
+        n.encode(head);
+        t.encode(head);
+    }
+    let size = (head.len() + code.len()) as u32;
+    // At most 5 bytes of size: one allocation (growth as usual for a
+    // buffer holding many entries), not one per piece.
+    out.reserve(5 + size as usize);
+    size.encode(out);
+    out.extend_from_slice(head);
+    let code_at = out.len() - entry_start;
+    out.extend_from_slice(code);
+    code_at
+}
+
 pub(super) fn align_log2(align: u32, natural: u32) -> u32 {
     let a = if align == 0 { natural } else { align.min(natural) };
     a.max(1).trailing_zeros()

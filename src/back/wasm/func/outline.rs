@@ -408,33 +408,20 @@ impl<'a> Fx<'a> {
         if self.b.outlined.is_empty() {
             return;
         }
-        let mut types = Vec::new();
-        self.local_types(&mut types);
+        let mut local_types = Vec::new();
+        self.local_types(&mut local_types);
         for g in self.b.outlined.drain(..) {
-            let np = (g.nparams as usize).min(types.len());
-            let mut key: Vec<u8> = types[..np].iter().map(|&t| type_byte(t)).collect();
+            let np = (g.nparams as usize).min(local_types.len());
+            let mut key: Vec<u8> = local_types[..np].iter().map(|&t| types::code(t)).collect();
             key.push(0);
-            key.push(type_byte(W::I32));
-            key.extend(types[..np].iter().map(|&t| type_byte(t)));
-            let mut head = Vec::new();
+            key.push(types::code(W::I32));
+            key.extend(local_types[..np].iter().map(|&t| types::code(t)));
             let mut runs: Vec<(u32, W)> = Vec::new();
-            for &t in &types[np..] {
-                match runs.last_mut() {
-                    Some((n, lt)) if *lt == t => *n += 1,
-                    _ => runs.push((1, t)),
-                }
+            for &t in &local_types[np..] {
+                push_local_run(&mut runs, t);
             }
-            (runs.len() as u32).encode(&mut head);
-            for (n, t) in &runs {
-                n.encode(&mut head);
-                t.encode(&mut head);
-            }
-            let size = (head.len() + g.code.len()) as u32;
-            let mut entry = Vec::with_capacity(5 + size as usize);
-            size.encode(&mut entry);
-            entry.extend_from_slice(&head);
-            let at = entry.len();
-            entry.extend_from_slice(&g.code);
+            let mut entry = Vec::new();
+            let at = write_code_entry(&runs, &g.code, &mut Vec::new(), &mut entry);
             out.push(OutlinedBody {
                 call_at: (code_at + g.call_at) as u32,
                 counter_at: g.counter_at.map(|o| (code_at + o) as u32),
@@ -459,14 +446,3 @@ const PAUSED_CODE_PLACEHOLDER: u32 = u32::MAX;
 
 /// A label-stack entry that is no tree label.
 const ANON_LABEL: u32 = u32::MAX;
-
-/// The binary code of a value type.
-fn type_byte(t: W) -> u8 {
-    match t {
-        W::I32 => 0x7F,
-        W::I64 => 0x7E,
-        W::F32 => 0x7D,
-        W::F64 => 0x7C,
-        _ => 0x7B,
-    }
-}
