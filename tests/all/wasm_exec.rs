@@ -523,7 +523,7 @@ fn factorial_recursive_and_with_phis() {
 }
 
 /// A loop nest (outlined: `back/wasm/func/outline.rs`) with a return from
-/// the inner loop: the first call runs it in its own function, which
+/// the inner loop: the first eight calls run it in its own function, which
 /// pauses after one and then three outer iterations and is called again;
 /// later calls run the function's own copy. Both must compute the same.
 #[test]
@@ -580,7 +580,21 @@ fn outlined_loop_nest_with_an_early_return() {
     };
     // The first (in the outlined function) returns from the inner loop after
     // two pauses.
-    let cases = [(20, 30, 5000), (20, 30, i32::MAX), (0, 5, 0), (7, 0, 0), (20, 30, 5000), (3, 4, 10)];
+    let cases = [
+        (20, 30, 5000),
+        (20, 30, i32::MAX),
+        (0, 5, 0),
+        (7, 0, 0),
+        (20, 30, 5000),
+        (3, 4, 10),
+        (1, 1, 0),
+        (2, 2, 0),
+        // From here on, the function's own copy.
+        (20, 30, 5000),
+        (20, 30, i32::MAX),
+        (0, 5, 0),
+        (3, 4, 10),
+    ];
     let calls: Vec<_> = cases.iter().map(|&(n, m, l)| (f, args(&[&n, &m, &l]))).collect();
     let Some(out) = run("outline", &m, &calls) else { return };
     let want: Vec<String> = cases.iter().map(|&(n, m, l)| model(n, m, l).to_string()).collect();

@@ -54,6 +54,7 @@ pub use super::TranslateError;
 pub use layout::{Layout, GLOBAL_BASE};
 
 pub use func::{BodyFixups, CallSite, OutlinedBody, SigFixup};
+use func::COUNTER_REFS;
 pub use libm::SqrtClaim;
 
 use super::Backend;
@@ -258,13 +259,18 @@ impl BodyCode {
         let mut fixups = BodyFixups::default();
         r.fixups(&mut fixups.sigs, &mut fixups.calls)?;
         let n = r.u32()? as usize;
-        // Each outlined loop takes at least 28 bytes.
-        if n > bytes.len() / 28 {
+        // Each outlined loop takes at least this many bytes: call_at, the
+        // counter references, the key and entry lengths, two fixup counts.
+        const MIN_OUTLINED: usize = 4 + 4 * COUNTER_REFS + 16;
+        if n > bytes.len() / MIN_OUTLINED {
             return None;
         }
         for _ in 0..n {
             let call_at = r.u32()?;
-            let counter_at = [r.u32()?, r.u32()?];
+            let mut counter_at = [0; COUNTER_REFS];
+            for at in &mut counter_at {
+                *at = r.u32()?;
+            }
             let len = r.u32()? as usize;
             let key = r.take(len)?.into();
             let len = r.u32()? as usize;

@@ -81,6 +81,7 @@ mod outline;
 mod setjmp;
 
 pub use outline::OutlinedBody;
+pub(super) use outline::COUNTER_REFS;
 
 use super::imports::{FAULT_FUNC, FMOD_FUNC};
 use super::types::{self, wasm_type, Signatures};

@@ -13,13 +13,19 @@
 //! After a few calls G's calls run optimized code, and the doubling keeps
 //! both the cost of the calls and the delay before the switch small.
 //!
-//! F keeps the loop too, and calls G only in its first activation that
-//! reaches an outlined loop (a counter global per function, read into a
-//! local at the first such loop of each activation). A function that is
-//! called again is called often enough to be optimized itself, and G's
-//! calls — and compiling G — would only cost it (meteor, whose recursive
+//! F keeps the loop too, and calls G only in its first
+//! [`MAX_ACTIVATIONS`] activations that reach an outlined loop, and not in
+//! one that started inside a call of G (recursion). A counter global per
+//! function counts the activations (read into a local at the first such
+//! loop of each activation); its top bit, [`BUSY`], is set while a G of F
+//! runs, so a nested activation's count has it and exceeds the limit. A
+//! function called many times is called often enough to be optimized
+//! itself, and G's calls — and compiling G — would only cost it; recursive
+//! ones ran long in G's unoptimized first calls (meteor, whose recursive
 //! `solve` holds a loop nest, ran 1.35× slower when its first four
-//! activations called G).
+//! activations, each nested in the one before, called G). A function called
+//! a few times (fasta's generator, twice) needs G in each: its own code is
+//! not optimized by its second call (fasta ran 1.2× slower).
 //!
 //! Loop nests of more than [`MAX_INSTS`] instructions are not outlined
 //! (their inner nests may be): the copies cost translation time and code
@@ -58,6 +64,16 @@ const FIRST_LIMIT: i32 = 2;
 /// Most instructions of an outlined loop nest.
 const MAX_INSTS: u32 = 600;
 
+/// Activations of F that may call G (see the module docs).
+const MAX_ACTIVATIONS: i32 = 8;
+
+/// The top bit of F's counter global: a G of F is running.
+const BUSY: i32 = i32::MIN;
+
+/// Places in F's code that name F's counter global: read and write to
+/// count the activation, to set BUSY and to clear it.
+pub(in crate::back::wasm) const COUNTER_REFS: usize = 6;
+
 /// Exit codes after the outer labels' `0..m`.
 const FELL_OFF: u32 = 0;
 const RETURNED: u32 = 1;
@@ -77,7 +93,7 @@ pub struct OutlinedBody {
     pub calls: Vec<CallSite>,
     /// Offsets in the parent's entry of the 5-byte indices of the parent's
     /// activation counter global.
-    pub counter_at: [u32; 2],
+    pub counter_at: [u32; COUNTER_REFS],
 }
 
 /// An outlined loop being emitted: what F's emission resumes with.
@@ -107,7 +123,7 @@ pub(in crate::back::wasm) struct OutlinedCode {
     /// Offset in F's code of the 5-byte index of the call, and of the
     /// activation counter global's.
     call_at: usize,
-    counter_at: [usize; 2],
+    counter_at: [usize; COUNTER_REFS],
     calls: Vec<(usize, u8, u32, bool)>,
     sigs: Vec<(usize, Box<[u8]>)>,
 }
@@ -308,19 +324,22 @@ impl<'a> Fx<'a> {
         let calls = self.b.call_sites.split_off(state.calls_from);
         let sigs = self.b.sig_fixups.split_off(state.sigs_from);
 
-        // if (act == 0) act = ++counter;
-        // if (act == 1) { if (lim == 0) lim = FIRST_LIMIT;
+        // if (act == 0) act = ++counter;   (with BUSY when nested in a G)
+        // if (act <=u MAX_ACTIVATIONS) { if (lim == 0) lim = FIRST_LIMIT;
         //   block $fell { block $ret { loop $again { block $pause {
-        //     call G; br_table } lim <<= 1; br $again } } ret } }
+        //     counter |= BUSY; call G; counter &= ~BUSY; br_table }
+        //     lim <<= 1; br $again } } ret } }
         // } else { the loop }
         let act = self.act_local;
         self.w().local_get(act).i32_eqz().if_(BlockType::Empty);
-        let mut counter_at = [0usize; 2];
+        let mut counter_at = [0usize; COUNTER_REFS];
         counter_at[0] = self.global_placeholder(0x23);
         self.w().i32_const(1).i32_add().local_tee(act);
         counter_at[1] = self.global_placeholder(0x24);
         self.w().end();
-        self.w().local_get(act).i32_const(1).i32_eq().if_(BlockType::Empty);
+        self.w().local_get(act);
+        self.i32_const(MAX_ACTIVATIONS);
+        self.w().i32_le_u().if_(BlockType::Empty);
         self.b.labels.push(ANON_LABEL);
         // lim starts at 0 with the activation: set once, so a loop entered
         // again in the same activation (an inner nest outlined inside a
@@ -343,6 +362,10 @@ impl<'a> Fx<'a> {
         for l in 0..state.nparams {
             self.op_u32(0x20, l);
         }
+        counter_at[2] = self.global_placeholder(0x23);
+        self.i32_const(BUSY);
+        self.w().i32_or();
+        counter_at[3] = self.global_placeholder(0x24);
         // call, a 5-byte function index to patch.
         self.b.code.push(0x10);
         let call_at = self.b.code.len();
@@ -350,6 +373,10 @@ impl<'a> Fx<'a> {
         for l in (0..state.nparams).rev() {
             self.op_u32(0x21, l);
         }
+        counter_at[4] = self.global_placeholder(0x23);
+        self.i32_const(!BUSY);
+        self.w().i32_and();
+        counter_at[5] = self.global_placeholder(0x24);
         let mut table = std::mem::take(&mut self.b.table);
         table.clear();
         let here = self.b.labels.len() as u32 - 1;
