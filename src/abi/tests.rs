@@ -7,6 +7,14 @@ fn the_declarations_parse() {
 }
 
 #[test]
+fn the_irt_list_alone_equals_the_whole_lists_irt_part() {
+    let alone: Vec<String> = irt_abi().functions.iter().map(|f| format!("{f:?}")).collect();
+    let part: Vec<String> = abi().irt_imports().map(|f| format!("{f:?}")).collect();
+    assert_eq!(alone, part);
+    assert_eq!(irt_abi().ppb_imports().count(), 0);
+}
+
+#[test]
 fn irt_imports_keep_the_abi_order() {
     let names: Vec<&str> = abi().irt_imports().map(|f| f.name.as_str()).collect();
     assert_eq!(names.len(), 52);

@@ -82,11 +82,12 @@ impl ImportLayout {
 
     /// The layout with or without the Pepper imports.
     pub fn new(pepper: bool) -> Self {
-        let abi = abi::abi();
-        ImportLayout {
-            irt: abi.irt_imports().collect(),
-            ppb: if pepper { abi.ppb_imports().collect() } else { Vec::new() },
+        if !pepper {
+            // Without Pepper's list: most of the cost of reading the ABI.
+            return ImportLayout { irt: abi::irt_abi().irt_imports().collect(), ppb: Vec::new() };
         }
+        let abi = abi::abi();
+        ImportLayout { irt: abi.irt_imports().collect(), ppb: abi.ppb_imports().collect() }
     }
 
     /// Whether the PPB functions are imported.
