@@ -35,11 +35,15 @@ export function createMemory(limits) {
   return new WebAssembly.Memory({ initial, maximum, shared: true });
 }
 
-/** Imports that satisfy the module's import list but do nothing (for the probe). */
-function probeImports(memory) {
+/**
+ * Imports that satisfy the module's import list but do nothing (for the
+ * probe). The PPB functions (about 700) only for a module that imports them.
+ */
+function probeImports(module, memory) {
   const irt = {};
   for (const { name } of IRT_FUNCTIONS) irt[name] = () => errno.ENOSYS;
-  return { env: { memory, fault() {}, fmod_f64: (a, b) => a % b }, irt, ppapi: uniformPpapiImports(() => 0) };
+  const pepper = WebAssembly.Module.imports(module).some((i) => i.module === 'ppapi');
+  return { env: { memory, fault() {}, fmod_f64: (a, b) => a % b }, irt, ppapi: pepper ? uniformPpapiImports(() => 0) : {} };
 }
 
 /**
@@ -50,7 +54,7 @@ function probeImports(memory) {
 export async function probeHeapBase(module, memory) {
   for (let attempt = 0; ; attempt++) {
     try {
-      const { exports } = await WebAssembly.instantiate(module, probeImports(memory));
+      const { exports } = await WebAssembly.instantiate(module, probeImports(module, memory));
       return exports.__heap_base.value >>> 0;
     } catch (e) {
       const pages = memory.buffer.byteLength / PAGE_SIZE;

@@ -113,9 +113,11 @@ export function buildImports(thread, hostCalls, { trace = null, link = null, coo
     for (const [name, fn] of Object.entries(blocking)) irt[name] = new WebAssembly.Suspending(fn);
   }
   // A Pepper plugin also links against the PPB functions. Without a
-  // browser side (no link) the hook is not answered, so nothing reaches them.
-  const ppapi =
-    thread.pepper && link
+  // browser side (no link) the hook is not answered, so nothing reaches
+  // them. Other modules import none (about 700 functions not to list).
+  const ppapi = !thread.pepper
+    ? {}
+    : link
       ? pepper().pepperImports(thread, link, { coop })
       : uniformPpapiImports(() => {
           throw new GuestFault('a Pepper browser function was called outside a Pepper plugin');
