@@ -213,14 +213,15 @@ testNeeding(missing, 'NSG and GLBench 2.7 on their own pages (polyfill)', { time
       // function whose body is `unreachable` in the pexe (f495: a pure
       // virtual, or the like), which ends it with a crash, as it would have
       // in Chrome.
-      await page.waitForFunction(() => document.getElementById('glb_nacl').exitStatus === -1, null, { timeout: 30_000 });
-      // Console messages reach the test after the page has moved on.
+      await page.waitForFunction(() => document.getElementById('glb_nacl').lastError === 'NaCl module crashed', null, { timeout: 30_000 });
+      assert.equal(await page.evaluate(() => document.getElementById('glb_nacl').exitStatus), -1);
+      // Console messages reach the test after the page has moved on; the
+      // fault line comes after every message the module posted before it.
       await waitForLines(async () => page.logs, (l) => l.some((x) => x.includes('guest fault')), { timeout: 10_000, what: 'the fault line' });
       const logs = page.logs.filter((l) => l.startsWith('log: ')).map((l) => l.slice(5));
       for (const step of ['Init has been called for instance', '0', 'NACLGLWindow has been created', 'GLB Application has been initialized', 'No test exists and now exiting', 'Destroying window']) {
         assert.ok(logs.includes(step), `the module's step "${step}" (${logs.join(' | ')})`);
       }
-      assert.equal(await page.evaluate(() => document.getElementById('glb_nacl').lastError), 'NaCl module crashed');
       assert.deepEqual(page.problems, ['console: pexe: glb_nacl.pexe: guest fault: unreachable in function f495']);
     } finally {
       await page.closeAll();

@@ -467,9 +467,12 @@ export class PluginController {
     );
     this.plugin = plugin;
     for (const value of this.queue.splice(0)) plugin.postMessage(value);
+    // The end is handled behind the events already queued, so the page
+    // sees every message the module posted before it ended (as in Chrome)
+    // before lastError and exitStatus change.
     plugin.exited.then((result) => {
       if (!live() || result?.destroyed) return;
-      this.exited(result);
+      queueTask(() => live() && this.exited(result));
     });
   }
 
