@@ -79,12 +79,54 @@ const until = (page, fn, arg, timeout = 120_000) => page.waitForFunction(fn, arg
 
 const typesOf = (page, id) => page.evaluate((i) => types(i), id);
 
+/**
+ * The page's own record of the Workers it made and terminated (an init
+ * script wraps Worker), so that a Worker still listed after an instance
+ * ended says whether terminate() was ever called on it.
+ */
+const recordWorkers = () => {
+  const made = (window.workersMade = []);
+  const Native = window.Worker;
+  window.Worker = class extends Native {
+    constructor(url, options) {
+      super(url, options);
+      this.record = { url: String(url), terminated: false };
+      made.push(this.record);
+    }
+    terminate() {
+      this.record.terminated = true;
+      return super.terminate();
+    }
+  };
+};
+
+/** Waits up to 30 s for every Worker of the page to be gone. */
+async function workersGone(page) {
+  const deadline = Date.now() + 30_000;
+  while (page.workers().length > 0 && Date.now() < deadline) await page.waitForTimeout(100);
+  const left = page.workers().map((w) => w.url());
+  if (left.length > 0) {
+    const made = await page.evaluate(() => window.workersMade);
+    // Whether a Worker still listed still runs script.
+    const alive = await Promise.all(
+      page.workers().map((w) =>
+        Promise.race([
+          w.evaluate(() => 'answers').catch((e) => `throws ${e.message.split('\n')[0]}`),
+          new Promise((resolve) => setTimeout(() => resolve('no answer in 5 s'), 5000)),
+        ]),
+      ),
+    );
+    assert.fail(`Workers still there 30 s later: ${left.join(' ')} (${alive.join(', ')}); the page made ${JSON.stringify(made)}`);
+  }
+}
+
 testNeeding(missing, 'polyfill: the NaCl element', { timeout: 900_000 }, async (t) => {
   const trapPexe = assemble('trap-on-message');
   const site = await serveSite({ root: path.join(HERE, 'pages'), tag: 'classic', routes: routes(trapPexe) });
   const browser = await launchChromium();
   const open = async () => {
     const page = await newPage(browser);
+    await page.addInitScript(recordWorkers);
     await page.goto(site.url('/element.html'));
     await page.evaluate(() => window[Symbol.for('pexe.polyfill')].started);
     return page;
@@ -252,9 +294,7 @@ testNeeding(missing, 'polyfill: the NaCl element', { timeout: 900_000 }, async (
         assert.deepEqual(second.slice(-3), ['message', 'load', 'loadend']);
         // Removal: the instance ends silently and its Workers go.
         await page.evaluate(() => document.getElementById('c').remove());
-        const deadline = Date.now() + 30_000;
-        while (page.workers().length > 0 && Date.now() < deadline) await page.waitForTimeout(100);
-        assert.deepEqual(page.workers().map((w) => w.url()), []);
+        await workersGone(page);
         const after = await typesOf(page, 'c');
         assert.deepEqual(after, seq, 'no event after removal');
         // An embed of another type is left alone.
@@ -289,9 +329,7 @@ testNeeding(missing, 'polyfill: the NaCl element', { timeout: 900_000 }, async (
         assert.deepEqual(first.slice(-3), ['message', 'load', 'loadend']);
         // Hidden: the instance ends silently, its Workers go.
         await page.evaluate(() => (document.getElementById('h-listener').style.display = 'none'));
-        const deadline = Date.now() + 30_000;
-        while (page.workers().length > 0 && Date.now() < deadline) await page.waitForTimeout(100);
-        assert.deepEqual(page.workers().map((w) => w.url()), []);
+        await workersGone(page);
         assert.deepEqual(await typesOf(page, 'h'), first, 'no event when hidden');
         // Shown again: a new instance, from loadstart.
         await page.evaluate(() => (document.getElementById('h-listener').style.display = ''));

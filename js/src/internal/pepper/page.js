@@ -71,6 +71,15 @@ function showNotice(element, text) {
   el.textContent = text;
 }
 
+/**
+ * How long the host Worker lives on after its plugin ended (ms). A guest
+ * thread's Worker is the host Worker's child, and a browser that has to
+ * force a child to end (it runs guest code) times that on the parent's
+ * thread, 2 s after the parent asked (Chromium's WorkerThread): a host
+ * Worker ended sooner would leave that child, and itself, running.
+ */
+export const HOST_END_GRACE_MS = 3000;
+
 /** How long postMessageAndAwaitResponse waits before giving up (ms). */
 export const BLOCKING_TIMEOUT_MS = 60_000;
 
@@ -102,9 +111,11 @@ export function startPluginInPage(module, options, embedder, surface = null) {
     document.removeEventListener('visibilitychange', visibility);
     player?.destroy();
     settle(result);
-    worker.terminate();
+    setTimeout(() => worker.terminate(), HOST_END_GRACE_MS);
   };
   worker.addEventListener('message', (e) => {
+    // Once ended, the host Worker's last words are not the page's business.
+    if (done) return;
     const msg = e.data;
     if (controls?.handle(msg)) return;
     switch (msg?.type) {
@@ -159,6 +170,7 @@ export function startPluginInPage(module, options, embedder, surface = null) {
     }
   });
   worker.addEventListener('error', (e) => {
+    if (done) return;
     const err = new Error(`runtime bug: the plugin's host Worker failed: ${e.message ?? e}`);
     embedder.bug?.(err);
     end({ exitCode: 70, bug: err.message });

@@ -2,6 +2,8 @@
 // SharedArrayBuffer (a plain ArrayBuffer when there is no shared memory,
 // which means one thread). Fields, by index:
 
+import { Terminated } from './faults.js';
+
 /** Live guest threads (spawned and not yet ended). */
 export const LIVE = 0;
 /** Threads in an untimed futex wait (for deadlock detection). */
@@ -32,4 +34,27 @@ export function createControl() {
   control[NEXT_TID] = 1;
   control.fill(-1, STDIO, STDIO + 3);
   return control;
+}
+
+/** How often a guest thread blocked in a Worker looks at EXITING (ms). */
+export const EXIT_CHECK_MS = 100;
+
+/**
+ * `Atomics.wait(i32, index, value, ms)` for a guest thread, in slices: once
+ * the process is ending (EXITING) it throws Terminated, so the thread's
+ * Worker returns to its event loop. A browser ends a Worker blocked in
+ * Atomics.wait only by forcing it, and for a Worker started by another
+ * Worker that force is timed on the parent's thread: if the parent (a
+ * plugin's host Worker) ends first, such a child never ends, and neither
+ * does the parent. Returns what Atomics.wait returns.
+ */
+export function waitWhileRunning(control, i32, index, value, ms = Infinity) {
+  const end = ms === Infinity ? Infinity : performance.now() + ms;
+  for (;;) {
+    if (Atomics.load(control, EXITING)) throw new Terminated();
+    const left = end === Infinity ? EXIT_CHECK_MS : end - performance.now();
+    if (left <= 0) return 'timed-out';
+    const result = Atomics.wait(i32, index, value, Math.min(left, EXIT_CHECK_MS));
+    if (result !== 'timed-out') return result;
+  }
 }

@@ -30,6 +30,18 @@ export class ThreadExit extends Error {
   }
 }
 
+/**
+ * Unwinds a guest thread whose run has ended while it waited (a host call,
+ * a futex, a sleep): the control block's EXITING is set. The thread's own
+ * JS thread then returns to its event loop, where a Worker can end.
+ */
+export class Terminated extends Error {
+  constructor() {
+    super('the run has ended');
+    this.name = 'Terminated';
+  }
+}
+
 /** A fault the runtime detects itself (`env.fault`, a deadlock, ...). */
 export class GuestFault extends Error {
   constructor(message) {

@@ -8,17 +8,18 @@
 // and come in as `hostCalls`: direct functions when the thread runs on the
 // host, synchronous calls to the host from a Worker.
 //
-// Running an entry point ends in one of four outcomes:
+// Running an entry point ends in one of five outcomes:
 //   {type: 'exit', status}          exit() or a return from `_start`
 //   {type: 'thread-exit'}           thread_exit() or a return from the thread function
 //   {type: 'fault', message}        a guest fault (faults.js)
+//   {type: 'terminated'}            the process ended while it waited (faults.js Terminated)
 //   {type: 'error', error}          a runtime bug
 
 import { HOST_CALLS, IRT_FUNCTIONS, uniformPpapiImports } from './abi.js';
 import { pepper } from '../pepper/load.js';
 import { PepperStart } from '../pepper/start.js';
-import { EXITING, WAKE_EPOCH } from './control.js';
-import { ExitError, GuestFault, ThreadExit, describeFault, envFaultMessage } from './faults.js';
+import { EXITING, WAKE_EPOCH, waitWhileRunning } from './control.js';
+import { ExitError, GuestFault, Terminated, ThreadExit, describeFault, envFaultMessage } from './faults.js';
 import { basic } from './irt/basic.js';
 import { clock, monotonicNs } from './irt/clock.js';
 import { futex } from './irt/futex.js';
@@ -74,7 +75,7 @@ export function createThread({ memory, control, tid, processStartNs, processors,
     sleep(ms) {
       if (!(ms > 0)) return;
       if (sleeper) {
-        Atomics.wait(sleeper, 0, 0, ms);
+        waitWhileRunning(control, sleeper, 0, 0, ms);
       } else {
         const end = performance.now() + ms;
         while (performance.now() < end);
@@ -142,6 +143,7 @@ export function classify(err, exports) {
   if (err instanceof ExitError) return { type: 'exit', status: err.status };
   if (err instanceof PepperStart) return { type: 'pepper', funcs: err.funcs };
   if (err instanceof ThreadExit) return { type: 'thread-exit', flag: err.flag };
+  if (err instanceof Terminated) return { type: 'terminated' };
   const message = describeFault(err, exports?.__pexe_longjmp_tag);
   if (message !== null) return { type: 'fault', message };
   return { type: 'error', error: err };

@@ -13,7 +13,7 @@
 // A thread that may not block (a page's main thread) can only be the one
 // thread of its process: an untimed wait there is a deadlock at once.
 
-import { LIVE, WAITING, WAKE_EPOCH } from '../control.js';
+import { LIVE, WAITING, WAKE_EPOCH, waitWhileRunning } from '../control.js';
 import { errno } from '../defs.js';
 import { GuestFault } from '../faults.js';
 import { readTimespec, realtimeNs } from './clock.js';
@@ -39,7 +39,7 @@ export function futex(thread) {
       let epoch = Atomics.load(control, WAKE_EPOCH);
       let stalled = false;
       for (;;) {
-        const result = Atomics.wait(i32, i, value, DEADLOCK_SLICE_MS);
+        const result = waitWhileRunning(control, i32, i, value, DEADLOCK_SLICE_MS);
         if (result !== 'timed-out') return 0;
         const now = Atomics.load(control, WAKE_EPOCH);
         const allWaiting = Atomics.load(control, WAITING) >= Atomics.load(control, LIVE);
@@ -69,7 +69,7 @@ export function futex(thread) {
         thread.sleep(ms);
         return errno.ETIMEDOUT;
       }
-      const result = Atomics.wait(i32, i, value, ms);
+      const result = waitWhileRunning(control, i32, i, value, ms);
       if (result === 'timed-out') return errno.ETIMEDOUT;
       return result === 'not-equal' ? errno.EAGAIN : 0;
     },

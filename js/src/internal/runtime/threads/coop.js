@@ -18,7 +18,7 @@
 
 import { EXITING, LIVE, NEXT_TID, WAITING, WAKE_EPOCH } from '../control.js';
 import { errno, FAULT_EXIT_STATUS } from '../defs.js';
-import { GuestFault } from '../faults.js';
+import { GuestFault, Terminated } from '../faults.js';
 import { readTimespec, realtimeNs, writeTime } from '../irt/clock.js';
 import { DEADLOCK_MESSAGE, DEADLOCK_SLICE_MS } from '../irt/futex.js';
 import { errnoOf, fail } from '../irt/guard.js';
@@ -29,14 +29,6 @@ import { startReturnStatus } from '../module-info.js';
 /** Whether this host can suspend WebAssembly (JSPI). */
 export function coopAvailable() {
   return typeof WebAssembly.Suspending === 'function' && typeof WebAssembly.promising === 'function';
-}
-
-/** Unwinds a thread that was set aside when the run ended. */
-export class Terminated extends Error {
-  constructor() {
-    super('the run has ended');
-    this.name = 'Terminated';
-  }
 }
 
 /** An async IRT body whose failures become errno results (guard.js). */
@@ -195,7 +187,6 @@ export function runCooperative({ proc, setup, startResults, traceSink, onStart }
         }
       }
     };
-    const outcomeOf = (e, exports) => (e instanceof Terminated ? { type: 'terminated' } : classify(e, exports));
 
     const dispatch = (name, args, tid) => {
       const irt = proc.hostCalls[name];
@@ -246,7 +237,7 @@ export function runCooperative({ proc, setup, startResults, traceSink, onStart }
           await WebAssembly.promising(exports.__pexe_thread_start)(func);
           threadEnded();
         } catch (e) {
-          const o = outcomeOf(e, exports);
+          const o = classify(e, exports);
           if (o.type === 'thread-exit') {
             if (o.flag !== 0) clearStackFlag(thread, o.flag);
             threadEnded();
@@ -269,7 +260,7 @@ export function runCooperative({ proc, setup, startResults, traceSink, onStart }
       try {
         value = await WebAssembly.promising(exports._start)(setup.startinfo);
       } catch (e) {
-        const o = outcomeOf(e, exports);
+        const o = classify(e, exports);
         if (o.type === 'pepper') return runPluginMain(thread, link, o.funcs);
         if (o.type === 'thread-exit') return threadEnded();
         return settleOutcome(o);
@@ -284,7 +275,7 @@ export function runCooperative({ proc, setup, startResults, traceSink, onStart }
       const run = (step) => {
         chain = chain
           .then(() => (finished ? undefined : step()))
-          .catch((e) => settleOutcome(outcomeOf(e, thread.exports)));
+          .catch((e) => settleOutcome(classify(e, thread.exports)));
       };
       proc.browser.transport = { toMain: (item) => setTimeout(() => run(() => main.handle(item)), 0) };
       thread.queueItem = (item) => setTimeout(() => run(() => main.handle(item)), 0);

@@ -15,6 +15,7 @@
 // pointer handed to the browser is the guest's bug). Anything else it
 // throws answers FAILED: a runtime bug, reported by the host.
 
+import { waitWhileRunning } from '../control.js';
 import { GuestFault } from '../faults.js';
 
 export const IDLE = 0;
@@ -43,10 +44,12 @@ export class HostCallError extends Error {
 
 /** The guest thread's end of a channel. */
 export class HostLink {
-  constructor(channel, post, tid) {
+  constructor(channel, post, tid, control) {
     this.channel = channel;
     this.post = post;
     this.tid = tid;
+    /** The process's control block: a call the host never answers ends once it is EXITING. */
+    this.control = control;
     this.f64s = new Float64Array(channel.buffer, 8, 1);
     this.i64s = new BigInt64Array(channel.buffer, 8, 1);
   }
@@ -56,7 +59,7 @@ export class HostLink {
     const ch = this.channel;
     Atomics.store(ch, 0, PENDING);
     this.post({ type: 'call', name, args, tid: this.tid });
-    while (Atomics.load(ch, 0) === PENDING) Atomics.wait(ch, 0, PENDING);
+    while (Atomics.load(ch, 0) === PENDING) waitWhileRunning(this.control, ch, 0, PENDING);
     const state = Atomics.load(ch, 0);
     Atomics.store(ch, 0, IDLE);
     if (state === FAULT) {

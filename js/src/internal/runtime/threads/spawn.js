@@ -30,7 +30,8 @@ import { createChannel, serveCall } from './rpc.js';
  */
 export function runInWorkers({ proc, platform, setup, startResults, traceSink, traceInWorker, passthrough, onStart }) {
   return new Promise((resolve, reject) => {
-    const workers = new Set();
+    /** Each live Worker, and its host-call channel (rpc.js). */
+    const workers = new Map();
     let finished = false;
     /** The main thread's Worker (the plugin's main loop, for Pepper). */
     let mainWorker = null;
@@ -56,11 +57,21 @@ export function runInWorkers({ proc, platform, setup, startResults, traceSink, t
       finished = true;
       drainer?.stop();
       Atomics.store(proc.control, EXITING, 1);
+      // A thread waiting for a host call's answer wakes, sees EXITING and
+      // returns to its Worker's event loop (control.js waitWhileRunning).
+      for (const channel of workers.values()) Atomics.notify(channel, 0);
       proc.spawner = null;
-      proc.browser?.shutdown();
-      const all = [...workers].map((w) => w.terminate());
+      // The Workers end even if the browser side fails to shut down.
+      let shutdownError = null;
+      try {
+        proc.browser?.shutdown();
+      } catch (e) {
+        shutdownError = new Error(`runtime bug: ending the plugin's resources: ${e?.message ?? e}`);
+      }
+      const all = [...workers.keys()].map((w) => w.terminate());
       workers.clear();
-      Promise.all(all).then(() => (error ? reject(error) : resolve(result)));
+      const failure = error ?? shutdownError;
+      Promise.all(all).then(() => (failure ? reject(failure) : resolve(result)));
     };
 
     const bug = (message, stack) => {
@@ -82,7 +93,7 @@ export function runInWorkers({ proc, platform, setup, startResults, traceSink, t
     const start = (role, tid, extra, transfer = []) => {
       const channel = createChannel();
       const w = platform.createWorker({ pepper: !!proc.browser });
-      workers.add(w);
+      workers.set(w, channel);
       let ended = false;
       w.onMessage((msg) => {
         if (finished) return;
@@ -113,6 +124,10 @@ export function runInWorkers({ proc, platform, setup, startResults, traceSink, t
           case 'error':
             ended = true;
             bug(msg.message, msg.stack);
+            break;
+          case 'terminated':
+            // Left a wait once EXITING was set: only after finish().
+            ended = true;
             break;
           default:
             bug(`unexpected message from thread ${tid}: ${JSON.stringify(msg)}`);

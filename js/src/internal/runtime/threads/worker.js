@@ -100,7 +100,7 @@ async function start(init) {
   // Items this thread schedules on its own main loop (SwapBuffers' callback).
   thread.queueItem = (item) => runPluginItem(item);
   const post = (msg) => port.post(msg);
-  const link = new HostLink(init.channel, post, init.tid);
+  const link = new HostLink(init.channel, post, init.tid, init.control);
   let hostCalls = rpcFunctions([...HOST_CALLS], link);
   const ring = init.outputRing ? new OutputRingWriter(init.outputRing) : null;
   // Always: besides Node's fds and the ring, a discarded stdout/stderr
