@@ -116,6 +116,16 @@ export class GuestMemory {
     this.keptView.setBigInt64(addr >>> 0, BigInt.asIntN(64, BigInt(value)), true);
   }
 
+  /**
+   * A view of [addr, addr+len) on the guest's bytes, for a caller that
+   * copies them at once: made from the kept view (u8() would make new
+   * views of the whole memory, per write a third of a line's cost).
+   */
+  bytes(addr, len) {
+    this.check(addr, len);
+    return this.kept.subarray(addr >>> 0, (addr >>> 0) + len);
+  }
+
   /** A copy of [addr, addr+len) (a plain, non-shared Uint8Array). */
   read(addr, len) {
     this.check(addr, len);

@@ -85,8 +85,7 @@ export function fdio(proc) {
       mem.check(nwrotePtr, 4);
       let bytes;
       if (desc.takesViews) {
-        mem.check(buf, len);
-        bytes = mem.u8().subarray(buf >>> 0, (buf >>> 0) + len);
+        bytes = mem.bytes(buf, len);
       } else {
         bytes = mem.read(buf, len);
       }
