@@ -214,6 +214,26 @@ fn single_threaded_programs_run_on_the_main_thread() {
     assert_eq!(thread.status.code(), Some(0));
 }
 
+/// The page's stdout benchmark (tests/browser/bench.mjs) times
+/// tests/browser/output/lines.records: it must assemble, verify and print
+/// its 163840 lines of 61 bytes.
+#[test]
+fn the_stdout_benchmark_program_prints_its_lines() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/browser/output/lines.records");
+    let text = std::fs::read_to_string(path).expect("tests/browser/output/lines.records");
+    let bytes = pexe::asm::assemble(&text).unwrap_or_else(|e| panic!("lines.records: {e}"));
+    assert!(pexe::verify::verify_bytes(&bytes).is_empty());
+    let dir = std::env::temp_dir().join(format!("pexe-run-lines-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("lines.pexe"), &bytes).unwrap();
+    let out = pexe_run(&dir, "lines.pexe", &[]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let line = format!("{}\n", "ACGT".repeat(15));
+    assert_eq!(out.stdout.len(), 163_840 * line.len());
+    assert!(out.stdout.chunks(line.len()).all(|l| l == line.as_bytes()));
+}
+
 // ---------------------------------------------------------------------------
 // Guest faults, with pexes built by the assembler.
 

@@ -20,11 +20,13 @@
 //    throttled in 64 KiB chunks, translateStreaming(fetch(url)) then
 //    WebAssembly.compile: the time from the last chunk arriving to the module
 //    ready to instantiate.
-// 4. stdout: fasta (corpus) writing many small chunks (a line, 61 bytes,
-//    per write): through the page's runner as a user runs it (terminal
-//    included; each run in a fresh Worker that translates and compiles the
-//    pexe, so the guest's code is as cold as a user's; a second between
-//    runs, as a user reads the output), and through the package's run() in a Worker: to a
+// 4. stdout: many small writes (a line, 61 bytes, per write) through the
+//    page's runner as a user runs it (terminal included; each run in a
+//    fresh Worker that translates and compiles the pexe, so the guest's
+//    code is as cold as a user's; a second between runs, as a user reads
+//    the output): output/lines.records (nothing but the writes: the goal's
+//    row) and fasta (corpus; a real program, which also computes its
+//    lines). Then fasta through the package's run() in a Worker: to a
 //    stdout function that counts and hashes, on the guest's thread
 //    (threads: false) and from a guest Worker through the runtime's output
 //    ring (threads: true); into an OutputRing that the page drains once
@@ -40,6 +42,7 @@
 // Machines differ and this one may be shared: the load average is printed
 // with the rows.
 
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -82,7 +85,18 @@ function info(measure, value) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const load = () => os.loadavg()[0].toFixed(1);
 
-/** Serves /bench/ (the Worker script), /bench/wasi/ (the WASI shim) and /bench/c/ (clang's builds) to a page. */
+/** output/lines.records assembled (by the release CLI) into a temporary file. */
+function assembleLines() {
+  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pexe-bench-')), 'lines.pexe');
+  const records = path.join(REPO, 'tests/browser/output/lines.records');
+  const r = spawnSync(path.join(REPO, 'target/release/pexe'), ['as', records, '-o', out], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`pexe as ${records}: ${r.stderr || r.error}`);
+  return out;
+}
+const LINES_BYTES = 163840 * 61;
+let linesPexe = null;
+
+/** Serves /bench/ (the Worker script, lines.pexe), /bench/wasi/ (the WASI shim) and /bench/c/ (clang's builds) to a page. */
 async function routeBench(page) {
   const shim = path.join(REPO, 'tests/browser/node_modules/@bjorn3/browser_wasi_shim/dist');
   await page.context().route('**/bench/**', (route) => {
@@ -90,6 +104,7 @@ async function routeBench(page) {
     let file = null;
     if (p.startsWith('/bench/wasi/')) file = path.join(shim, p.slice('/bench/wasi/'.length));
     else if (p.startsWith('/bench/c/') && WASI_DIR) file = path.join(WASI_DIR, path.basename(p));
+    else if (p === '/bench/lines.pexe') file = linesPexe ??= assembleLines();
     else file = path.join(REPO, 'tests/browser/bench', path.basename(p));
     if (!fs.existsSync(file)) return route.fulfill({ status: 404, body: 'not found' });
     const type = file.endsWith('.js') ? 'text/javascript' : file.endsWith('.wasm') ? 'application/wasm' : 'application/octet-stream';
@@ -284,53 +299,71 @@ if (ONLY.has('stdout') || ONLY.has('runtime')) {
       const FASTA = `/corpus/${BENCH_RES}/fasta.pexe`;
       // The page's runner, as a user runs it: terminal included. Each run
       // has a Worker of its own, which translates and compiles the pexe.
-      const n = 250000;
-      const page = await openPage(env, `?url=${encodeURIComponent(FASTA)}`);
-      await page.fill('#args-input', String(n));
-      const uiRuns = [];
-      for (let i = 0; i < Math.max(1, REPEAT); i++) {
-        await page.waitForTimeout(1000);
-        await page.click('#run-btn');
-        const run = await waitRun(page, 600_000);
-        if (run.exitCode !== 0) throw new Error(`fasta in the page: exit ${run.exitCode} ${run.fault ?? run.error ?? ''}`);
-        uiRuns.push(
-          await page.evaluate(() => {
-            const r = window.__pexeLastRun;
-            return { bytes: r.stdout.length, ms: r.endT - r.runT };
-          }),
-        );
-      }
-      const ui = { bytes: uiRuns[0].bytes, ms: median(uiRuns.map((r) => r.ms)) };
-      const uiMbs = ui.bytes / 1e6 / (ui.ms / 1000);
-      row('stdout of a guest in the page (runner)', `${uiMbs.toFixed(1)} MB/s`, '≥ 100 MB/s', uiMbs / 100);
-      info(`  fasta ${n}: ${(ui.bytes / 1e6).toFixed(1)} MB of 61-byte writes (median of ${uiRuns.length})`, `${ui.ms.toFixed(0)} ms`);
+      const page = await openPage(env);
       await routeBench(page);
+      /** Median { bytes, ms } of REPEAT runs of the runner's current file. */
+      const runnerRuns = async (what, bytes) => {
+        const runs = [];
+        for (let i = 0; i < Math.max(1, REPEAT); i++) {
+          await page.waitForTimeout(1000);
+          await page.click('#run-btn');
+          const run = await waitRun(page, 600_000);
+          if (run.exitCode !== 0) throw new Error(`${what} in the page: exit ${run.exitCode} ${run.fault ?? run.error ?? ''}`);
+          runs.push(
+            await page.evaluate(() => {
+              const r = window.__pexeLastRun;
+              return { bytes: r.outBytes, ms: r.endT - r.runT };
+            }),
+          );
+          if (runs.at(-1).bytes !== bytes) throw new Error(`${what} in the page: ${runs.at(-1).bytes} bytes, not ${bytes}`);
+        }
+        return { bytes, ms: median(runs.map((r) => r.ms)) };
+      };
+      const open = async (url) => {
+        await page.goto(`${env.server.url}?url=${encodeURIComponent(url)}`);
+        await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 60_000 });
+      };
+      await open('/bench/lines.pexe');
+      const lines = await runnerRuns('lines', LINES_BYTES);
+      const linesMbs = lines.bytes / 1e6 / (lines.ms / 1000);
+      row('stdout of a guest in the page (runner)', `${linesMbs.toFixed(1)} MB/s`, '≥ 100 MB/s', linesMbs / 100);
+      info(`  lines: ${(lines.bytes / 1e6).toFixed(1)} MB of 61-byte writes, nothing else (median of ${Math.max(1, REPEAT)})`, `${lines.ms.toFixed(0)} ms`);
+      const n = 250000;
+      await open(FASTA);
+      await page.fill('#args-input', String(n));
+      const ui = await runnerRuns('fasta', 2541745);
+      info(`  fasta ${n}: ${(ui.bytes / 1e6).toFixed(1)} MB of 61-byte writes, computed (median)`, `${(ui.bytes / 1e6 / (ui.ms / 1000)).toFixed(1)} MB/s`);
       const big = 1000000;
-      const bigBytes = 10166745;
+      const fasta = { name: 'fasta', url: FASTA, args: ['fasta.pexe', String(big)], bytes: 10166745 };
+      const linesJob = { name: 'lines', url: '/bench/lines.pexe', args: ['lines.pexe'], bytes: LINES_BYTES };
       const jobs = [
-        ["stdout function, guest's thread", { threads: false }],
-        ['stdout function, guest Worker', { threads: true }],
-        ["OutputRing, page drains, guest's thread", { threads: false, output: 'ring' }],
-        ['OutputRing, page drains, guest Worker', { threads: true, output: 'ring' }],
-        ["stdout discarded, guest's thread", { threads: false, output: 'discard' }],
-        ['stdout discarded, guest Worker', { threads: true, output: 'discard' }],
-        ["OutputRing, again (warm code)", { threads: false, output: 'ring', runs: 2 }],
-        ["stdout discarded, again (warm code)", { threads: false, output: 'discard', runs: 2 }],
+        ["fasta, stdout function, guest's thread", fasta, { threads: false }],
+        ['fasta, stdout function, guest Worker', fasta, { threads: true }],
+        ["fasta, OutputRing, page drains, guest's thread", fasta, { threads: false, output: 'ring' }],
+        ['fasta, OutputRing, page drains, guest Worker', fasta, { threads: true, output: 'ring' }],
+        ["fasta, stdout discarded, guest's thread", fasta, { threads: false, output: 'discard' }],
+        ['fasta, stdout discarded, guest Worker', fasta, { threads: true, output: 'discard' }],
+        ['fasta, OutputRing, again (warm code)', fasta, { threads: false, output: 'ring', runs: 2 }],
+        ['fasta, stdout discarded, again (warm code)', fasta, { threads: false, output: 'discard', runs: 2 }],
+        ["lines, stdout function, guest's thread", linesJob, { threads: false }],
+        ["lines, OutputRing, page drains, guest's thread", linesJob, { threads: false, output: 'ring' }],
+        ["lines, stdout discarded, guest's thread", linesJob, { threads: false, output: 'discard' }],
+        ['lines, OutputRing, page drains, guest Worker', linesJob, { threads: true, output: 'ring' }],
       ];
-      info(`  package run() in a Worker, fasta ${big} (${(bigBytes / 1e6).toFixed(1)} MB):`, '');
+      info(`  package run() in a Worker: fasta ${big} (${(fasta.bytes / 1e6).toFixed(1)} MB), lines (${(LINES_BYTES / 1e6).toFixed(1)} MB):`, '');
       // Rounds of every kind in turn, so that a change of the machine's load weighs on each alike.
       const times = jobs.map(() => []);
       for (let i = 0; i < Math.max(1, REPEAT); i++) {
-        for (const [k, [label, o]] of jobs.entries()) {
-          const job = { kind: 'pexe', url: FASTA, args: ['fasta.pexe', String(big)], ...o };
+        for (const [k, [label, prog, o]] of jobs.entries()) {
+          const job = { kind: 'pexe', url: prog.url, args: prog.args, ...o };
           const r = o.output === 'ring' ? await inWorkerWithRing(page, job) : await inWorker(page, job);
-          if (r.error || r.exitCode !== 0) throw new Error(`fasta in a Worker (${label}): ${r.error ?? r.fault ?? r.exitCode}`);
-          const want = bigBytes * (o.output === 'ring' ? (o.runs ?? 1) : 1);
-          if (o.output !== 'discard' && r.bytes !== want) throw new Error(`fasta in a Worker (${label}): ${r.bytes} bytes, not ${want}`);
+          if (r.error || r.exitCode !== 0) throw new Error(`${label}: ${r.error ?? r.fault ?? r.exitCode}`);
+          const want = prog.bytes * (o.output === 'ring' ? (o.runs ?? 1) : 1);
+          if (o.output !== 'discard' && r.bytes !== want) throw new Error(`${label}: ${r.bytes} bytes, not ${want}`);
           times[k].push(r.ms);
         }
       }
-      for (const [k, [label]] of jobs.entries()) info(`    ${label}`, `${(bigBytes / 1e6 / (median(times[k]) / 1000)).toFixed(1)} MB/s`);
+      for (const [k, [label, prog]] of jobs.entries()) info(`    ${label}`, `${(prog.bytes / 1e6 / (median(times[k]) / 1000)).toFixed(1)} MB/s`);
       if (WASI_DIR && fs.existsSync(path.join(WASI_DIR, 'fasta.wasm'))) {
         const r = await inWorker(page, { kind: 'wasi', url: '/bench/c/fasta.wasm', args: ['fasta', String(big)] });
         if (!r.error) info(`  (clang's fasta, output only counted)`, `${(r.bytes / 1e6 / (r.ms / 1000)).toFixed(1)} MB/s`);
