@@ -84,24 +84,22 @@ impl<'a> Fx<'a> {
     }
 
     pub(super) fn open(&mut self, label: u32, is_loop: bool) {
-        if is_loop {
-            self.w().loop_(BlockType::Empty);
-        } else {
-            self.w().block(BlockType::Empty);
-        }
+        // `loop` or `block`, with the empty block type.
+        let op = if is_loop { 0x03 } else { 0x02 };
+        self.b.code.extend_from_slice(&[op, 0x40]);
         self.push_label(label);
         self.terminal = false;
     }
 
     pub(super) fn close(&mut self) {
-        self.w().end();
+        self.b.code.push(0x0B); // end
         self.pop_label();
         self.terminal = false;
     }
 
     fn br(&mut self, l: LabelId) {
         let d = self.depth(l);
-        self.w().br(d);
+        self.op_u32(0x0C, d); // br
         self.terminal = true;
     }
 
@@ -224,14 +222,15 @@ impl<'a> Fx<'a> {
                 };
                 if let Some(l0) = self.plain_label(vb, e0) {
                     let d = self.depth(l0);
-                    self.w().br_if(d);
+                    self.op_u32(0x0D, d); // br_if
                     work.push(Work::Exit(vb, e1, fall));
                 } else if let Some(l1) = self.plain_label(vb, e1) {
                     let d = self.depth(l1);
-                    self.w().i32_eqz().br_if(d);
+                    self.b.code.push(0x45); // i32.eqz
+                    self.op_u32(0x0D, d); // br_if
                     work.push(Work::Exit(vb, e0, fall));
                 } else {
-                    self.w().if_(BlockType::Empty);
+                    self.b.code.extend_from_slice(&[0x04, 0x40]); // if, empty type
                     self.push_label(ANON);
                     work.push(Work::End);
                     work.push(Work::Exit(vb, e1, fall));
@@ -323,13 +322,13 @@ impl<'a> Fx<'a> {
             }
             for i in (0..n).rev() {
                 let (dl, _) = self.b.copies[i];
-                self.w().local_set(dl);
+                self.op_u32(0x21, dl); // local.set
             }
         } else {
             for i in 0..n {
                 let (dl, src) = self.b.copies[i];
                 self.get(src);
-                self.w().local_set(dl);
+                self.op_u32(0x21, dl); // local.set
             }
         }
         if n > 0 {
@@ -583,7 +582,7 @@ impl<'a> Fx<'a> {
                     self.w().i32_eq();
                 }
                 let d = self.slot_depth(self.b.slot_of[k as usize]);
-                self.w().br_if(d);
+                self.op_u32(0x0D, d); // br_if
                 continue;
             }
             // A table: holes and out-of-range values fall to the next test.
@@ -621,7 +620,7 @@ impl<'a> Fx<'a> {
             self.pop_label();
         }
         let d = self.slot_depth(self.b.slot_of[0]);
-        self.w().br(d);
+        self.op_u32(0x0C, d); // br
     }
 }
 

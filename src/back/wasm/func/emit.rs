@@ -38,9 +38,10 @@ impl<'a> Fx<'a> {
             Kind::Const => self.emit_const(i),
             Kind::Frame(off) => {
                 let fl = self.frame_local;
-                self.w().local_get(fl);
+                self.op_u32(0x20, fl); // local.get
                 if off != 0 {
-                    self.w().i32_const(off as i32).i32_add();
+                    self.i32_const(off as i32);
+                    self.b.code.push(0x6A); // i32.add
                 }
             }
             Kind::Folded | Kind::None => {

@@ -87,7 +87,7 @@ impl<'a> Fx<'a> {
                         ret.is_some()
                     }
                     Some(Callee::Defined { index, .. }) => {
-                        self.w().call(index);
+                        self.op_u32(0x10, index); // call
                         ret.is_some()
                     }
                     Some(Callee::Intrinsic(i)) => self.lower_intrinsic(k, i, args, *ret),
@@ -111,7 +111,7 @@ impl<'a> Fx<'a> {
                     for &t in &d.pad {
                         self.zero_w(t);
                     }
-                    self.w().call(d.index);
+                    self.op_u32(0x10, d.index); // call
                     match d.result {
                         ResultFix::Same => {}
                         ResultFix::Drop => {
@@ -169,7 +169,7 @@ impl<'a> Fx<'a> {
     /// `call $sqrt`, noted as a site the module may turn into `f64.sqrt`.
     pub(super) fn sqrt_site(&mut self, index: u32, callee: u32, unguarded: bool) {
         let at = self.b.code.len();
-        self.w().call(index);
+        self.op_u32(0x10, index); // call
         let len = (self.b.code.len() - at) as u8;
         self.b.call_sites.push((at, len, callee, unguarded));
     }
