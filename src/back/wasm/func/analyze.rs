@@ -328,17 +328,26 @@ impl<'a> Fx<'a> {
         counts.resize(self.b.vals.len(), (0, NONE));
         found.clear();
         for &k in &self.b.mem_insts {
-            if let Some((pi, _, _, _)) = self.offset_address(k as usize) {
+            if let Some((pi, d, base, c)) = self.offset_address(k as usize) {
                 counts[pi].0 += 1;
                 counts[pi].1 = k;
-                found.push(k);
+                found.push((k, pi as u32, d as u32, base, c));
             }
         }
-        // Pass 2: rewrite the accesses of adds used only that way.
-        for &k in &found {
-            let k = k as usize;
-            let Some((pi, d, base, c)) = self.offset_address(k) else { continue };
-            if counts[pi].0 != self.b.vals[pi].uses {
+        // Pass 2: rewrite the accesses of adds used only that way. Of what
+        // `offset_address` looked at, only the flags below change here
+        // (aliases, constants and types do not), so pass 1's answer stands
+        // when they still hold.
+        for &(k, pi, d, base, c) in &found {
+            let (k, pi, d) = (k as usize, pi as usize, d as usize);
+            let pv = self.b.vals[pi];
+            let still = self.b.insts[k].emit
+                && self.b.insts[k].addr == NONE
+                && self.b.insts[d].emit
+                && pv.kind == Kind::None
+                && !pv.pinned
+                && pv.uses != 0;
+            if !still || counts[pi].0 != pv.uses {
                 continue;
             }
             self.b.insts[k].addr = base.0;

@@ -254,8 +254,10 @@ pub(super) struct Buffers {
     pub locals: locals::LocalBuffers,
     /// Per add: uses as a load/store address, and the last such access.
     pub addr_uses: Vec<(u32, u32)>,
-    /// The accesses whose address is such an add.
-    pub addr_found: Vec<u32>,
+    /// The accesses whose address is such an add, with what
+    /// `offset_address` found for them: (access, value index of the add,
+    /// the add, base, offset).
+    pub addr_found: Vec<(u32, u32, u32, ValueId, u32)>,
     /// The loads and stores of the body, and its phis, in order.
     pub mem_insts: Vec<u32>,
     pub phi_insts: Vec<u32>,
