@@ -179,8 +179,10 @@ pub struct Structured {
     /// Scratch of `Layout::build`: sequences under construction, as
     /// linked lists (node, previous entry), newest first.
     seqs: Vec<(Node, u32)>,
-    /// The working graph and its analyses, kept for the next body.
-    scratch: Box<Scratch>,
+    /// The working graph and its analyses, kept for the next body. Out of
+    /// here while a body is structured; an `Option` so that taking it
+    /// leaves nothing to allocate and drop in its place.
+    scratch: Option<Box<Scratch>>,
 }
 
 /// What structuring one body builds on the way, kept between bodies so it
@@ -297,7 +299,7 @@ fn structure_with<'a>(
         out.body = Body { start: 0, end: 1 };
         return;
     }
-    let mut sc = std::mem::take(&mut out.scratch);
+    let mut sc = out.scratch.take().unwrap_or_default();
     let Scratch { graph, cfg, loops, layout, seq_of } = &mut *sc;
     graph.fill(num_blocks, succs);
     reducible_cfg(graph, engine, known, cfg);
@@ -321,7 +323,7 @@ fn structure_with<'a>(
         };
         if wide.is_empty() {
             layout.build(graph, cfg, out, seq_of);
-            out.scratch = sc;
+            out.scratch = Some(sc);
             return;
         }
         rounds += 1;
