@@ -18,7 +18,6 @@ use super::{for_each_operand, Fx, Kind, Term, NONE};
 use crate::back::wasm::structure::{Exit, ExitHow, Node, Structured};
 use crate::back::wasm::types::wasm_type;
 use crate::ir::InstKind;
-use std::cmp::Reverse;
 use wasm_encoder::ValType as W;
 
 /// Declaration order of the value locals' types.
@@ -55,7 +54,12 @@ pub(in crate::back::wasm) struct LocalBuffers {
     /// Scratch of the sort of `order`.
     count: Vec<u32>,
     sorted: Vec<(u32, u32)>,
-    active: [std::collections::BinaryHeap<Reverse<(u32, u32)>>; 5],
+    /// Slots in use, by the position where their value's interval ends:
+    /// per position the head of a list through `ending` (type, slot, next).
+    ending_head: Vec<u32>,
+    ending: Vec<(u8, u32, u32)>,
+    /// The slots freed at one position, to hand back in slot order.
+    freed: Vec<(u8, u32)>,
     free: [Vec<u32>; 5],
 }
 
@@ -90,6 +94,7 @@ impl<'a> Fx<'a> {
         }
         // Intervals, widened over loops; then the scan.
         lb.order.clear();
+        let mut max_end = 0;
         for i in first_inst..n {
             if !self.needs_local(i) {
                 continue;
@@ -104,14 +109,19 @@ impl<'a> Fx<'a> {
             let (s, e) = widen(&lb, lb.start[i], lb.end[i]);
             lb.start[i] = s;
             lb.end[i] = e;
+            max_end = max_end.max(e);
             lb.order.push((s, i as u32));
         }
         sort_by_start(&mut lb);
         let mut slots = [0u32; 5];
         for t in 0..5 {
-            lb.active[t].clear();
             lb.free[t].clear();
         }
+        lb.ending_head.clear();
+        lb.ending_head.resize(max_end as usize + 1, NONE);
+        lb.ending.clear();
+        // Intervals ending before this position have given their slots back.
+        let mut swept = 0u32;
         // Slot per value first (stored as Local(slot)), indices after.
         for k in 0..lb.order.len() {
             let (s, i) = lb.order[k];
@@ -121,18 +131,33 @@ impl<'a> Fx<'a> {
                 slots[t] += 1;
                 slots[t] - 1
             } else {
-                while let Some(&Reverse((end, slot))) = lb.active[t].peek() {
-                    if end >= s {
-                        break;
+                // Free the slots of the intervals that ended before `s`, in
+                // order of (end, slot): starts only grow, so one sweep over
+                // the positions does it (a min-heap of (end, slot) per type
+                // gave the same order at a log factor).
+                while swept < s {
+                    let mut e = lb.ending_head[swept as usize];
+                    if e != NONE {
+                        lb.freed.clear();
+                        while e != NONE {
+                            let (ft, slot, next) = lb.ending[e as usize];
+                            lb.freed.push((ft, slot));
+                            e = next;
+                        }
+                        lb.freed.sort_unstable();
+                        for &(ft, slot) in &lb.freed {
+                            lb.free[ft as usize].push(slot);
+                        }
                     }
-                    lb.active[t].pop();
-                    lb.free[t].push(slot);
+                    swept += 1;
                 }
                 let slot = lb.free[t].pop().unwrap_or_else(|| {
                     slots[t] += 1;
                     slots[t] - 1
                 });
-                lb.active[t].push(Reverse((lb.end[i], slot)));
+                let end = lb.end[i] as usize;
+                lb.ending.push((t as u8, slot, lb.ending_head[end]));
+                lb.ending_head[end] = (lb.ending.len() - 1) as u32;
                 slot
             };
             self.b.vals[i].kind = Kind::Local(slot);
