@@ -136,7 +136,7 @@ export default (b) => {
   const writeTouch = (ret, t) => {
     mem.check(ret, TOUCH_POINT);
     const dv = mem.view();
-    dv.setUint32(ret, t?.id >>> 0 ?? 0, true);
+    dv.setUint32(ret, (t?.id ?? 0) >>> 0, true);
     dv.setFloat32(ret + 4, t?.x ?? 0, true);
     dv.setFloat32(ret + 8, t?.y ?? 0, true);
     dv.setFloat32(ret + 12, t?.rx ?? 0, true);
