@@ -208,9 +208,9 @@ export class Runner {
     }
   }
 
-  /** Everything the ring holds, to the run's record and the terminal. */
-  drain(run) {
-    run.ring?.read((fd, bytes) => this.output(run, fd, bytes));
+  /** Everything the ring holds, to the run's record and the terminal (`ended`: the run's Worker is gone). */
+  drain(run, ended = false) {
+    run.ring?.read((fd, bytes) => this.output(run, fd, bytes), { ended });
   }
 
   /** Guest output: `bytes` of fd 1 or 2, decoded once per batch. */
@@ -246,7 +246,7 @@ export class Runner {
     w.terminate();
     this.worker = null;
     // The last bytes the guest wrote, before the exit status.
-    this.drain(run);
+    this.drain(run, true);
     $('run-btn').disabled = false;
     $('stop-btn').disabled = true;
     run.endT = performance.timeOrigin + performance.now();
@@ -292,7 +292,7 @@ export class Runner {
     this.worker = null;
     const run = this.lastRun;
     if (run) {
-      this.drain(run);
+      this.drain(run, true);
       run.done = true;
       run.stopped = true;
     }

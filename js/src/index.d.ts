@@ -539,9 +539,12 @@ export class OutputRing {
   /**
    * Takes out everything written so far: `deliver(fd, bytes)` for each run
    * of one stream, in the order written (`bytes` is the caller's to keep).
-   * Returns how many bytes that was.
+   * Returns how many bytes that was. A write being made at this moment
+   * comes at the next read; once the run has settled or its Worker was
+   * terminated, `{ ended: true }` takes all that was written (a writer may
+   * have been stopped in the middle of a write).
    */
-  read(deliver: (fd: 1 | 2, bytes: Uint8Array) => void): number;
+  read(deliver: (fd: 1 | 2, bytes: Uint8Array) => void, options?: { ended?: boolean }): number;
   /** Resolves true once there is something to read (at once if there is), false after `timeoutMs`. */
   wait(timeoutMs?: number): Promise<boolean>;
 }

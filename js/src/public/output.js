@@ -50,11 +50,14 @@ export class OutputRing {
    * Takes out everything written so far: `deliver(fd, bytes)` (fd 1 or 2,
    * a Uint8Array of its own) for each run of one stream, in the order
    * written. Returns how many bytes that was. Writers waiting for room go on.
+   * A write being made at this moment comes at the next read; after the
+   * run settled or its Worker was terminated, `{ ended: true }` takes all
+   * that was written (a writer may have been stopped in the middle).
    */
-  read(deliver) {
+  read(deliver, { ended = false } = {}) {
     this.#deliver = deliver;
     try {
-      return this.#reader.drain();
+      return this.#reader.drain(ended);
     } finally {
       this.#deliver = null;
     }
