@@ -75,9 +75,52 @@ impl Cfg {
     /// Rebuilds the graph for `n` blocks from `edges`, which must be grouped
     /// by source block in increasing order and name blocks below `n`.
     pub fn compute(&mut self, n: usize, edges: &[(u32, u32)]) {
+        self.begin(n);
+        for &(from, to) in edges {
+            self.add_edge(from, to);
+        }
+        self.finish();
+    }
+
+    /// Starts a graph of `n` blocks, to be given its edges by
+    /// [`Cfg::add_edge`] and completed by [`Cfg::finish`] (what
+    /// [`Cfg::compute`] does, without a list of edges in between).
+    pub fn begin(&mut self, n: usize) {
         self.node.clear();
         self.node.resize(n, FRESH);
-        self.build_adjacency(n, edges);
+        reset(&mut self.succ_start, n + 1, 0);
+        self.succs.clear();
+        reset(&mut self.pred_start, n + 1, 0);
+    }
+
+    /// Adds the edge `from -> to` (both below `n`). Edges must come grouped
+    /// by source block in increasing order; a repeated edge counts once.
+    #[inline]
+    pub fn add_edge(&mut self, from: u32, to: u32) {
+        // `mark == from` means seen from this source already.
+        let node = &mut self.node[to as usize];
+        if node.mark != from {
+            node.mark = from;
+            self.succs.push(to);
+            self.succ_start[from as usize + 1] += 1;
+            self.pred_start[to as usize + 1] += 1;
+        }
+    }
+
+    /// Completes the graph begun by [`Cfg::begin`]: predecessors, reverse
+    /// postorder and dominators.
+    pub fn finish(&mut self) {
+        let n = self.node.len();
+        if n == 1 && self.succs.is_empty() {
+            // One block and no edges (most small functions): nothing to
+            // search. The state is the one the general path reaches.
+            self.preds.clear();
+            self.rpo.clear();
+            self.rpo.push(0);
+            self.node[0] = Node { rpo: 0, idom: 0, pre: 0, size: 1, mark: 1 };
+            return;
+        }
+        self.build_adjacency();
         self.compute_rpo();
         if self.rpo.is_empty() {
             return;
@@ -97,41 +140,34 @@ impl Cfg {
         }
     }
 
-    fn build_adjacency(&mut self, n: usize, edges: &[(u32, u32)]) {
-        self.succ_start.clear();
-        self.succs.clear();
-        self.pred_start.clear();
-        self.pred_start.resize(n + 1, 0);
-        // Successors, deduplicated per source: `mark == from` means seen.
-        let mut e = 0;
-        for from in 0..n as u32 {
-            self.succ_start.push(self.succs.len() as u32);
-            while let Some(&(_, to)) = edges.get(e).filter(|edge| edge.0 == from) {
-                let node = &mut self.node[to as usize];
-                if node.mark != from {
-                    node.mark = from;
-                    self.succs.push(to);
-                    self.pred_start[to as usize + 1] += 1;
-                }
-                e += 1;
-            }
-        }
-        self.succ_start.push(self.succs.len() as u32);
-        // Predecessors by counting sort, so each list is in increasing order.
-        let mut sum = 0;
-        for (start, node) in self.pred_start.iter_mut().skip(1).zip(self.node.iter_mut()) {
-            node.mark = sum;
-            sum += *start;
-            *start = sum;
+    /// Turns the per-block counts of `add_edge` into start offsets and
+    /// fills the predecessor lists.
+    fn build_adjacency(&mut self) {
+        // Start offsets from counts; predecessors by counting sort, so each
+        // list is in increasing order (`mark` is each block's fill cursor).
+        let mut succ_sum = 0;
+        let mut pred_sum = 0;
+        for ((succ_start, pred_start), node) in
+            self.succ_start[1..].iter_mut().zip(self.pred_start[1..].iter_mut()).zip(self.node.iter_mut())
+        {
+            succ_sum += *succ_start;
+            *succ_start = succ_sum;
+            node.mark = pred_sum;
+            pred_sum += *pred_start;
+            *pred_start = pred_sum;
         }
         self.preds.clear();
         self.preds.resize(self.succs.len(), 0);
-        for from in 0..n {
-            for &to in &self.succs[self.succ_start[from] as usize..self.succ_start[from + 1] as usize] {
+        let mut from = 0u32;
+        let mut e = 0;
+        for &end in &self.succ_start[1..] {
+            for &to in &self.succs[e..end as usize] {
                 let node = &mut self.node[to as usize];
-                self.preds[node.mark as usize] = from as u32;
+                self.preds[node.mark as usize] = from;
                 node.mark += 1;
             }
+            e = end as usize;
+            from += 1;
         }
     }
 

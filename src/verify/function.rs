@@ -36,7 +36,6 @@ pub struct FunctionVerifier {
     /// block, indexed like `inst_block`: a use checks dominance with one
     /// load rather than a block lookup and two graph nodes.
     inst_dom: Vec<(u32, u32)>,
-    edges: Vec<(u32, u32)>,
     /// Phi entries as (block, value), sorted for the predecessor check.
     phi_entries: Vec<(u32, u32)>,
     case_values: Vec<i64>,
@@ -161,7 +160,7 @@ impl FunctionVerifier {
         }
         cx.check_constants();
 
-        let structured = build_structure(&mut cx, &mut self.inst_block, &mut self.edges, &mut self.cfg);
+        let structured = build_structure(&mut cx, &mut self.inst_block, &mut self.cfg);
         if structured {
             let (inst_dom, cfg) = (&mut self.inst_dom, &self.cfg);
             inst_dom.clear();
@@ -178,20 +177,33 @@ impl FunctionVerifier {
                 let reachable = layout.cfg.is_reachable(b);
                 let pre = layout.cfg.dom_interval(b).0;
                 let (start, end) = (blk.start as usize, blk.end as usize);
-                let mut seen_non_phi = false;
-                for (i, inst) in f.insts[start..end].iter().enumerate() {
-                    let is_phi = matches!(inst.kind, InstKind::Phi { .. });
-                    let dom = (!is_phi && reachable).then_some((&layout, b));
-                    let at = At { i: start + i, inst, block: Some(b), dom, pre };
-                    if is_phi && seen_non_phi {
+                // The leading phis: neither misplaced nor terminators.
+                let mut i = start;
+                while let Some(inst) = f.insts.get(i).filter(|_| i < end) {
+                    let InstKind::Phi { ty, incoming } = inst.kind else { break };
+                    let quick_phi = || {
+                        inst.result.is_some_and(|(_, r)| r == ty) && cx.quick_phi(b, &layout, ty, f.incoming(incoming))
+                    };
+                    if !(quick && quick_phi()) {
+                        let at = At { i, inst, block: Some(b), dom: None, pre };
+                        let yields = cx.check_inst(&at, Some(&layout), phi_entries, case_values);
+                        cx.check_result(&at, yields);
+                    }
+                    i += 1;
+                }
+                // The rest: a phi here follows a non-phi.
+                let dom = reachable.then_some((&layout, b));
+                for (i, inst) in f.insts[i..end].iter().enumerate().map(|(k, inst)| (i + k, inst)) {
+                    let u = Use { i, pre, inst_dom: reachable.then_some(layout.inst_dom) };
+                    if quick && cx.quick_ok(u, inst, i + 1 == end) {
+                        continue;
+                    }
+                    let at = At { i, inst, block: Some(b), dom, pre };
+                    if matches!(inst.kind, InstKind::Phi { .. }) {
                         cx.err(&at, "phi is not at the start of its block (only phis may precede it)".into());
                     }
-                    seen_non_phi |= !is_phi;
-                    if start + i + 1 != end && inst.kind.is_terminator() {
+                    if i + 1 != end && inst.kind.is_terminator() {
                         cx.err(&at, format!("terminator in the middle of block %b{b}"));
-                    }
-                    if quick && cx.quick_ok(&at, &layout) {
-                        continue;
                     }
                     let yields = cx.check_inst(&at, Some(&layout), phi_entries, case_values);
                     cx.check_result(&at, yields);
@@ -272,7 +284,7 @@ fn number_locals_in_order(locals: &mut Vec<Local>, f: &Function) -> Result<(), (
 
 /// Checks that the blocks tile the body and end in terminators, then
 /// builds the CFG. Returns whether block-level analysis is possible.
-fn build_structure(cx: &mut Cx<'_>, inst_block: &mut Vec<u32>, edges: &mut Vec<(u32, u32)>, cfg: &mut Cfg) -> bool {
+fn build_structure(cx: &mut Cx<'_>, inst_block: &mut Vec<u32>, cfg: &mut Cfg) -> bool {
     let f = cx.f;
     if f.blocks.is_empty() {
         // An empty function block (no DECLAREBLOCKS, no instructions)
@@ -304,7 +316,7 @@ fn build_structure(cx: &mut Cx<'_>, inst_block: &mut Vec<u32>, edges: &mut Vec<(
     let n = f.blocks.len();
     inst_block.clear();
     inst_block.resize(f.insts.len() + 1, 0);
-    edges.clear();
+    cfg.begin(n);
     for (b, blk) in f.blocks.iter().enumerate() {
         let b = b as u32;
         let insts = &f.insts[blk.start as usize..blk.end as usize];
@@ -322,7 +334,7 @@ fn build_structure(cx: &mut Cx<'_>, inst_block: &mut Vec<u32>, edges: &mut Vec<(
         // with the instruction and left out of the graph.
         let mut edge = |t: BlockId| {
             if t.0 != 0 && (t.0 as usize) < n {
-                edges.push((b, t.0));
+                cfg.add_edge(b, t.0);
             }
         };
         match &last.kind {
@@ -338,7 +350,7 @@ fn build_structure(cx: &mut Cx<'_>, inst_block: &mut Vec<u32>, edges: &mut Vec<(
             _ => {}
         }
     }
-    cfg.compute(n, edges);
+    cfg.finish();
     true
 }
 
@@ -360,6 +372,31 @@ struct At<'a> {
     dom: Option<(&'a Layout<'a>, u32)>,
     /// The block's dominator-tree preorder number (when `dom` is set).
     pre: u32,
+}
+
+/// A non-phi instruction's place, for the quick checks of its operands.
+#[derive(Clone, Copy)]
+struct Use<'a> {
+    i: usize,
+    /// The block's dominator-tree preorder number.
+    pre: u32,
+    /// `Layout::inst_dom` when the block is reachable (else uses are exempt
+    /// from dominance).
+    inst_dom: Option<&'a [(u32, u32)]>,
+}
+
+impl Use<'_> {
+    /// `Cx::def_reaches` for a non-phi.
+    #[inline(always)]
+    fn reaches(self, def_at: usize) -> bool {
+        match self.inst_dom {
+            Some(inst_dom) => {
+                let (dp, ds) = inst_dom[def_at];
+                (self.pre.wrapping_sub(dp) < ds) & ((dp != self.pre) | (def_at <= self.i))
+            }
+            None => def_at != self.i + 1,
+        }
+    }
 }
 
 /// The body being checked and where its diagnostics go.
@@ -679,15 +716,16 @@ impl Cx<'_> {
         }
     }
 
-    /// Whether the instruction at `at` certainly passes `check_inst` and
-    /// `check_result` without a diagnostic: the common instructions, checked
-    /// directly with no reporting machinery. `false` means "not known", and
-    /// the full checks run (and decide).
+    /// Whether non-phi `inst` at `at` (`last` in its block) certainly
+    /// passes the placement checks, `check_inst` and `check_result` without
+    /// a diagnostic: the common instructions, checked directly with no
+    /// reporting machinery (a terminator only when last). `false` means
+    /// "not known", and the full checks run (and decide). Phis go to
+    /// `quick_phi`; here they are misplaced.
     #[inline(always)]
-    fn quick_ok(&self, at: &At<'_>, layout: &Layout<'_>) -> bool {
-        let result = at.inst.result.map(|(_, t)| t);
-        match at.inst.kind {
-            InstKind::Phi { ty, incoming } => result == Some(ty) && self.quick_phi(at, layout, ty, self.f.incoming(incoming)),
+    fn quick_ok(&self, at: Use, inst: &Inst, last: bool) -> bool {
+        let result = inst.result.map(|(_, t)| t);
+        match inst.kind {
             InstKind::Binop { op, lhs, rhs, flags } => {
                 let (Some(a), Some(b)) = (self.quick_op(at, lhs), self.quick_op(at, rhs)) else { return false };
                 let is_float = a.is_float_or_float_vector();
@@ -719,9 +757,9 @@ impl Cx<'_> {
                     && (is_fcmp || a.elem() != Scalar::I1)
                     && result == Some(bool_type_for(a))
             }
-            InstKind::Br { target } => self.quick_target(target) && result.is_none(),
+            InstKind::Br { target } => last && self.quick_target(target) && result.is_none(),
             InstKind::CondBr { cond, if_true, if_false } => {
-                self.quick_op(at, cond) == Some(ValType::I1)
+                last && self.quick_op(at, cond) == Some(ValType::I1)
                     && self.quick_target(if_true)
                     && self.quick_target(if_false)
                     && result.is_none()
@@ -732,7 +770,7 @@ impl Cx<'_> {
                     (Some(w), Some(v)) => self.quick_op(at, v) == Some(w),
                     _ => false,
                 };
-                ok && result.is_none()
+                last && ok && result.is_none()
             }
             InstKind::Alloca { size, align } => {
                 self.quick_op(at, size) == Some(ValType::I32)
@@ -765,7 +803,7 @@ impl Cx<'_> {
                     && result == ret
                     && self.f.args(args).iter().all(|&a| self.quick_op(at, a).is_some_and(is_valid_param_type))
             }
-            InstKind::Unreachable => result.is_none(),
+            InstKind::Unreachable => last && result.is_none(),
             _ => false,
         }
     }
@@ -774,8 +812,7 @@ impl Cx<'_> {
     /// predecessor (a few, each named once), values of the phi's type that
     /// are available at the end of their blocks.
     #[inline(never)]
-    fn quick_phi(&self, at: &At<'_>, l: &Layout<'_>, ty: ValType, incoming: &[(ValueId, BlockId)]) -> bool {
-        let Some(b) = at.block else { return false };
+    fn quick_phi(&self, b: u32, l: &Layout<'_>, ty: ValType, incoming: &[(ValueId, BlockId)]) -> bool {
         let preds = l.cfg.preds(b);
         if !is_valid_value_type(ty) || incoming.is_empty() || incoming.len() != preds.len() || incoming.len() > 8 {
             return false;
@@ -785,9 +822,9 @@ impl Cx<'_> {
             if preds.binary_search(&bb.0).is_err() || incoming[..k].iter().any(|&(_, other)| other == bb) {
                 return false;
             }
-            // `at.dom` is `None` for a phi, so this checks definition, type
-            // and intrinsic use only; availability is per edge, below.
-            if self.quick_op(at, v) != Some(ty) {
+            // Definition, type and intrinsic use only (a phi may use its
+            // own result); availability is per edge, below.
+            if self.quick_ty(v) != Some(ty) {
                 return false;
             }
             if let Some(d) = self.def(v) {
@@ -802,9 +839,20 @@ impl Cx<'_> {
     /// `op` without reporting: the type of a defined operand whose
     /// definition reaches `at` and that is not an intrinsic's address.
     #[inline(always)]
-    fn quick_op(&self, at: &At<'_>, v: ValueId) -> Option<ValType> {
+    fn quick_op(&self, at: Use, v: ValueId) -> Option<ValType> {
         match self.locals.get(v.0.wrapping_sub(self.f.first_local) as usize) {
-            Some(&Local { ty, def_at }) => self.def_reaches(at, def_at as usize).then_some(ty),
+            Some(&Local { ty, def_at }) => at.reaches(def_at as usize).then_some(ty),
+            None if v.0 < self.f.first_local => (!self.is_intrinsic_value(v)).then_some(ValType::I32),
+            None => None,
+        }
+    }
+
+    /// `quick_op` for a phi's incoming value, which may be any defined
+    /// value (its own result too): availability is checked per edge.
+    #[inline(always)]
+    fn quick_ty(&self, v: ValueId) -> Option<ValType> {
+        match self.locals.get(v.0.wrapping_sub(self.f.first_local) as usize) {
+            Some(l) => Some(l.ty),
             None if v.0 < self.f.first_local => (!self.is_intrinsic_value(v)).then_some(ValType::I32),
             None => None,
         }
