@@ -67,11 +67,19 @@ mod cst {
 
 /// `values` as bytes; a value above 255 is an error naming it as `what`.
 pub(crate) fn bytes_of(values: &[u64], pos: BitPos, what: &str) -> Res<Vec<u8>> {
-    // Checked in one pass first so the conversion loop has no exits.
-    if let Some(&v) = values.iter().find(|&&v| v > u8::MAX as u64) {
-        return Err(DecodeError::new(pos, format!("{what} {v} is not a byte")));
+    // Checked in one pass first (an OR of all values, which vectorizes) so
+    // the conversion loop has no exits.
+    if values.iter().fold(0, |acc, &v| acc | v) > u8::MAX as u64 {
+        return Err(not_a_byte(values, pos, what));
     }
     Ok(values.iter().map(|&v| v as u8).collect())
+}
+
+#[cold]
+#[inline(never)]
+fn not_a_byte(values: &[u64], pos: BitPos, what: &str) -> DecodeError {
+    let v = values.iter().copied().find(|&v| v > u8::MAX as u64).unwrap_or_default();
+    DecodeError::new(pos, format!("{what} {v} is not a byte"))
 }
 
 /// The span of `start..end` of one of a body's operand lists; an error past
@@ -104,6 +112,24 @@ fn undefined_operand(abs: u32, pos: BitPos) -> DecodeError {
         pos,
         format!("operand refers to value id {abs}, which is not defined yet and has no forward type declaration"),
     )
+}
+
+#[cold]
+#[inline(never)]
+fn bad_align(v: u64, pos: BitPos) -> DecodeError {
+    DecodeError::new(pos, format!("alignment exponent {v} is out of range"))
+}
+
+#[cold]
+#[inline(never)]
+fn bad_block_index(v: u64, pos: BitPos) -> DecodeError {
+    DecodeError::new(pos, format!("block index {v} is out of range"))
+}
+
+#[cold]
+#[inline(never)]
+fn bad_phi_operand(v: u64, pos: BitPos) -> DecodeError {
+    DecodeError::new(pos, format!("phi operand {v} is out of range"))
 }
 
 /// Decodes PNaCl's sign rotation: the low bit is the sign.
@@ -153,14 +179,25 @@ pub(crate) struct Env<'m> {
 }
 
 impl<'m> Env<'m> {
+    #[inline(always)]
     fn value_type_id(&self, ty: u64, pos: BitPos) -> Res<ValType> {
         match self.module.types.get(ty as usize) {
             Some(Type::Value(v)) => Ok(*v),
-            Some(t) => Err(DecodeError::new(pos, format!("type @t{ty} ({t}) is not a value type"))),
-            None => Err(DecodeError::new(pos, format!("type @t{ty} is not defined"))),
+            _ => Err(self.not_a_value_type(ty, pos)),
         }
     }
+
+    #[cold]
+    #[inline(never)]
+    fn not_a_value_type(&self, ty: u64, pos: BitPos) -> DecodeError {
+        match self.module.types.get(ty as usize) {
+            Some(t) => DecodeError::new(pos, format!("type @t{ty} ({t}) is not a value type")),
+            None => DecodeError::new(pos, format!("type @t{ty} is not defined")),
+        }
+    }
+
     /// A value type, or `None` for void.
+    #[inline]
     fn ret_type_id(&self, ty: u64, pos: BitPos) -> Res<Option<ValType>> {
         match self.module.types.get(ty as usize) {
             Some(Type::Void) => Ok(None),
@@ -291,17 +328,20 @@ impl FunctionState {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn block_id(&self, v: u64, pos: BitPos) -> Res<BlockId> {
-        u32::try_from(v).map(BlockId).map_err(|_| DecodeError::new(pos, format!("block index {v} is out of range")))
+        match u32::try_from(v) {
+            Ok(b) => Ok(BlockId(b)),
+            Err(_) => Err(bad_block_index(v, pos)),
+        }
     }
 
-    #[inline]
+    #[inline(always)]
     fn align(v: u64, pos: BitPos) -> Res<u32> {
         match v {
             0 => Ok(0),
             1..=30 => Ok(1 << (v - 1)),
-            _ => Err(DecodeError::new(pos, format!("alignment exponent {v} is out of range"))),
+            _ => Err(bad_align(v, pos)),
         }
     }
 
@@ -420,10 +460,10 @@ impl FunctionState {
                 let next = self.next_value() as i64;
                 let start = self.func.phi_entries.len();
                 for pair in ops[1..].chunks_exact(2) {
-                    let abs = next
-                        .checked_sub(sign_rotated(pair[0]))
-                        .and_then(|a| u32::try_from(a).ok())
-                        .ok_or_else(|| DecodeError::new(pos, format!("phi operand {} is out of range", pair[0])))?;
+                    let abs = match next.checked_sub(sign_rotated(pair[0])).map(u32::try_from) {
+                        Some(Ok(a)) => a,
+                        _ => return Err(bad_phi_operand(pair[0], pos)),
+                    };
                     let entry = (ValueId(abs), self.block_id(pair[1], pos)?);
                     self.func.phi_entries.push(entry);
                 }
