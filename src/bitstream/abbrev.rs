@@ -55,8 +55,12 @@ struct FastScalars {
 /// them means more chunks follow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct FastField {
+    /// The low `width` bits.
+    mask: u64,
+    /// The continuation bit of a VBR chunk (bit `width - 1`); 0 for a
+    /// fixed field.
+    hi: u64,
     width: u8,
-    vbr: bool,
     /// Offset from the first field's first bit, when `FastScalars::packed`.
     shift: u8,
 }
@@ -82,7 +86,9 @@ impl FastScalars {
                     continues |= 1u64 << (bits + width - 1);
                 }
                 bits += width;
-                Some(FastField { width: width as u8, vbr, shift })
+                let mask = !(u64::MAX << width);
+                let hi = if vbr { 1u64 << (width - 1) } else { 0 };
+                Some(FastField { mask, hi, width: width as u8, shift })
             })
             .collect::<Option<Vec<_>>>()?;
         Some(FastScalars { first_literal, fields, packed: bits <= 57, continues, bits })
@@ -265,7 +271,7 @@ impl Abbrev {
             let used = match loaded {
                 Some((word, _)) if word & fast.continues == 0 => {
                     for (slot, field) in rest.iter_mut().zip(&fast.fields) {
-                        *slot = (word >> field.shift) & !(u64::MAX << field.width);
+                        *slot = (word >> field.shift) & field.mask;
                     }
                     Some(fast.bits)
                 }
@@ -278,8 +284,7 @@ impl Abbrev {
                 for (slot, field) in rest.iter_mut().zip(&fast.fields) {
                     let width = field.width as u32;
                     let chunk = r.read(width)?;
-                    // The continuation bit of a VBR chunk; none for a fixed field.
-                    let hi = (field.vbr as u64) << (width.max(1) - 1);
+                    let hi = field.hi;
                     *slot = if chunk & hi == 0 { chunk } else { r.vbr_rest(width, chunk & (hi - 1))? };
                 }
             }
@@ -391,9 +396,7 @@ fn fields_in_word(word: u64, avail: u32, fields: &[FastField], out: &mut [u64]) 
     let mut off = 0u32;
     for (slot, field) in out.iter_mut().zip(fields) {
         let width = field.width as u32;
-        let mask = !(u64::MAX << width);
-        // The continuation bit of a VBR chunk; none for a fixed field.
-        let hi = (field.vbr as u64) << (width.max(1) - 1);
+        let (mask, hi) = (field.mask, field.hi);
         if off + width > avail {
             return None;
         }
