@@ -302,10 +302,11 @@ impl FunctionState {
     #[inline(always)]
     fn operand(&self, rel: u64, pos: BitPos) -> Res<(ValueId, ValType)> {
         // The common case: a function-local value defined already.
-        let defined = self.local_types.len() as u64;
-        if rel.wrapping_sub(1) < defined {
-            let index = (defined - rel) as usize;
-            return Ok((ValueId(self.func.first_local + index as u32), self.local_types[index]));
+        // `defined - rel` wraps past every index unless 1 <= rel <= defined,
+        // so one bounds check tells both.
+        let index = (self.local_types.len() as u64).wrapping_sub(rel);
+        if let Some(&t) = usize::try_from(index).ok().and_then(|i| self.local_types.get(i)) {
+            return Ok((ValueId(self.func.first_local + index as u32), t));
         }
         self.operand_slow(rel, pos)
     }
