@@ -115,8 +115,15 @@ impl<'a> Fx<'a> {
     pub(super) fn push_range(&mut self, from: u32, to: u32) {
         for p in from..to {
             let Push { value, fixup } = self.b.pushes[p as usize];
-            self.get(value);
-            self.fixup(fixup);
+            // Most pushes read a local: that case here, without a call.
+            let v = self.resolve(value);
+            match self.local_index(v).map(|i| self.b.vals[i].kind) {
+                Some(Kind::Local(l)) if self.last_set.1 != l => self.op_u32(0x20, l),
+                _ => self.get(value),
+            }
+            if fixup != Fixup::None {
+                self.fixup(fixup);
+            }
         }
     }
 
