@@ -493,16 +493,13 @@ struct Cfg {
     preds: Vec<u32>,
     /// Immediate dominator (`idom[0] == 0`).
     idom: Vec<u32>,
-    /// Dominator-tree children of position `i`: `child_start[i]..child_start[i + 1]`.
-    child_start: Vec<usize>,
-    /// Dominator-tree DFS entry and exit times: `a` dominates `b` iff
-    /// `b`'s interval lies in `a`'s.
+    /// Dominator-tree preorder number (children in RPO order) and subtree
+    /// size, read from the engine: `a` dominates `b` iff `b`'s number is in
+    /// `a`'s `pre .. pre + size`.
     dom_pre: Vec<u32>,
-    dom_post: Vec<u32>,
+    dom_size: Vec<u32>,
     // Scratch.
-    children: Vec<u32>,
     edge_list: Vec<(u32, u32)>,
-    stack: Vec<(u32, usize)>,
 }
 
 impl Cfg {
@@ -523,7 +520,7 @@ impl Cfg {
                 engine
             }
         };
-        let Cfg { order, pos, pred_start, preds, idom, child_start, dom_pre, dom_post, children, stack, .. } = self;
+        let Cfg { order, pos, pred_start, preds, idom, dom_pre, dom_size, .. } = self;
         order.clear();
         order.extend_from_slice(dom.rpo());
         reset(pos, n, NONE);
@@ -556,31 +553,16 @@ impl Cfg {
         }
         pred_start[0] = 0;
 
+        // Positions index everything below, so the engine's per-block
+        // answers are gathered in RPO order.
         idom.clear();
-        idom.extend(order.iter().map(|&v| dom.idom(v).map_or(0, |d| pos[d as usize])));
-
-        group_by_into(&idom[1..], 1, m, child_start, children);
-
-        reset(dom_pre, m, 0u32);
-        reset(dom_post, m, 0u32);
-        let mut clock = 0u32;
-        stack.clear();
-        stack.push((0u32, child_start[0]));
-        while let Some(top) = stack.last_mut() {
-            let (v, next) = *top;
-            if next == child_start[v as usize] {
-                dom_pre[v as usize] = clock;
-                clock += 1;
-            }
-            if next < child_start[v as usize + 1] {
-                top.1 += 1;
-                let c = children[next];
-                stack.push((c, child_start[c as usize]));
-            } else {
-                dom_post[v as usize] = clock;
-                clock += 1;
-                stack.pop();
-            }
+        dom_pre.clear();
+        dom_size.clear();
+        for &v in order.iter() {
+            idom.push(dom.idom(v).map_or(0, |d| pos[d as usize]));
+            let (pre, size) = dom.dom_interval(v);
+            dom_pre.push(pre);
+            dom_size.push(size);
         }
     }
 
@@ -592,14 +574,15 @@ impl Cfg {
         &self.preds[self.pred_start[i as usize]..self.pred_start[i as usize + 1]]
     }
 
-    fn num_dom_children(&self, i: u32) -> usize {
-        self.child_start[i as usize + 1] - self.child_start[i as usize]
+    fn has_dom_children(&self, i: u32) -> bool {
+        self.dom_size[i as usize] > 1
     }
 
     /// Whether position `a` dominates position `b` (reflexive).
     fn dominates(&self, a: u32, b: u32) -> bool {
         let (a, b) = (a as usize, b as usize);
-        self.dom_pre[a] <= self.dom_pre[b] && self.dom_post[b] <= self.dom_post[a]
+        // One comparison: a `b` numbered before `a` wraps far past any size.
+        self.dom_pre[b].wrapping_sub(self.dom_pre[a]) < self.dom_size[a]
     }
 
     /// Whether every retreating edge goes to a node dominating its source.
@@ -669,16 +652,16 @@ fn make_reducible(graph: &mut Graph, cfg: &Cfg) -> bool {
             roots.push(d);
         }
     }
-    let mut at_clock = vec![NONE; 2 * cfg.len()];
+    // Position of each preorder number: a subtree is a range of them.
+    let mut at_pre = vec![0u32; cfg.len()];
     for (i, &t) in cfg.dom_pre.iter().enumerate() {
-        at_clock[t as usize] = i as u32;
+        at_pre[t as usize] = i as u32;
     }
     let mut root_of = vec![NONE; graph.num_nodes()];
     let mut regions: Vec<Region> = Vec::new();
     for (k, &d) in roots.iter().enumerate() {
-        let (pre, post) = (cfg.dom_pre[d as usize] as usize, cfg.dom_post[d as usize] as usize);
-        let nodes: Vec<u32> =
-            at_clock[pre + 1..post].iter().filter(|&&p| p != NONE).map(|&p| cfg.order[p as usize]).collect();
+        let (pre, size) = (cfg.dom_pre[d as usize] as usize, cfg.dom_size[d as usize] as usize);
+        let nodes: Vec<u32> = at_pre[pre + 1..pre + size].iter().map(|&p| cfg.order[p as usize]).collect();
         for &v in &nodes {
             root_of[v as usize] = k as u32;
         }
@@ -1080,7 +1063,7 @@ impl Layout {
         } = self;
         reset(place, m, Place::Inline);
         place[0] = Place::Root;
-        let is_leaf = |i: u32| !loops.is_header[i as usize] && cfg.num_dom_children(i) == 0;
+        let is_leaf = |i: u32| !loops.is_header[i as usize] && !cfg.has_dom_children(i);
 
         // A node that leaves loops on the way from its dominator `d` goes
         // after the outermost loop it leaves: the loop enclosing `d` at depth
