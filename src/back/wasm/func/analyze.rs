@@ -322,6 +322,10 @@ impl<'a> Fx<'a> {
         // accesses pass 1 found: what it changes (retiring adds, moving
         // uses to their bases) can make an access lose its offset form,
         // never gain one.
+        if self.b.mem_insts.is_empty() {
+            // Nothing to rewrite; spares clearing a count per value.
+            return;
+        }
         let mut counts = std::mem::take(&mut self.b.addr_uses);
         let mut found = std::mem::take(&mut self.b.addr_found);
         counts.clear();
@@ -388,10 +392,10 @@ impl<'a> Fx<'a> {
         if !self.b.insts[d].emit {
             return None;
         }
-        let (base, c) = match (self.const_int(rhs), self.const_int(lhs)) {
-            (Some(c), _) => (self.resolve(lhs), c),
-            (None, Some(c)) => (self.resolve(rhs), c),
-            _ => return None,
+        // The left constant is only looked up when the right is none.
+        let (base, c) = match self.const_int(rhs) {
+            Some(c) => (self.resolve(lhs), c),
+            None => (self.resolve(rhs), self.const_int(lhs)?),
         };
         if !(0..1 << 30).contains(&(c as i32 as i64)) || self.ty(base) != IrType::I32 {
             return None;
