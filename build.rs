@@ -1,4 +1,5 @@
-//! The build script does two things for the `pexe` command line:
+//! The build script does three things, the first two for the `pexe`
+//! command line:
 //!
 //! 1. **JavaScript runtime files.** It lists the files `pexe run` carries
 //!    inside the binary (src/bin/pexe/run.rs): every file under the folders
@@ -27,6 +28,13 @@
 //!    the build of the library itself. Only builds with the `cli` and
 //!    `native` features need the archives (the wasm32 package build has
 //!    neither).
+//!
+//! 3. **The runtime ABI's table.** It parses the declarations of the
+//!    runtime ABI (`src/abi/irt.h`, `src/abi/ppapi.h`) with the library's
+//!    own parser, included below, and writes the list as
+//!    `$OUT_DIR/abi_table.txt`, which `src/abi/mod.rs` includes and decodes
+//!    (`src/abi/table.rs`): every translator would otherwise parse 51 KB of
+//!    C at start. A declaration that does not parse fails the build.
 
 use std::env;
 use std::fmt::Write as _;
@@ -36,6 +44,7 @@ use std::process::Command;
 fn main() {
     js_runtime_files();
     native_runtimes();
+    abi_table();
     println!("cargo:rerun-if-changed=build.rs");
 }
 
@@ -176,4 +185,28 @@ fn build(triple: &str, out: &Path) -> Result<PathBuf, String> {
     let dest = out.join(format!("libpexe_runtime-{triple}.a"));
     std::fs::copy(&built, &dest).map_err(|e| format!("copying {}: {e}", built.display()))?;
     Ok(dest)
+}
+
+// ---------------------------------------------------------------------------
+// 3. The runtime ABI's table.
+
+/// The library's `src/abi/` files that use nothing else of the crate (the
+/// module path `src::abi` finds them; `mod.rs` is not included).
+#[allow(dead_code)]
+mod src {
+    pub mod abi {
+        mod ctype;
+        mod list;
+        mod parse;
+        pub mod table;
+        pub use list::{Abi, Availability, Family, Function, Interface, Param};
+    }
+}
+
+fn abi_table() {
+    println!("cargo:rerun-if-changed=src/abi");
+    let abi = src::abi::Abi::parse(include_str!("src/abi/irt.h"), include_str!("src/abi/ppapi.h"))
+        .unwrap_or_else(|e| panic!("src/abi/{e}"));
+    let dest = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("abi_table.txt");
+    std::fs::write(&dest, src::abi::table::encode(&abi)).unwrap_or_else(|e| panic!("writing {}: {e}", dest.display()));
 }

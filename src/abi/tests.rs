@@ -1,9 +1,27 @@
 use super::*;
 
 #[test]
-fn the_declarations_parse() {
-    let abi = Abi::parse(IRT_SOURCE, PPAPI_SOURCE).unwrap_or_else(|e| panic!("{e}"));
-    assert!(abi.interfaces.len() > 10);
+fn the_table_equals_the_parsed_declarations() {
+    let parsed = Abi::parse(IRT_SOURCE, PPAPI_SOURCE).unwrap_or_else(|e| panic!("{e}"));
+    assert!(parsed.interfaces.len() > 10);
+    assert_eq!(format!("{:?}", abi()), format!("{parsed:?}"));
+    let irt = parse::parse(&[("irt.h", IRT_SOURCE)]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(format!("{:?}", irt_abi()), format!("{irt:?}"));
+}
+
+#[test]
+fn every_type_and_availability_survives_the_table() {
+    let abi = Abi::parse(
+        "interface nacl-irt-x-0.1\nint64_t f(unsigned char c, float x, double d)",
+        "interface @callbacks\nvoid My_Func(void* p)\ninterface PPB_X;1.0 page\n\
+         struct PP_Var Set(My_Func f, const char* argv[], uint16_t u)\ninterface PPB_Y;1.0 nowhere\nvoid G(void)",
+    )
+    .unwrap();
+    let text = table::encode(&abi);
+    assert_eq!(format!("{:?}", table::decode(&text, false)), format!("{abi:?}"));
+    let irt = table::decode(&text, true);
+    assert_eq!(irt.functions.len(), 1);
+    assert!(irt.interfaces.iter().all(|i| i.family == Family::Irt));
 }
 
 #[test]
