@@ -185,9 +185,9 @@ export class OutputRingWriter {
         const part = bytes.length <= this.maxRecord ? bytes : bytes.subarray(off, off + this.maxRecord);
         // Everything below changes only under the lock, which this writer holds.
         const at = words[WRITTEN];
-        const open = words[OPEN_SET] === 1 ? words[OPEN] : 0;
-        const openHeader = words[OPEN_SET] === 1 ? ring.getHeader(open) : 0;
-        const extend = words[OPEN_SET] === 1 && openHeader >>> 24 === stream && (openHeader & 0xffffff) + part.length <= this.maxRecord;
+        const open = words[OPEN];
+        const openHeader = words[OPEN_SET] === 1 ? ring.getHeader(open) : -1;
+        const extend = openHeader !== -1 && openHeader >>> 24 === stream && (openHeader & 0xffffff) + part.length <= this.maxRecord;
         const need = extend ? part.length : 4 + part.length;
         if (this.capacity - ((at - this.drained) | 0) < need) {
           this.drained = Atomics.load(words, DRAINED);
