@@ -24,7 +24,7 @@
 //! Each row ends with the ratio to its goal (≥ 1.00 meets it). Exits 1 if
 //! a translation fails.
 
-use pexe::back::wasm::{translate_bytes, Options};
+use pexe::back::wasm::{translate_bytes, Options, Tiering};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
@@ -141,13 +141,13 @@ fn info(measure: &str, value: String) {
 
 fn main() {
     let mut runs = 15;
-    let mut outline_loops = true;
+    let mut tiering = Tiering::Dynamic;
     let mut files = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--runs" => runs = args.next().and_then(|n| n.parse().ok()).filter(|&n| n > 0).unwrap_or_else(|| usage()),
-            "--no-outline" => outline_loops = false,
+            "--no-outline" => tiering = Tiering::Optimized,
             "-h" | "--help" => usage(),
             _ => files.push(a),
         }
@@ -171,8 +171,8 @@ fn main() {
         let (t, _) = measure(runs, Clock::ThreadCpu, || pexe::verify::verify_bytes(&bytes));
         row("decode + verify, one core", format!("{:.1} MB/s", mb / t), "≥ 150 MB/s", mb / t / 150.0);
 
-        let one = Options { parallel: false, outline_loops, ..Options::default() };
-        let two = Options { parallel: true, threads: 2, outline_loops, ..Options::default() };
+        let one = Options { parallel: false, tiering, ..Options::default() };
+        let two = Options { parallel: true, threads: 2, tiering, ..Options::default() };
         let serial = translate_bytes(&bytes, &one);
         let wasm = match serial {
             Ok(w) => w,

@@ -4,7 +4,7 @@
 //! argument the fast path takes.
 
 use crate::support::corpus_root;
-use pexe::back::wasm::{translate, translate_bytes, Options};
+use pexe::back::wasm::{translate, translate_bytes, Options, Tiering};
 use pexe::ir::{ConstValue, Function, InstKind, Module};
 use std::process::Command;
 
@@ -20,7 +20,7 @@ fn sqrt_id(m: &Module) -> usize {
 
 /// Without loop outlining, so each call site is in the module once.
 fn with(fast_libm: bool) -> Options {
-    Options { parallel: false, fast_libm, outline_loops: false, ..Options::default() }
+    Options { parallel: false, fast_libm, tiering: Tiering::Optimized, ..Options::default() }
 }
 
 /// Translates decoded IR (after an edit) both ways.
@@ -46,10 +46,10 @@ fn nbody_calls_become_f64_sqrt_and_nothing_else_changes() {
     let wat = pexe::back::wasm::to_wat(&fast).unwrap();
     assert_eq!(wat.matches("f64.sqrt\n").count(), 3, "two call sites and sqrt's own body");
     // Parallel and serial agree with the form too.
-    assert_eq!(translate_bytes(&bytes, &Options { threads: 2, outline_loops: false, ..Options::default() }).unwrap(), fast);
+    assert_eq!(translate_bytes(&bytes, &Options { threads: 2, tiering: Tiering::Optimized, ..Options::default() }).unwrap(), fast);
     // With main's loop outlined (`func/outline.rs`) the sites are in both
     // copies of the loop, and both take the form.
-    let outlined = translate_bytes(&bytes, &Options { outline_loops: true, ..with(true) }).unwrap();
+    let outlined = translate_bytes(&bytes, &Options { tiering: Tiering::Dynamic, ..with(true) }).unwrap();
     let wat = pexe::back::wasm::to_wat(&outlined).unwrap();
     assert!(wat.contains("$main$loop"), "main's loop nest is outlined");
     assert_eq!(wat.matches("f64.sqrt\n").count(), 5, "two call sites twice and sqrt's own body");

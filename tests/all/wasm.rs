@@ -4,7 +4,7 @@
 //! ABI fixes (imports, exports, table, memory).
 
 use crate::support::{corpus_root as corpus_dir, valid_corpus};
-use pexe::back::wasm::{translate, translate_bytes, Options, TranslateError};
+use pexe::back::wasm::{translate, translate_bytes, Options, Tiering, TranslateError, COMPILATION_HINTS_SECTION, LARGE_INSTS};
 use wasmparser::{Payload, TypeRef, Validator, WasmFeatures};
 
 /// The corpus README's invalid pexes (fuzzer-mutated copies of start.pexe).
@@ -162,4 +162,70 @@ fn single_threaded_modules_are_the_ones_that_cannot_start_threads() {
             assert!(!wat.contains(".atomic."), "{name}: an atomic instruction left");
         }
     }
+}
+
+/// `Tiering::Hinted` (what `pexe run` gives Node): the module is
+/// `Tiering::Optimized`'s and one more section, V8's compilation hints,
+/// between the function and code sections: one byte per function, the
+/// large ones baseline code first, the rest optimized at once. On one
+/// thread and on two, for every valid corpus pexe.
+#[test]
+fn hinted_tiering_adds_only_the_hints_section() {
+    const BASELINE_FIRST: u8 = 0b00_01_01;
+    const OPTIMIZED: u8 = 0b10_10_01;
+    let mut checked = 0;
+    let mut large_seen = 0;
+    for (p, bytes) in valid_corpus() {
+        let optimized = Options { tiering: Tiering::Optimized, ..Options::default() };
+        let Ok(plain) = translate_bytes(bytes, &optimized) else { continue };
+        let hinted = translate_bytes(bytes, &Options { tiering: Tiering::Hinted, ..Options::default() }).unwrap();
+        let serial = Options { tiering: Tiering::Hinted, parallel: false, ..Options::default() };
+        assert_eq!(translate_bytes(bytes, &serial).unwrap(), hinted, "{p}: one thread and several differ");
+
+        let mut functions = None;
+        let mut hints = None;
+        let mut code_seen = false;
+        for payload in wasmparser::Parser::new(0).parse_all(&hinted) {
+            match payload.unwrap() {
+                Payload::FunctionSection(r) => functions = Some(r.count()),
+                Payload::CustomSection(r) if r.name() == COMPILATION_HINTS_SECTION => {
+                    assert!(functions.is_some() && !code_seen, "{p}: the hints are not between functions and code");
+                    let range = r.range();
+                    hints = Some((range.start as usize..range.end as usize, r.data().to_vec()));
+                }
+                Payload::CodeSectionStart { .. } => code_seen = true,
+                _ => {}
+            }
+        }
+        let (range, data) = hints.unwrap_or_else(|| panic!("{p}: no hints section"));
+        // The count, then a byte per function.
+        let mut reader = wasmparser::BinaryReader::new(&data, 0);
+        let count = reader.read_var_u32().unwrap();
+        assert_eq!(Some(count), functions, "{p}: a hint per function");
+        let bytes_of = &data[reader.original_position() as usize..];
+        assert_eq!(bytes_of.len(), count as usize);
+        assert!(bytes_of.iter().all(|&h| h == BASELINE_FIRST || h == OPTIMIZED), "{p}: an unknown hint");
+
+        // Which are large: the defined functions in order, by IR size.
+        let (_, fs) = pexe::decode::decode(bytes).unwrap();
+        for (k, f) in fs.iter().enumerate() {
+            let want = if f.insts.len() >= LARGE_INSTS { BASELINE_FIRST } else { OPTIMIZED };
+            assert_eq!(bytes_of[k], want, "{p}: function {} hinted wrong", f.id.0);
+            large_seen += usize::from(want == BASELINE_FIRST);
+        }
+        assert!(bytes_of[fs.len()..].iter().all(|&h| h == OPTIMIZED), "{p}: the helpers are optimized at once");
+
+        // The whole section out (its id, its size's LEB bytes, then the
+        // name and data `range` spans): the rest is the optimized module
+        // byte for byte.
+        let leb_len = |n: usize| (usize::BITS - n.max(1).leading_zeros()).div_ceil(7) as usize;
+        let start = range.start - 1 - leb_len(range.len());
+        assert_eq!(hinted[start], 0, "{p}: not a custom section's id");
+        let mut without = hinted[..start].to_vec();
+        without.extend_from_slice(&hinted[range.end..]);
+        assert!(without == plain, "{p}: the hinted module differs from the optimized one beyond its hints");
+        checked += 1;
+    }
+    assert!(checked >= 36, "only {checked} valid pexes translated");
+    assert!(large_seen > 0, "no large function in the corpus");
 }

@@ -85,18 +85,59 @@ pub struct Options {
     /// Calls of the pexe's own `sqrt` become `f64.sqrt` where its body is
     /// proven to compute exactly that (`libm.rs`).
     pub fast_libm: bool,
-    /// Outermost loop nests become functions of their own, which engines
-    /// that start with baseline code can switch to optimized code
-    /// (`func/outline.rs`); off where everything is optimized at once.
-    /// Never for Pepper plugins.
-    pub outline_loops: bool,
+    /// How the engine that runs the module compiles its functions.
+    pub tiering: Tiering,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { wat: false, names: true, parallel: true, threads: 0, fast_libm: true, outline_loops: true }
+        Options { wat: false, names: true, parallel: true, threads: 0, fast_libm: true, tiering: Tiering::Dynamic }
     }
 }
+
+/// How the engine running the module compiles its functions: what decides
+/// which loop nests get functions of their own (`func/outline.rs`) and
+/// whether the module carries compilation hints. Pepper plugins never have
+/// loops outlined (their callbacks are called again and again).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tiering {
+    /// Baseline code first, optimized code for calls made once a function
+    /// is hot (browsers): loop nests are outlined, so that a hot loop in a
+    /// function called once still reaches optimized code.
+    Dynamic,
+    /// Every function optimized from its first call (V8 with
+    /// `--no-liftoff`): nothing is outlined.
+    Optimized,
+    /// As the module's [`COMPILATION_HINTS_SECTION`] says (V8 with
+    /// `--experimental-wasm-compilation-hints`, which `pexe run` gives
+    /// Node): functions of [`LARGE_INSTS`] instructions or more start as
+    /// baseline code and get optimized once hot, the others are optimized
+    /// from their first call; nothing is outlined. The large ones are
+    /// mostly libc's, run briefly at start-up: optimizing newlib's
+    /// `_vfprintf_r` alone took 22 ms, half the optimizing compiler's
+    /// start-up time in nbody. The price: a large function called once
+    /// runs its loops as baseline code. Outlining the large ones' loop
+    /// nests, as `Dynamic` does, made meteor 10% slower (printf's pieces
+    /// got hot and were optimized as well), so they are not.
+    Hinted,
+}
+
+/// Functions of this many IR instructions or more are "large" for
+/// [`Tiering::Hinted`] (about 2.5 KB of wasm): a benchmark's `main` with
+/// its kernels inlined is 200–600, newlib's `free` ~950, `malloc` ~2300.
+pub const LARGE_INSTS: usize = 600;
+
+/// The custom section of V8's compilation hints (its legacy, flag-guarded
+/// form): the number of functions the module defines, then one byte per
+/// function: bits 0–1 the strategy (1: lazy), 2–3 the first tier, 4–5 the
+/// top tier (0: the engine's default, 1: baseline, 2: optimized). It must
+/// come after the function section and before the code section.
+pub const COMPILATION_HINTS_SECTION: &str = "compilationHints";
+
+/// Lazy, baseline first, then the engine's own tiering up.
+const HINT_BASELINE_FIRST: u8 = 0b00_01_01;
+/// Lazy, optimized from the first call.
+const HINT_OPTIMIZED: u8 = 0b10_10_01;
 
 /// Indices of the module's globals.
 pub(crate) mod global {
@@ -159,7 +200,9 @@ pub(crate) struct ModuleCx {
     /// The module runs on one thread ([`imports::may_start_threads`] is
     /// false): atomics are plain accesses, `thread_create` answers EAGAIN.
     pub single_threaded: bool,
-    /// [`Options::outline_loops`].
+    /// Outermost loop nests become functions of their own
+    /// (`func/outline.rs`): under [`Tiering::Dynamic`], but never for
+    /// Pepper plugins.
     pub outline_loops: bool,
 }
 
@@ -185,7 +228,7 @@ impl BodyContext {
         let m = module.module();
         let imports = ImportLayout::for_module(m);
         let layout = Layout::new(m, imports.pexe_table_base())?;
-        Ok(Parts::new(m, imports, layout, Options::default().outline_loops)?.ctx)
+        Ok(Parts::new(m, imports, layout, Options::default().tiering)?.ctx)
     }
 }
 
@@ -202,6 +245,8 @@ pub struct BodyCode {
     /// Facts for the `sqrt` form (`libm.rs`).
     pure_leaf: bool,
     sqrt: Option<SqrtClaim>,
+    /// At least [`LARGE_INSTS`] instructions.
+    large: bool,
 }
 
 impl BodyCode {
@@ -212,7 +257,8 @@ impl BodyCode {
 
     /// A byte form (all integers u32 LE): `id`; the fixups (below); a
     /// flags byte (1: pure leaf, 2: a `sqrt` claim follows, 4: with a NaN
-    /// path), the claim's helper count and helpers, then the NaN path's;
+    /// path, 8: large), the claim's helper count and helpers, then the NaN
+    /// path's;
     /// then the entry. Fixups: the signature fixup count, per fixup its
     /// offset, key length (u8) and key; the call-site count, per site its
     /// offset, length (u8), callee and a flags byte (1: unguarded); the
@@ -237,7 +283,10 @@ impl BodyCode {
         }
         let nan = self.sqrt.as_ref().and_then(|c| c.nan_helpers.as_ref());
         out.push(
-            u8::from(self.pure_leaf) | if self.sqrt.is_some() { 2 } else { 0 } | if nan.is_some() { 4 } else { 0 },
+            u8::from(self.pure_leaf)
+                | if self.sqrt.is_some() { 2 } else { 0 }
+                | if nan.is_some() { 4 } else { 0 }
+                | if self.large { 8 } else { 0 },
         );
         if let Some(claim) = &self.sqrt {
             for list in std::iter::once(&claim.helpers).chain(nan) {
@@ -299,7 +348,7 @@ impl BodyCode {
             None
         };
         let entry = bytes.get(r.at..)?.to_vec();
-        let body = BodyCode { id, entry, fixups, pure_leaf: flags & 1 != 0, sqrt };
+        let body = BodyCode { id, entry, fixups, pure_leaf: flags & 1 != 0, sqrt, large: flags & 8 != 0 };
         body.fixups_fit().then_some(body)
     }
 
@@ -406,8 +455,13 @@ impl BodyTranslator {
         let mut fixups = BodyFixups::default();
         self.funcs.translate(&self.ctx.cx, &self.ctx.sigs, f, analysis, &mut entry, &mut fixups)?;
         let (pure_leaf, sqrt) = body_facts(&self.ctx.cx, f);
-        Ok(BodyCode { id: f.id, entry, fixups, pure_leaf, sqrt })
+        Ok(BodyCode { id: f.id, entry, fixups, pure_leaf, sqrt, large: is_large(f) })
     }
+}
+
+/// Whether `f` is large for [`Tiering::Hinted`].
+fn is_large(f: &Function) -> bool {
+    f.insts.len() >= LARGE_INSTS
 }
 
 /// What the `sqrt` form needs to know of a body (`libm.rs`).
@@ -430,7 +484,7 @@ struct Parts {
 }
 
 impl Parts {
-    fn new(m: &Module, imports: ImportLayout, layout: Layout, outline_loops: bool) -> Result<Parts, TranslateError> {
+    fn new(m: &Module, imports: ImportLayout, layout: Layout, tiering: Tiering) -> Result<Parts, TranslateError> {
         let mut sigs = Signatures::new();
         let fault_ty = sigs.intern(&[ValType::I32, ValType::I32], &[]);
         let fmod_ty = sigs.intern(&[ValType::F64, ValType::F64], &[ValType::F64]);
@@ -483,7 +537,7 @@ impl Parts {
             // A Pepper plugin is driven by callbacks, called again and again:
             // its functions get optimized without outlining, and with it
             // KC85-3's emulator booted visibly slower in its page.
-            outline_loops: outline_loops && !imports.pepper(),
+            outline_loops: tiering == Tiering::Dynamic && !imports.pepper(),
         };
         Ok(Parts {
             ctx: BodyContext { cx, sigs },
@@ -522,6 +576,10 @@ pub struct WasmBackend {
     sqrt_sites: Vec<(bool, usize, u8, bool)>,
     pure_leaf: Vec<bool>,
     sqrt_claim: Option<SqrtClaim>,
+    /// Write a [`COMPILATION_HINTS_SECTION`] ([`Tiering::Hinted`]), and
+    /// which functions (by id) are large.
+    hints: bool,
+    large: Vec<bool>,
     /// Loops made functions (`func/outline.rs`): their code-section
     /// entries, after the helpers'; their type indices; per outlined
     /// function, the pexe function it came from; the index of the first.
@@ -556,7 +614,7 @@ impl Backend for WasmBackend {
         self.funcs.translate(&self.ctx.cx, &self.ctx.sigs, f, Some(analysis), &mut self.code, &mut self.fixups)?;
         let fixups = std::mem::take(&mut self.fixups);
         let (pure_leaf, sqrt) = body_facts(&self.ctx.cx, f);
-        let r = self.patch(start, &fixups, f.id, pure_leaf, sqrt);
+        let r = self.patch(start, &fixups, f.id, pure_leaf, sqrt, is_large(f));
         self.fixups = fixups;
         self.fixups.sigs.clear();
         self.fixups.calls.clear();
@@ -574,7 +632,7 @@ impl WasmBackend {
         let m = module.module();
         let imports = ImportLayout::for_module(m);
         let layout = Layout::new(m, imports.pexe_table_base())?;
-        let parts = Parts::new(m, imports, layout, opts.outline_loops)?;
+        let parts = Parts::new(m, imports, layout, opts.tiering)?;
         let mut code = Vec::with_capacity(m.functions.len() * 64);
         let helpers = 2 + u32::from(parts.ctx.cx.single_threaded);
         wasm_encoder::Encode::encode(&(parts.defined.len() as u32 + helpers), &mut code);
@@ -598,6 +656,8 @@ impl WasmBackend {
             outline_counters: 0,
             pure_leaf: vec![false; m.functions.len()],
             sqrt_claim: None,
+            hints: opts.tiering == Tiering::Hinted,
+            large: vec![false; m.functions.len()],
             void_void: parts.void_void,
             i32_void: parts.i32_void,
             longjmp_ty: parts.fault_ty,
@@ -627,7 +687,7 @@ impl WasmBackend {
         }
         let start = self.code.len();
         self.code.extend_from_slice(&body.entry);
-        self.patch(start, &body.fixups, body.id, body.pure_leaf, body.sqrt.clone())
+        self.patch(start, &body.fixups, body.id, body.pure_leaf, body.sqrt.clone(), body.large)
     }
 
     /// Checks that `id` is the body expected next, and counts it.
@@ -652,9 +712,13 @@ impl WasmBackend {
         id: FuncId,
         pure_leaf: bool,
         sqrt: Option<SqrtClaim>,
+        large: bool,
     ) -> Result<(), TranslateError> {
         if let Some(p) = self.pure_leaf.get_mut(id.0 as usize) {
             *p = pure_leaf;
+        }
+        if let Some(l) = self.large.get_mut(id.0 as usize) {
+            *l = large;
         }
         if sqrt.is_some() && id.0 == self.ctx.cx.fast_sqrt {
             self.sqrt_claim = sqrt;
@@ -743,6 +807,7 @@ impl WasmBackend {
         // A single-threaded module's table holds this in `thread_create`'s
         // place: it answers EAGAIN, as a page without shared memory does.
         let single_threaded = self.ctx.cx.single_threaded;
+        let helpers_count = 2 + u32::from(single_threaded);
         let thread_create = imports::irt_index(&self.imports, "thread_create");
         let no_threads_func = thread_start_func + 1;
         let mut module = wasm_encoder::Module::new();
@@ -924,6 +989,24 @@ impl WasmBackend {
         module.section(&exports);
         module.section(&elements);
         module.section(&DataCountSection { count: nseg });
+        if self.hints {
+            // The pexe's functions, the helpers, then any outlined loops
+            // (none under `Hinted` today; they would be tiered as a browser
+            // does).
+            let total = ndef + helpers_count + self.outlined_types.len() as u32;
+            let mut data = Vec::with_capacity(total as usize + 5);
+            wasm_encoder::Encode::encode(&total, &mut data);
+            data.extend(self.defined.iter().map(|&id| {
+                if self.large.get(id as usize).copied().unwrap_or(false) {
+                    HINT_BASELINE_FIRST
+                } else {
+                    HINT_OPTIMIZED
+                }
+            }));
+            data.resize(data.len() + helpers_count as usize, HINT_OPTIMIZED);
+            data.resize(data.len() + self.outlined_types.len(), HINT_BASELINE_FIRST);
+            module.section(&wasm_encoder::CustomSection { name: COMPILATION_HINTS_SECTION.into(), data: data.into() });
+        }
         module.section(&RawSection { id: SectionId::Code as u8, data: &self.code });
         module.section(&data);
 

@@ -15,7 +15,7 @@
 
 use crate::{display_name, fail, read_input};
 use clap::Args;
-use pexe::back::wasm::{translate_bytes, Options, TranslateError};
+use pexe::back::wasm::{translate_bytes, Options, Tiering, TranslateError};
 use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -116,7 +116,8 @@ pub struct Run {
     target: String,
 
     /// Run as browsers do: baseline code first, hot functions optimized later (the
-    /// translation outlines loop nests so they can be); default: all optimized up front.
+    /// translation outlines loop nests so they can be); default: optimized up front but
+    /// for the large functions (by the module's compilation hints).
     #[arg(long)]
     browser_tiering: bool,
 
@@ -208,9 +209,10 @@ impl Run {
         if let Some(target) = native {
             return self.run_native(&name, &bytes, target);
         }
-        // Node runs it with every function optimized from the start
-        // (--no-liftoff, below): outlined loops would only add calls.
-        let options = Options { outline_loops: self.browser_tiering, ..Options::default() };
+        // Node compiles as the module's hints say (below): large functions
+        // start as baseline code, the rest are optimized from the start.
+        let tiering = if self.browser_tiering { Tiering::Dynamic } else { Tiering::Hinted };
+        let options = Options { tiering, ..Options::default() };
         let wasm = match translate_bytes(&bytes, &options) {
             Ok(wasm) => wasm,
             Err(TranslateError::Invalid(diagnostics)) => {
@@ -236,13 +238,15 @@ impl Run {
 
         let node = std::env::var_os(NODE_ENV).unwrap_or_else(|| "node".into());
         let mut cmd = Command::new(&node);
-        // Compile every function with V8's optimizing tier up front: wasm has
-        // no on-stack replacement, so a hot loop inside a function called once
-        // (a pexe's `main` after inlining) would otherwise stay in baseline
-        // code for the whole run (2.3x slower on mandelbrot). Workers inherit
-        // the flag.
+        // Compile the functions with V8's optimizing tier up front, but for
+        // the large ones (Tiering::Hinted): wasm has no on-stack replacement,
+        // so a hot loop inside a function called once (a pexe's `main` after
+        // inlining) would otherwise stay in baseline code for the whole run
+        // (2.3x slower on mandelbrot); the large ones, mostly libc's, would
+        // cost more to optimize than they run at start-up, and their loop
+        // nests are outlined. Workers inherit the flag.
         if !self.browser_tiering {
-            cmd.arg("--no-liftoff");
+            cmd.arg("--experimental-wasm-compilation-hints");
         }
         // A single-threaded module runs on Node's main thread (run.mjs
         // decides, from the module and this flag): give V8 as deep a stack
