@@ -110,15 +110,17 @@ pub enum Tiering {
     Optimized,
     /// As the module's [`COMPILATION_HINTS_SECTION`] says (V8 with
     /// `--experimental-wasm-compilation-hints`, which `pexe run` gives
-    /// Node): functions of [`LARGE_INSTS`] instructions or more start as
-    /// baseline code and get optimized once hot, the others are optimized
-    /// from their first call; nothing is outlined. The large ones are
-    /// mostly libc's, run briefly at start-up: optimizing newlib's
-    /// `_vfprintf_r` alone took 22 ms, half the optimizing compiler's
-    /// start-up time in nbody. The price: a large function called once
-    /// runs its loops as baseline code. Outlining the large ones' loop
-    /// nests, as `Dynamic` does, made meteor 10% slower (printf's pieces
-    /// got hot and were optimized as well), so they are not.
+    /// Node): functions without loops, and those of [`LARGE_INSTS`]
+    /// instructions or more, start as baseline code and get optimized once
+    /// hot; the others are optimized from their first call; nothing is
+    /// outlined. A function without loops can only get hot by being called
+    /// often, which tiering up catches. The large ones are mostly libc's,
+    /// run briefly at start-up: optimizing newlib's `_vfprintf_r` alone
+    /// took 22 ms, half the optimizing compiler's start-up time in nbody.
+    /// The price: a large function called once runs its loops as baseline
+    /// code. Outlining the large ones' loop nests, as `Dynamic` does, made
+    /// meteor 10% slower (printf's pieces got hot and were optimized as
+    /// well), so they are not.
     Hinted,
 }
 
@@ -248,8 +250,8 @@ pub struct BodyCode {
     /// Facts for the `sqrt` form (`libm.rs`).
     pure_leaf: bool,
     sqrt: Option<SqrtClaim>,
-    /// At least [`LARGE_INSTS`] instructions.
-    large: bool,
+    /// Starts as baseline code under [`Tiering::Hinted`].
+    baseline_first: bool,
 }
 
 impl BodyCode {
@@ -260,7 +262,7 @@ impl BodyCode {
 
     /// A byte form (all integers u32 LE): `id`; the fixups (below); a
     /// flags byte (1: pure leaf, 2: a `sqrt` claim follows, 4: with a NaN
-    /// path, 8: large), the claim's helper count and helpers, then the NaN
+    /// path, 8: baseline first), the claim's helper count and helpers, then the NaN
     /// path's;
     /// then the entry. Fixups: the signature fixup count, per fixup its
     /// offset, key length (u8) and key; the call-site count, per site its
@@ -289,7 +291,7 @@ impl BodyCode {
             u8::from(self.pure_leaf)
                 | if self.sqrt.is_some() { 2 } else { 0 }
                 | if nan.is_some() { 4 } else { 0 }
-                | if self.large { 8 } else { 0 },
+                | if self.baseline_first { 8 } else { 0 },
         );
         if let Some(claim) = &self.sqrt {
             for list in std::iter::once(&claim.helpers).chain(nan) {
@@ -351,7 +353,7 @@ impl BodyCode {
             None
         };
         let entry = bytes.get(r.at..)?.to_vec();
-        let body = BodyCode { id, entry, fixups, pure_leaf: flags & 1 != 0, sqrt, large: flags & 8 != 0 };
+        let body = BodyCode { id, entry, fixups, pure_leaf: flags & 1 != 0, sqrt, baseline_first: flags & 8 != 0 };
         body.fixups_fit().then_some(body)
     }
 
@@ -458,13 +460,27 @@ impl BodyTranslator {
         let mut fixups = BodyFixups::default();
         self.funcs.translate(&self.ctx.cx, &self.ctx.sigs, f, analysis, &mut entry, &mut fixups)?;
         let (pure_leaf, sqrt) = body_facts(&self.ctx.cx, f);
-        Ok(BodyCode { id: f.id, entry, fixups, pure_leaf, sqrt, large: is_large(f) })
+        Ok(BodyCode { id: f.id, entry, fixups, pure_leaf, sqrt, baseline_first: baseline_first(f) })
     }
 }
 
-/// Whether `f` is large for [`Tiering::Hinted`].
-fn is_large(f: &Function) -> bool {
-    f.insts.len() >= LARGE_INSTS
+/// Whether `f` starts as baseline code under [`Tiering::Hinted`]: it is
+/// large, or it has no loop. (A loop needs an edge to a block at or before
+/// its source: blocks are numbered in order, and every cycle has one.)
+fn baseline_first(f: &Function) -> bool {
+    use crate::ir::{BlockId, InstKind};
+    if f.insts.len() >= LARGE_INSTS {
+        return true;
+    }
+    let back = |from: usize, to: BlockId| to.0 as usize <= from;
+    !(0..f.blocks.len()).any(|b| match f.terminator(BlockId(b as u32)).map(|i| &i.kind) {
+        Some(&InstKind::Br { target }) => back(b, target),
+        Some(&InstKind::CondBr { if_true, if_false, .. }) => back(b, if_true) || back(b, if_false),
+        Some(&InstKind::Switch { default, cases, .. }) => {
+            back(b, default) || f.cases(cases).iter().any(|c| back(b, c.target))
+        }
+        _ => false,
+    })
 }
 
 /// What the `sqrt` form needs to know of a body (`libm.rs`).
@@ -580,9 +596,9 @@ pub struct WasmBackend {
     pure_leaf: Vec<bool>,
     sqrt_claim: Option<SqrtClaim>,
     /// Write a [`COMPILATION_HINTS_SECTION`] ([`Tiering::Hinted`]), and
-    /// which functions (by id) are large.
+    /// which functions (by id) start as baseline code.
     hints: bool,
-    large: Vec<bool>,
+    baseline_first: Vec<bool>,
     /// Loops made functions (`func/outline.rs`): their code-section
     /// entries, after the helpers'; their type indices; per outlined
     /// function, the pexe function it came from; the index of the first.
@@ -617,7 +633,7 @@ impl Backend for WasmBackend {
         self.funcs.translate(&self.ctx.cx, &self.ctx.sigs, f, Some(analysis), &mut self.code, &mut self.fixups)?;
         let fixups = std::mem::take(&mut self.fixups);
         let (pure_leaf, sqrt) = body_facts(&self.ctx.cx, f);
-        let r = self.patch(start, &fixups, f.id, pure_leaf, sqrt, is_large(f));
+        let r = self.patch(start, &fixups, f.id, pure_leaf, sqrt, baseline_first(f));
         self.fixups = fixups;
         self.fixups.sigs.clear();
         self.fixups.calls.clear();
@@ -660,7 +676,7 @@ impl WasmBackend {
             pure_leaf: vec![false; m.functions.len()],
             sqrt_claim: None,
             hints: opts.tiering == Tiering::Hinted,
-            large: vec![false; m.functions.len()],
+            baseline_first: vec![false; m.functions.len()],
             void_void: parts.void_void,
             i32_void: parts.i32_void,
             longjmp_ty: parts.fault_ty,
@@ -690,7 +706,7 @@ impl WasmBackend {
         }
         let start = self.code.len();
         self.code.extend_from_slice(&body.entry);
-        self.patch(start, &body.fixups, body.id, body.pure_leaf, body.sqrt.clone(), body.large)
+        self.patch(start, &body.fixups, body.id, body.pure_leaf, body.sqrt.clone(), body.baseline_first)
     }
 
     /// Checks that `id` is the body expected next, and counts it.
@@ -715,13 +731,13 @@ impl WasmBackend {
         id: FuncId,
         pure_leaf: bool,
         sqrt: Option<SqrtClaim>,
-        large: bool,
+        baseline: bool,
     ) -> Result<(), TranslateError> {
         if let Some(p) = self.pure_leaf.get_mut(id.0 as usize) {
             *p = pure_leaf;
         }
-        if let Some(l) = self.large.get_mut(id.0 as usize) {
-            *l = large;
+        if let Some(b) = self.baseline_first.get_mut(id.0 as usize) {
+            *b = baseline;
         }
         if sqrt.is_some() && id.0 == self.ctx.cx.fast_sqrt {
             self.sqrt_claim = sqrt;
@@ -1000,7 +1016,7 @@ impl WasmBackend {
             let mut data = Vec::with_capacity(total as usize + 5);
             wasm_encoder::Encode::encode(&total, &mut data);
             data.extend(self.defined.iter().map(|&id| {
-                if self.large.get(id as usize).copied().unwrap_or(false) {
+                if self.baseline_first.get(id as usize).copied().unwrap_or(false) {
                     HINT_BASELINE_FIRST
                 } else {
                     HINT_OPTIMIZED
