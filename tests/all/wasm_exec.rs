@@ -813,6 +813,74 @@ fn i64_arithmetic() {
     assert_eq!(out, want);
 }
 
+/// `sdiv` by 2^k of a value known to be a multiple of 2^k is an arithmetic
+/// shift (`x*(x+1)/2`, `(x<<3)/8`), exact for negative and wrapped values
+/// too; a dividend that may be odd keeps `div_s`.
+#[test]
+fn exact_signed_divisions_become_shifts() {
+    let mut m = Module::new();
+    let tri = m.declare(ty::I32, &[ty::I32]);
+    let shl = m.declare(ty::I32, &[ty::I32]);
+    let tri64 = m.declare(ty::I64, &[ty::I64]);
+    let odd = m.declare(ty::I32, &[ty::I32]);
+    // (x + 1) * x / 2
+    let mut b = m.body(1, 1, &[(ty::I32, Const::Int(1)), (ty::I32, Const::Int(2))]);
+    let (x, one, two) = (b.param(0), b.c(0), b.c(1));
+    let x1 = b.binop(x, one, op::ADD);
+    let p = b.binop(x1, x, op::MUL);
+    let r = b.binop(p, two, op::SDIV);
+    b.ret(Some(r));
+    m.finish_body(b);
+    // ((x << 3) + (x << 2)) / 4
+    let mut b = m.body(1, 1, &[(ty::I32, Const::Int(3)), (ty::I32, Const::Int(2)), (ty::I32, Const::Int(4))]);
+    let (x, three, two, four) = (b.param(0), b.c(0), b.c(1), b.c(2));
+    let a = b.binop(x, three, op::SHL);
+    let c = b.binop(x, two, op::SHL);
+    let s = b.binop(a, c, op::ADD);
+    let r = b.binop(s, four, op::SDIV);
+    b.ret(Some(r));
+    m.finish_body(b);
+    // x * (x - 1) / 2, in i64
+    let mut b = m.body(1, 1, &[(ty::I64, Const::Int(1)), (ty::I64, Const::Int(2))]);
+    let (x, one, two) = (b.param(0), b.c(0), b.c(1));
+    let x1 = b.binop(x, one, op::SUB);
+    let p = b.binop(x, x1, op::MUL);
+    let r = b.binop(p, two, op::SDIV);
+    b.ret(Some(r));
+    m.finish_body(b);
+    // x * (x + 2) / 2: may be odd
+    let mut b = m.body(1, 1, &[(ty::I32, Const::Int(2))]);
+    let (x, two) = (b.param(0), b.c(0));
+    let x2 = b.binop(x, two, op::ADD);
+    let p = b.binop(x2, x, op::MUL);
+    let r = b.binop(p, two, op::SDIV);
+    b.ret(Some(r));
+    m.finish_body(b);
+
+    let wasm = translate_bytes(&pexe::asm::assemble(&m.text()).unwrap(), &Options::default()).unwrap();
+    let wat = pexe::back::wasm::to_wat(&wasm).unwrap();
+    assert_eq!(wat.matches("i32.shr_s").count(), 2, "{wat}");
+    assert_eq!(wat.matches("i64.shr_s").count(), 1, "{wat}");
+    assert_eq!(wat.matches("i32.div_s").count(), 1, "{wat}");
+
+    let mut calls = Vec::new();
+    let mut want = Vec::new();
+    for x in [0i32, 1, 2, 7, -1, -2, -7, 46340, 65535, -65536, 100_000, i32::MAX, i32::MIN] {
+        calls.push((tri, args(&[&x])));
+        want.push((x.wrapping_add(1).wrapping_mul(x) / 2).to_string());
+        calls.push((shl, args(&[&x])));
+        want.push(((x << 3).wrapping_add(x << 2) / 4).to_string());
+        calls.push((odd, args(&[&x])));
+        want.push((x.wrapping_add(2).wrapping_mul(x).wrapping_div(2)).to_string());
+    }
+    for x in [0i64, 3, -3, 1 << 33, -(1 << 40) - 1, i64::MAX, i64::MIN] {
+        calls.push((tri64, vec![big(x)]));
+        want.push((x.wrapping_mul(x.wrapping_sub(1)) / 2).to_string());
+    }
+    let Some(out) = run("exactdiv", &m, &calls) else { return };
+    assert_eq!(out, want);
+}
+
 /// float and double: arithmetic, frem through env.fmod_f64, saturating
 /// conversions, unordered compares and select.
 #[test]

@@ -600,7 +600,11 @@ impl<'a> Fx<'a> {
                         _ => (Fixup::None, Fixup::None),
                     };
                     self.push(*lhs, fl);
-                    self.push(*rhs, fr);
+                    // An exact division by 2^k is a shift whose count
+                    // `lower` writes itself.
+                    if *op != BinOp::SDiv || self.exact_sdiv_shift(*op, *lhs, *rhs).is_none() {
+                        self.push(*rhs, fr);
+                    }
                 } else if vector_binop(*op, t).is_some() {
                     self.push(*lhs, Fixup::None);
                     self.push(*rhs, Fixup::None);

@@ -178,6 +178,12 @@ impl<'a> Fx<'a> {
         let t = self.ty(lhs);
         match t {
             IrType::Scalar(s) if s.is_float() => self.float_binop(op, s),
+            IrType::Scalar(Scalar::I32) if op == BinOp::SDiv && let Some(k) = self.exact_sdiv_shift(op, lhs, rhs) => {
+                self.w().i32_const(k as i32).i32_shr_s();
+            }
+            IrType::Scalar(Scalar::I64) if op == BinOp::SDiv && let Some(k) = self.exact_sdiv_shift(op, lhs, rhs) => {
+                self.w().i64_const(k as i64).i64_shr_s();
+            }
             IrType::Scalar(s) => {
                 self.int_binop(op, s == Scalar::I64);
                 if let Some(m) = int_mask(s) {
@@ -194,6 +200,73 @@ impl<'a> Fx<'a> {
                 None => self.scalarize_binop(op, elem, lanes, lhs, rhs),
             },
         }
+    }
+
+    /// For `sdiv x, 2^k` (i32 or i64, k ≥ 1) where `x` is known to be a
+    /// multiple of 2^k: k. The division is then exact, and an arithmetic
+    /// shift computes it in one instruction where `div_s` by a power of two
+    /// takes engines three or four (rounding toward zero needs the sign).
+    /// PNaCl's IR has no `nsw`/`exact` flags, so `(i+j)*(i+j+1)/2` reaches us
+    /// as a plain `sdiv` (spectralnorm's inner loops).
+    #[inline(never)]
+    pub(super) fn exact_sdiv_shift(&self, op: BinOp, lhs: ValueId, rhs: ValueId) -> Option<u32> {
+        if op != BinOp::SDiv || !matches!(self.ty(lhs), IrType::Scalar(Scalar::I32 | Scalar::I64)) {
+            return None;
+        }
+        let d = self.const_int(rhs)? as u64;
+        let bits = if self.ty(lhs) == IrType::I64 { 64 } else { 32 };
+        let d = if bits == 32 { d & 0xffff_ffff } else { d };
+        if !d.is_power_of_two() || d == 1 {
+            return None;
+        }
+        let k = d.trailing_zeros();
+        // 2^31 (or 2^63) as a divisor is negative: not a shift.
+        if k >= bits - 1 {
+            return None;
+        }
+        (self.known_trailing_zeros(lhs, bits, 4) >= k).then_some(k)
+    }
+
+    /// How many low bits of integer `v` are known to be zero (a lower
+    /// bound), looking through at most `depth` defining instructions.
+    fn known_trailing_zeros(&self, v: ValueId, bits: u32, depth: u32) -> u32 {
+        let v = self.resolve(v);
+        if let Some(c) = self.const_int(v) {
+            let c = if bits == 32 { c as u64 & 0xffff_ffff } else { c as u64 };
+            return c.trailing_zeros().min(bits);
+        }
+        if depth == 0 {
+            return 0;
+        }
+        let Some(d) = self.def_inst(v) else { return 0 };
+        let InstKind::Binop { op, lhs, rhs, .. } = self.f.insts[d].kind else { return 0 };
+        let tz = |x: ValueId| self.known_trailing_zeros(x, bits, depth - 1);
+        match op {
+            BinOp::Mul => {
+                // x * (x ± odd): one of two numbers of different parity.
+                let even = self.differs_by_odd(lhs, rhs) || self.differs_by_odd(rhs, lhs);
+                (tz(lhs) + tz(rhs)).max(even as u32).min(bits)
+            }
+            BinOp::Shl => match self.const_int(rhs) {
+                Some(c) if (0..bits as i64).contains(&c) => (tz(lhs) + c as u32).min(bits),
+                _ => 0,
+            },
+            BinOp::And => tz(lhs).max(tz(rhs)),
+            BinOp::Add | BinOp::Sub | BinOp::Or | BinOp::Xor => tz(lhs).min(tz(rhs)),
+            _ => 0,
+        }
+    }
+
+    /// Whether `a` is `b ± C` or `C - b` for an odd constant C: `a` and `b`
+    /// then differ in parity, so their product is even.
+    fn differs_by_odd(&self, a: ValueId, b: ValueId) -> bool {
+        let Some(d) = self.def_inst(self.resolve(a)) else { return false };
+        let InstKind::Binop { op: BinOp::Add | BinOp::Sub, lhs, rhs, .. } = self.f.insts[d].kind else {
+            return false;
+        };
+        let b = self.resolve(b);
+        let odd = |c: ValueId| self.const_int(c).is_some_and(|c| c & 1 == 1);
+        (self.resolve(lhs) == b && odd(rhs)) || (self.resolve(rhs) == b && odd(lhs))
     }
 
     pub(super) fn int_binop(&mut self, op: BinOp, wide: bool) {
