@@ -22,7 +22,9 @@
 //! Loads and stores of `add p, C` (C a small constant, every use of the add
 //! an access) use `p` with `offset=C`; an integer computation repeated in a
 //! block reuses the first one; a `local.set` followed at once by a
-//! `local.get` of the same local becomes a `local.tee`.
+//! `local.get` of the same local becomes a `local.tee`; an `sdiv` by 2^k of
+//! a value known to be a multiple of 2^k (`x*(x+1)/2`) is an arithmetic
+//! shift (`lower.rs`, `exact_sdiv_shift`).
 //!
 //! # Stack folding
 //!
