@@ -3,13 +3,14 @@
 // stdio passthrough, and guest threads in worker_threads running
 // ./worker.js. Only the Node entry (src/node.js) and the Node runner
 // (run.mjs) import this file: it is where the runtime's `node:` imports
-// live, out of reach of browser bundles.
+// live, out of reach of browser bundles. What only threads or Pepper use
+// (worker_threads, the thread machinery, Pepper's code) is imported when a
+// run first needs it: a single-threaded program starts without it.
 
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as tty from 'node:tty';
-import * as workerThreads from 'node:worker_threads';
 
 /** Stack of a guest thread's Worker in Node (MiB): the wasm call depth limit. */
 export const WORKER_STACK_MB = 8;
@@ -17,7 +18,7 @@ export const WORKER_STACK_MB = 8;
 /** The Node host. */
 export const nodeHost = {
   name: 'node',
-  node: { fs, path, os, tty, worker_threads: workerThreads, process },
+  node: { fs, path, os, tty, process },
   /**
    * A WebSocket for PPB_WebSocket and the socket relay where Node has none
    * (Node 20): ours, set by `preparePepper()`.
@@ -26,6 +27,16 @@ export const nodeHost = {
 
   /** Pepper's code, imported when a plugin first needs it (pepper/load.js). */
   loadPepper: () => import('../pepper/modules.js').then((m) => m.PEPPER),
+
+  /** The thread machinery, and worker_threads for `createWorker()`: imported before a run that may start threads. */
+  async loadThreads() {
+    const [{ THREADS }, { Worker }] = await Promise.all([import('../runtime/threads/modules.js'), import('node:worker_threads')]);
+    this.Worker = Worker;
+    return THREADS;
+  },
+
+  /** worker_threads' Worker, once `loadThreads()` has run. */
+  Worker: null,
 
   /** Loads what only a Pepper plugin uses (our WebSocket: node:tls and node:crypto load slowly). */
   async preparePepper() {
@@ -39,7 +50,7 @@ export const nodeHost = {
 
   createWorker() {
     // The entry runs as an ES module: the package is `"type": "module"`.
-    const w = new workerThreads.Worker(new URL('./worker.js', import.meta.url), {
+    const w = new this.Worker(new URL('./worker.js', import.meta.url), {
       resourceLimits: { stackSizeMb: WORKER_STACK_MB },
     });
     return {

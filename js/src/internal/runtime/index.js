@@ -22,15 +22,11 @@
 
 import { AbiMismatch, checkModule } from './abi.js';
 import { loadPepper, pepper as pepperCode } from '../pepper/load.js';
-import { DirectLink } from './threads/rpc.js';
 import { FAULT_EXIT_STATUS } from './defs.js';
 import { moduleInfo } from './module-info.js';
 import { Process, createMemory } from './process.js';
 import { buildImports, classify, createThread, runMain } from './thread.js';
 import { EXITING } from './control.js';
-import { runInWorkers } from './threads/spawn.js';
-import { OutputRingWriter, isOutputRing } from './threads/output-ring.js';
-import { coopAvailable, runCooperative } from './threads/coop.js';
 
 export { AbiMismatch };
 
@@ -162,15 +158,18 @@ async function launch(wasm, options, host) {
   const { module, bytes } = await compile(wasm);
   const { pepper } = checkModule(module);
   if (pepper) await Promise.all([loadPepper(host.loadPepper), host.preparePepper?.()]);
+  // The thread machinery (Workers, cooperative threads, output rings) only
+  // for a run that may start threads or that writes to an output ring.
+  const threads = options.threads !== false || options.output != null ? await host.loadThreads() : null;
   const info = bytes ? moduleInfo(bytes) : { memory: null, startResults: null };
   const node = host.node;
   const useWorkers = options.threads !== false && host.workersAvailable();
   if (options.requireWorkers && !useWorkers) {
     throw new Error('Workers with shared memory are not available here (a page must be cross-origin isolated)');
   }
-  const cooperative = !useWorkers && options.threads !== false && options.cooperative !== false && coopAvailable();
+  const cooperative = !useWorkers && options.threads !== false && options.cooperative !== false && threads.coopAvailable();
   const defaultOut = node ? 'inherit' : null;
-  const output = outputRingOf(options);
+  const output = options.output == null ? null : outputRingOf(options, threads);
   const opts = {
     ...options,
     stdout: output ? { ring: output, stream: 0 } : options.stdout === undefined ? defaultOut : options.stdout,
@@ -209,7 +208,7 @@ async function launch(wasm, options, host) {
 
   let exited;
   if (useWorkers) {
-    exited = runInWorkers({
+    exited = threads.runInWorkers({
       proc,
       platform: host,
       setup,
@@ -222,7 +221,7 @@ async function launch(wasm, options, host) {
   } else if (cooperative) {
     // No shared-memory Workers here, but WebAssembly can suspend: the
     // guest's threads take turns on this thread (threads/coop.js).
-    exited = runCooperative({
+    exited = threads.runCooperative({
       proc,
       setup,
       startResults: info.startResults,
@@ -246,11 +245,10 @@ async function launch(wasm, options, host) {
 
 /**
  * The writer of `options.output` (public/output.js's OutputRing, or its
- * SharedArrayBuffer), or null. It carries stdout and stderr both, so
- * neither may be given besides.
+ * SharedArrayBuffer). It carries stdout and stderr both, so neither may be
+ * given besides. `threads`: the thread machinery (threads/modules.js).
  */
-function outputRingOf(options) {
-  if (options.output == null) return null;
+function outputRingOf(options, { OutputRingWriter, isOutputRing }) {
   const sab = isOutputRing(options.output) ? options.output : options.output.buffer;
   if (!isOutputRing(sab)) throw new TypeError("option 'output' must be an OutputRing (or its buffer)");
   if (options.stdout != null || options.stderr != null) {
@@ -391,7 +389,7 @@ async function runInline({ proc, setup, startResults, traceSink, onStart }) {
     if (irt) return irt(...args);
     return proc.browser.call(name, tid, args);
   };
-  const link = proc.browser ? new DirectLink(dispatch, 0) : null;
+  const link = proc.browser ? new (pepperCode().DirectLink)(dispatch, 0) : null;
   thread.canvas3d = proc.surfaces?.canvas3d ?? null;
   thread.glOptions = proc.glOptions;
   const imports = buildImports(thread, proc.hostCalls, { trace: traceSink, link });

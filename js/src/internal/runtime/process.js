@@ -13,7 +13,6 @@
 // stack and the startup info block.
 
 import { createControl, LIVE, STDIO } from './control.js';
-import { createOutputRing } from './threads/output-ring.js';
 import { DEFAULT_STACK_SIZE, MAX_WASM_PAGES, PAGE_SIZE, errno } from './defs.js';
 import { FileSystem } from './fs/index.js';
 import { fdio } from './irt/fdio.js';
@@ -122,8 +121,10 @@ export class Process {
    * line (fasta: 410 000 writes). Returns the ring, or null when no sink
    * goes through it. With the embedder's ring (run()'s `output`) that ring
    * is returned and `outputSinks` is null: the embedder drains it.
+   * `create`: threads/output-ring.js createOutputRing, handed in by the
+   * Worker side so that a run on one thread never loads that file.
    */
-  enableOutputRing({ inherit = true } = {}) {
+  enableOutputRing({ inherit = true, create }) {
     const outputs = [this.fs.fds[1], this.fs.fds[2]];
     // The embedder's ring (run()'s `output`): written as it is, read by the
     // embedder; no sinks here.
@@ -140,7 +141,7 @@ export class Process {
     };
     const sinks = outputs.map(ringSink);
     if (!sinks.some((s) => s)) return null;
-    this.outputRing = createOutputRing();
+    this.outputRing = create();
     outputs.forEach((d, k) => {
       if (sinks[k]) d.ringStream = k;
     });

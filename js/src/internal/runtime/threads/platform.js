@@ -1,9 +1,10 @@
 // Where the runtime runs, behind one small interface (a "host"):
 //
 //   host.name                 'browser' | 'node'
-//   host.node                 Node's modules { fs, path, os, tty, worker_threads, process }, or null
+//   host.node                 Node's modules { fs, path, os, tty, process }, or null
 //   host.workersAvailable()   whether guest threads can run in Workers here
-//   host.createWorker({ pepper })  a Worker running a guest thread (of a Pepper plugin or not):
+//   host.createWorker({ pepper })  a Worker running a guest thread (of a Pepper plugin or not;
+//                             only after loadThreads()):
 //                             { post(msg, transfer?), onMessage(fn), onError(fn), onExit(fn), terminate() → Promise, unref() }
 //   host.WebSocket            optional: the WebSocket constructor where the global has none
 //                             (Node 20), for PPB_WebSocket and the socket relay
@@ -11,6 +12,8 @@
 //                             (pepper/load.js): imported statically here, on demand in Node
 //   host.preparePepper()      optional: resolves once what a Pepper plugin needs is loaded
 //                             (Node: host.WebSocket), before the plugin starts
+//   host.loadThreads()        the thread machinery (threads/modules.js THREADS), or a Promise
+//                             of it: imported statically here, on demand in Node
 //
 // This file is the browser's host. Node's is internal/node/host.js, which
 // starts internal/node/worker.js in worker_threads; keeping it out of this
@@ -19,6 +22,7 @@
 // plugin browser-plugin-worker.js (→ worker.js).
 
 import { PEPPER } from '../../pepper/modules.js';
+import { THREADS } from './modules.js';
 
 /** The browser host: module Workers on a cross-origin isolated page. */
 export const browserHost = {
@@ -26,6 +30,8 @@ export const browserHost = {
   node: null,
 
   loadPepper: () => PEPPER,
+
+  loadThreads: () => THREADS,
 
   /**
    * Whether guest threads can run in Workers here: Workers exist and the

@@ -11,7 +11,7 @@
 
 import { EXITING, LIVE, NEXT_TID } from '../control.js';
 import { FAULT_EXIT_STATUS, errno } from '../defs.js';
-import { OutputRingReader } from './output-ring.js';
+import { OutputRingReader, createOutputRing } from './output-ring.js';
 import { createChannel, serveCall } from './rpc.js';
 
 /**
@@ -43,7 +43,7 @@ export function runInWorkers({ proc, platform, setup, startResults, traceSink, t
     // Guest output written through the ring reaches the embedder as the
     // host drains it; the last drain happens before the run settles. The
     // embedder's own ring (run()'s `output`) is drained by the embedder.
-    const ring = proc.enableOutputRing({ inherit: !traceInWorker });
+    const ring = proc.enableOutputRing({ inherit: !traceInWorker, create: createOutputRing });
     const drainer = ring && proc.outputSinks
       ? new OutputRingReader(ring, (stream, bytes) => proc.outputSinks[stream]?.(bytes))
       : null;
