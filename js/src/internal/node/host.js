@@ -7,10 +7,33 @@
 // (worker_threads, the thread machinery, Pepper's code) is imported when a
 // run first needs it: a single-threaded program starts without it.
 
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import * as tty from 'node:tty';
+/**
+ * Node's built-in modules as require() hands them out. An ES module
+ * namespace of node:fs (`import * as fs`, or any named import) reads every
+ * export, and its ReadStream getter loads Node's streams, some twenty
+ * modules that nothing here uses. process.getBuiltinModule is Node 20.16+.
+ */
+export const builtin =
+  typeof process.getBuiltinModule === 'function'
+    ? (id) => process.getBuiltinModule(id)
+    : (await import('node:module')).createRequire(import.meta.url);
+
+const fs = builtin('node:fs');
+const os = builtin('node:os');
+const path = builtin('node:path');
+
+/**
+ * node:tty's isatty, loading node:tty (and node:net with it) only for a
+ * character device: a file or a pipe is never a terminal.
+ */
+function isatty(fd) {
+  try {
+    if (!fs.fstatSync(fd).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  return builtin('node:tty').isatty(fd);
+}
 
 /** Stack of a guest thread's Worker in Node (MiB): the wasm call depth limit. */
 export const WORKER_STACK_MB = 8;
@@ -18,7 +41,7 @@ export const WORKER_STACK_MB = 8;
 /** The Node host. */
 export const nodeHost = {
   name: 'node',
-  node: { fs, path, os, tty, process },
+  node: { fs, path, os, tty: { isatty }, process },
   /**
    * A WebSocket for PPB_WebSocket and the socket relay where Node has none
    * (Node 20): ours, set by `preparePepper()`.
@@ -30,8 +53,8 @@ export const nodeHost = {
 
   /** The thread machinery, and worker_threads for `createWorker()`: imported before a run that may start threads. */
   async loadThreads() {
-    const [{ THREADS }, { Worker }] = await Promise.all([import('../runtime/threads/modules.js'), import('node:worker_threads')]);
-    this.Worker = Worker;
+    const { THREADS } = await import('../runtime/threads/modules.js');
+    this.Worker = builtin('node:worker_threads').Worker;
     return THREADS;
   },
 

@@ -41,11 +41,12 @@
 // guest's; a guest fault prints "pexe: guest fault: <message> in function
 // <name>" and exits 134.
 
-import { readFileSync, statSync, writeSync } from 'node:fs';
-import { pathToFileURL, fileURLToPath } from 'node:url';
 import { run, startPlugin } from '../runtime/index.js';
 import { moduleInfo } from '../runtime/module-info.js';
-import { WORKER_STACK_MB, nodeHost } from './host.js';
+import { WORKER_STACK_MB, builtin, nodeHost } from './host.js';
+
+const { readFileSync, statSync, writeSync } = builtin('node:fs');
+const { pathToFileURL, fileURLToPath } = builtin('node:url');
 
 const USAGE =
   'usage: node run.mjs [--argv0 NAME] [--env K=V]... [--dir DIR]... [--trace] [--stack-size N] [--storage DIR] ' +

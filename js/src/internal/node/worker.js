@@ -2,12 +2,12 @@
 // starts it in worker_threads): the port is `parentPort`, and the thread
 // may write inherited stdio and trace lines straight to the host's fds.
 
-import * as fs from 'node:fs';
-import { parentPort } from 'node:worker_threads';
 import { serveThread } from '../runtime/threads/worker.js';
-import { nodeHost } from './host.js';
+import { builtin, nodeHost } from './host.js';
+
+const { parentPort } = builtin('node:worker_threads');
 
 serveThread(
   { post: (msg) => parentPort.postMessage(msg), onMessage: (fn) => parentPort.on('message', fn) },
-  { nodeFs: fs, loadPepper: nodeHost.loadPepper },
+  { nodeFs: nodeHost.node.fs, loadPepper: nodeHost.loadPepper },
 );

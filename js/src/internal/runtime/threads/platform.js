@@ -1,7 +1,7 @@
 // Where the runtime runs, behind one small interface (a "host"):
 //
 //   host.name                 'browser' | 'node'
-//   host.node                 Node's modules { fs, path, os, tty, process }, or null
+//   host.node                 Node's modules { fs, path, os, tty: { isatty }, process }, or null
 //   host.workersAvailable()   whether guest threads can run in Workers here
 //   host.createWorker({ pepper })  a Worker running a guest thread (of a Pepper plugin or not;
 //                             only after loadThreads()):
