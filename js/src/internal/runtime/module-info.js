@@ -11,6 +11,8 @@ const SECTION = { custom: 0, type: 1, import: 2, function: 3, export: 7 };
  */
 export const SINGLE_THREADED_SECTION = 'pexe.single-threaded';
 const VALTYPE = { 0x7f: 'i32', 0x7e: 'i64', 0x7d: 'f32', 0x7c: 'f64', 0x7b: 'v128', 0x70: 'funcref', 0x6f: 'externref' };
+/** One decoder for every name: each new TextDecoder costs Node some 10 µs, and a plugin's module has ~1500 names. */
+const UTF8 = new TextDecoder();
 
 class Reader {
   constructor(bytes, pos = 0, end = bytes.length) {
@@ -37,7 +39,7 @@ class Reader {
   name() {
     const len = this.u32();
     if (this.pos + len > this.end) throw new Error('unexpected end of the module');
-    const s = new TextDecoder().decode(this.bytes.subarray(this.pos, this.pos + len));
+    const s = UTF8.decode(this.bytes.subarray(this.pos, this.pos + len));
     this.pos += len;
     return s;
   }
