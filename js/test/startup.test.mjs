@@ -1,0 +1,69 @@
+// What the Node runner loads to start a single-threaded command-line
+// program (`pexe run`'s common case): neither the thread machinery nor
+// Pepper's code (host.loadThreads(), host.loadPepper() bring them when a
+// run needs them), nor worker_threads or Node's streams. Each costs start-up
+// time and none of it is used.
+
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as nodeFs from 'node:fs';
+import * as nodePath from 'node:path';
+import * as os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { exit, write } from './helpers/cases.mjs';
+import { abiModule, text, I32 } from './helpers/wasm.mjs';
+
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+const RUN_MJS = nodePath.join(SRC, 'internal/node/run.mjs');
+
+/** Files reached from `entry` through static imports (a dynamic import() is what defers a file). */
+function staticReach(entry) {
+  const seen = new Set();
+  const todo = [entry];
+  while (todo.length) {
+    const file = todo.pop();
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const code = nodeFs.readFileSync(file, 'utf8').replace(/^\s*\/\/.*$/gm, '');
+    for (const m of code.matchAll(/^\s*(?:import|export)\b[^;('"]*?(?:\bfrom\s*)?['"](\.[^'"]+)['"]/gm)) {
+      todo.push(nodePath.resolve(nodePath.dirname(file), m[1]));
+    }
+  }
+  return [...seen].map((f) => nodePath.relative(SRC, f));
+}
+
+test('the Node runner imports neither the thread machinery nor Pepper at start', () => {
+  const files = staticReach(RUN_MJS);
+  assert.ok(files.includes('internal/runtime/thread.js'), files.join('\n'));
+  for (const lazy of ['internal/runtime/threads/', 'internal/pepper/browser.js', 'internal/pepper/modules.js', 'internal/node/websocket.js']) {
+    assert.deepEqual(files.filter((f) => f.startsWith(lazy)), [], lazy);
+  }
+});
+
+test('a single-threaded program on pipes loads no worker_threads, streams or tty', (t) => {
+  const dir = nodeFs.mkdtempSync(nodePath.join(os.tmpdir(), 'pexe-startup-'));
+  t.after(() => nodeFs.rmSync(dir, { recursive: true, force: true }));
+  const file = nodePath.join(dir, 'hello.wasm');
+  const hello = abiModule({
+    singleThreaded: true,
+    data: [text(0x10000, 'Hello, World!\n')],
+    funcs: [{ name: '_start', params: [I32], body: [...write(1, 0x10000, 14), ...exit(0)] }],
+  });
+  nodeFs.writeFileSync(file, hello);
+  // Node's own list of the built-in modules it has loaded, at exit (not
+  // through process.stderr, which would load streams itself).
+  const preload = nodePath.join(dir, 'list.cjs');
+  nodeFs.writeFileSync(preload, "process.on('exit', () => require('node:fs').writeSync(2, process.moduleLoadList.join('\\n')));\n");
+  const r = spawnSync(process.execPath, ['--stack-size=7680', '--require', preload, RUN_MJS, '--verbose', file], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    input: '',
+    timeout: 60000,
+  });
+  const loaded = r.stderr.toString().split('\n');
+  assert.equal(r.stdout.toString(), 'Hello, World!\n');
+  assert.ok(loaded.includes('pexe: single-threaded module: running on the main thread'), loaded.join('\n'));
+  for (const name of ['worker_threads', 'stream', 'net', 'tty']) {
+    assert.ok(!loaded.includes(`NativeModule ${name}`), `${name} is loaded`);
+  }
+});
