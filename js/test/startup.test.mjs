@@ -12,7 +12,8 @@ import * as nodePath from 'node:path';
 import * as os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { exit, write } from './helpers/cases.mjs';
-import { abiModule, text, I32 } from './helpers/wasm.mjs';
+import { abiModule, callIrt, op, text, I32 } from './helpers/wasm.mjs';
+import { errno } from '../src/internal/runtime/defs.js';
 
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 const RUN_MJS = nodePath.join(SRC, 'internal/node/run.mjs');
@@ -64,6 +65,37 @@ test('a single-threaded program on pipes loads no worker_threads, streams or tty
   assert.equal(r.stdout.toString(), 'Hello, World!\n');
   assert.ok(loaded.includes('pexe: single-threaded module: running on the main thread'), loaded.join('\n'));
   for (const name of ['worker_threads', 'stream', 'net', 'tty']) {
+    assert.ok(!loaded.includes(`NativeModule ${name}`), `${name} is loaded`);
+  }
+});
+
+test('output to /dev/null is no terminal, and asking does not load tty', (t) => {
+  const dir = nodeFs.mkdtempSync(nodePath.join(os.tmpdir(), 'pexe-startup-'));
+  t.after(() => nodeFs.rmSync(dir, { recursive: true, force: true }));
+  const file = nodePath.join(dir, 'isatty.wasm');
+  // exit(isatty(1, &result)): newlib asks so on its first write to a
+  // character device.
+  const isatty = abiModule({
+    singleThreaded: true,
+    funcs: [{
+      name: '_start',
+      params: [I32],
+      body: [...op.i32_const(1), ...op.i32_const(0x10f00), ...callIrt('isatty'), ...callIrt('exit')],
+    }],
+  });
+  nodeFs.writeFileSync(file, isatty);
+  const preload = nodePath.join(dir, 'list.cjs');
+  nodeFs.writeFileSync(preload, "process.on('exit', () => require('node:fs').writeSync(2, process.moduleLoadList.join('\\n')));\n");
+  const devNull = nodeFs.openSync('/dev/null', 'w');
+  t.after(() => nodeFs.closeSync(devNull));
+  const r = spawnSync(process.execPath, ['--stack-size=7680', '--require', preload, RUN_MJS, file], {
+    stdio: ['pipe', devNull, 'pipe'],
+    input: '',
+    timeout: 60000,
+  });
+  assert.equal(r.status, errno.ENOTTY, r.stderr.toString());
+  const loaded = r.stderr.toString().split('\n');
+  for (const name of ['net', 'tty']) {
     assert.ok(!loaded.includes(`NativeModule ${name}`), `${name} is loaded`);
   }
 });

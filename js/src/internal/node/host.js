@@ -24,15 +24,28 @@ const path = builtin('node:path');
 
 /**
  * node:tty's isatty, loading node:tty (and node:net with it) only for a
- * character device: a file or a pipe is never a terminal.
+ * character device that may be one: a file or a pipe is never a terminal,
+ * nor is one of Linux's memory devices (major 1: /dev/null, /dev/zero…),
+ * where benchmarks and scripts send output (newlib asks on its first
+ * write to a character device).
  */
 function isatty(fd) {
   try {
-    if (!fs.fstatSync(fd).isCharacterDevice()) return false;
+    const st = fs.fstatSync(fd);
+    if (!st.isCharacterDevice()) return false;
+    if (process.platform === 'linux' && linuxMajor(st.rdev) === LINUX_MEMORY_DEVICES) return false;
   } catch {
     return false;
   }
   return builtin('node:tty').isatty(fd);
+}
+
+/** The major number of Linux's character devices /dev/null, /dev/zero… */
+const LINUX_MEMORY_DEVICES = 1;
+
+/** A Linux device number's major (glibc's encoding: bits 8–19 and 32–43). */
+function linuxMajor(rdev) {
+  return ((rdev >>> 8) & 0xfff) | (Math.floor(rdev / 2 ** 32) & ~0xfff);
 }
 
 /** Stack of a guest thread's Worker in Node (MiB): the wasm call depth limit. */
