@@ -42,37 +42,42 @@ test('the Node runner imports neither the thread machinery nor Pepper at start',
   }
 });
 
-test('a single-threaded program on pipes loads no worker_threads, streams or tty', (t) => {
+/**
+ * Runs `wasm` with run.mjs (`args` before it, stdout to `stdout`): its
+ * exit status, stdout, and stderr's lines, which end with Node's own list
+ * of the built-in modules it loaded (written at exit, not through
+ * process.stderr, which would load streams itself).
+ */
+function runListingModules(t, wasm, { args = [], stdout = 'pipe' } = {}) {
   const dir = nodeFs.mkdtempSync(nodePath.join(os.tmpdir(), 'pexe-startup-'));
   t.after(() => nodeFs.rmSync(dir, { recursive: true, force: true }));
-  const file = nodePath.join(dir, 'hello.wasm');
+  const file = nodePath.join(dir, 'guest.wasm');
+  nodeFs.writeFileSync(file, wasm);
+  const preload = nodePath.join(dir, 'list.cjs');
+  nodeFs.writeFileSync(preload, "process.on('exit', () => require('node:fs').writeSync(2, process.moduleLoadList.join('\\n')));\n");
+  const r = spawnSync(process.execPath, ['--stack-size=7680', '--require', preload, RUN_MJS, ...args, file], {
+    stdio: ['pipe', stdout, 'pipe'],
+    input: '',
+    timeout: 60000,
+  });
+  return { status: r.status, stdout: r.stdout?.toString(), lines: r.stderr.toString().split('\n') };
+}
+
+test('a single-threaded program on pipes loads no worker_threads, streams or tty', (t) => {
   const hello = abiModule({
     singleThreaded: true,
     data: [text(0x10000, 'Hello, World!\n')],
     funcs: [{ name: '_start', params: [I32], body: [...write(1, 0x10000, 14), ...exit(0)] }],
   });
-  nodeFs.writeFileSync(file, hello);
-  // Node's own list of the built-in modules it has loaded, at exit (not
-  // through process.stderr, which would load streams itself).
-  const preload = nodePath.join(dir, 'list.cjs');
-  nodeFs.writeFileSync(preload, "process.on('exit', () => require('node:fs').writeSync(2, process.moduleLoadList.join('\\n')));\n");
-  const r = spawnSync(process.execPath, ['--stack-size=7680', '--require', preload, RUN_MJS, '--verbose', file], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-    input: '',
-    timeout: 60000,
-  });
-  const loaded = r.stderr.toString().split('\n');
-  assert.equal(r.stdout.toString(), 'Hello, World!\n');
-  assert.ok(loaded.includes('pexe: single-threaded module: running on the main thread'), loaded.join('\n'));
+  const r = runListingModules(t, hello, { args: ['--verbose'] });
+  assert.equal(r.stdout, 'Hello, World!\n');
+  assert.ok(r.lines.includes('pexe: single-threaded module: running on the main thread'), r.lines.join('\n'));
   for (const name of ['worker_threads', 'stream', 'net', 'tty']) {
-    assert.ok(!loaded.includes(`NativeModule ${name}`), `${name} is loaded`);
+    assert.ok(!r.lines.includes(`NativeModule ${name}`), `${name} is loaded`);
   }
 });
 
 test('output to /dev/null is no terminal, and asking does not load tty', (t) => {
-  const dir = nodeFs.mkdtempSync(nodePath.join(os.tmpdir(), 'pexe-startup-'));
-  t.after(() => nodeFs.rmSync(dir, { recursive: true, force: true }));
-  const file = nodePath.join(dir, 'isatty.wasm');
   // exit(isatty(1, &result)): newlib asks so on its first write to a
   // character device.
   const isatty = abiModule({
@@ -83,19 +88,11 @@ test('output to /dev/null is no terminal, and asking does not load tty', (t) => 
       body: [...op.i32_const(1), ...op.i32_const(0x10f00), ...callIrt('isatty'), ...callIrt('exit')],
     }],
   });
-  nodeFs.writeFileSync(file, isatty);
-  const preload = nodePath.join(dir, 'list.cjs');
-  nodeFs.writeFileSync(preload, "process.on('exit', () => require('node:fs').writeSync(2, process.moduleLoadList.join('\\n')));\n");
   const devNull = nodeFs.openSync('/dev/null', 'w');
   t.after(() => nodeFs.closeSync(devNull));
-  const r = spawnSync(process.execPath, ['--stack-size=7680', '--require', preload, RUN_MJS, file], {
-    stdio: ['pipe', devNull, 'pipe'],
-    input: '',
-    timeout: 60000,
-  });
-  assert.equal(r.status, errno.ENOTTY, r.stderr.toString());
-  const loaded = r.stderr.toString().split('\n');
+  const r = runListingModules(t, isatty, { stdout: devNull });
+  assert.equal(r.status, errno.ENOTTY, r.lines.join('\n'));
   for (const name of ['net', 'tty']) {
-    assert.ok(!loaded.includes(`NativeModule ${name}`), `${name} is loaded`);
+    assert.ok(!r.lines.includes(`NativeModule ${name}`), `${name} is loaded`);
   }
 });
