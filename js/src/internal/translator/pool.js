@@ -29,11 +29,18 @@
 // queued, so a Worker seldom waits for the calling thread to answer, small
 // ones at the end, so Workers finish together. A Worker with nothing to do
 // gets what is queued at once, so the last bytes of a download are
-// translated without waiting.
+// translated without waiting. A large chunk (the whole pexe at hand) is
+// split FEED_BYTES at a time; meanwhile only idle Workers get a batch (of
+// at least BATCH_MIN), and the rest are handed out when the chunk is
+// split: results cannot come in before, and batches sized by the whole
+// chunk keep each Worker busy while this thread makes its Stitcher and
+// returns to take results (busy Workers used to get the first small
+// batches and then wait for all of that).
 //
 // Start-up: the prefix (the bytes before the first body) and the first
 // jobs go to the Workers first; the calling thread makes its Stitcher
-// while they make their BodyTranslators and translate.
+// once the chunk's jobs are out, while they make their BodyTranslators
+// and translate.
 //
 // Workers outlive a translation: the next one reuses them (no start-up,
 // the instance warmed up). Idle ones end after IDLE_MS, and never keep
@@ -165,6 +172,7 @@ class PoolTranslation {
     this.bytesRead = 0;
     this.fallback = null;
     this.stitcher = null;
+    this.prefixSent = false;
     this.total = null;
     this.queue = [];
     this.queueHead = 0;
@@ -207,7 +215,16 @@ class PoolTranslation {
     }
     for (let at = 0; at < bytes.length && !this.fallback; at += FEED_BYTES) {
       this.split(bytes.subarray(at, at + FEED_BYTES));
+      // Within a chunk only idle Workers get a batch: the rest of the chunk
+      // is split before this thread can take results, so a busy Worker gets
+      // its next batch at the end, sized by everything the chunk held.
+      if (!this.fallback && at + FEED_BYTES < bytes.length) this.pump({ idleOnly: true });
     }
+    if (this.fallback) return;
+    this.pump();
+    // Made once the Workers have work: results cannot come before this chunk is split.
+    const prefix = !this.stitcher && this.splitter.prefix;
+    if (prefix) this.start(prefix);
     if (!this.fallback) this.report();
   }
 
@@ -221,11 +238,12 @@ class PoolTranslation {
       this.toFallback(e);
       return;
     }
-    let prefix = null;
-    if (!this.stitcher) {
-      prefix = this.splitter.prefix;
+    if (!this.prefixSent) {
+      const prefix = this.splitter.prefix;
       if (!prefix) return;
+      // The Workers make their translators while this thread splits on.
       for (const w of this.workers) w.port.post({ gen: this.gen, prefix, options: this.options });
+      this.prefixSent = true;
     }
     let at = 0;
     for (const end of ends ?? []) {
@@ -233,10 +251,6 @@ class PoolTranslation {
       at = end;
     }
     this.queuedBytes += jobs.length;
-    this.pump();
-    // The Workers make their translators and start on the first jobs while
-    // this thread makes the Stitcher (needed once results come back).
-    if (prefix) this.start(prefix);
   }
 
   start(prefix) {
@@ -250,14 +264,15 @@ class PoolTranslation {
   }
 
   /** Sends a batch to every Worker with room (see the top of the file). */
-  pump(end = false) {
+  pump({ end = false, idleOnly = false } = {}) {
     if (!this.workers || this.failure) return;
     for (const w of this.workers) {
-      while (w.inFlight < IN_FLIGHT && this.queueHead < this.queue.length) {
+      while (w.inFlight < (idleOnly ? 1 : IN_FLIGHT) && this.queueHead < this.queue.length) {
         const share = this.queuedBytes / (4 * this.workers.length);
         const target = Math.min(BATCH_MAX, Math.max(BATCH_MIN, share));
-        // Less than a batch waits for more bytes, unless the Worker is idle or the input has ended.
-        if (this.queuedBytes < target && w.inFlight > 0 && !end) break;
+        // Less than a batch waits for more bytes, unless the Worker is idle
+        // (and more bytes are not at hand) or the input has ended.
+        if (this.queuedBytes < target && (w.inFlight > 0 || idleOnly) && !end) break;
         this.send(w, target);
       }
     }
@@ -314,7 +329,7 @@ class PoolTranslation {
       this.wake?.();
       return;
     }
-    this.pump(this.ended);
+    this.pump({ end: this.ended });
     if (!this.fallback) this.report();
     this.wake?.();
   }
@@ -347,7 +362,7 @@ class PoolTranslation {
     if (!this.fallback) {
       const bodies = this.splitter.bodies;
       this.ended = true;
-      this.pump(true);
+      this.pump({ end: true });
       while (this.done < bodies && !this.failure) {
         await new Promise((resolve) => (this.wake = resolve));
         this.wake = null;
