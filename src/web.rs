@@ -644,8 +644,7 @@ impl Stitcher {
     pub fn new(prefix: &[u8], options: JsValue) -> Result<Stitcher, JsValue> {
         init();
         let opts = wasm_options(&options)?;
-        let context = std::sync::Arc::new(ModuleContext::from_prefix(prefix).map_err(|e| body_error(&e))?);
-        let inner = parallel::Stitcher::new(&context, &opts).map_err(|e| translate_error(&e))?;
+        let (context, inner) = parallel::Stitcher::from_prefix(prefix, &opts).map_err(|e| body_error(&e))?;
         Ok(Stitcher { context, inner: Some(inner) })
     }
 

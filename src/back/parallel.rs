@@ -108,6 +108,13 @@ impl ModuleContext {
     /// answer for a module with no bodies, or a prefix too short, is a
     /// decode error.
     pub fn from_prefix(prefix: &[u8]) -> Result<Self, BodyError> {
+        let (module, blockinfo, first_body) = Self::decode_prefix(prefix)?;
+        ModuleContext::new(module, blockinfo, first_body)
+    }
+
+    /// The module block before the first function block, decoded (not
+    /// verified), and that block's place.
+    fn decode_prefix(prefix: &[u8]) -> Result<(Module, Arc<BlockInfo>, BlockRange), BodyError> {
         let mut parser = Parser::streaming();
         parser.feed(prefix).map_err(DecodeError::from_bitstream)?;
         let mut decoder = Decoder::new();
@@ -129,8 +136,7 @@ impl ModuleContext {
                 }
             };
             let range = BlockRange { body: parser.pos(), ..range };
-            let blockinfo = parser.blockinfo();
-            return ModuleContext::new(decoder.into_module(), blockinfo, range);
+            return Ok((decoder.into_module(), parser.blockinfo(), range));
         }
     }
 
@@ -466,6 +472,18 @@ pub struct Stitcher {
 impl Stitcher {
     pub fn new(context: &ModuleContext, options: &Options) -> Result<Self, TranslateError> {
         Ok(Stitcher { backend: WasmBackend::new(Verified::checked(&context.module), options)? })
+    }
+
+    /// The stitcher and the context from a prefix (as
+    /// [`ModuleContext::from_prefix`]), the context sharing the back end's
+    /// [`BodyContext`]: one made, not two (as `WholeSplit::start` does). For
+    /// a page's main thread, which translates no body itself.
+    pub fn from_prefix(prefix: &[u8], options: &Options) -> Result<(Arc<ModuleContext>, Self), BodyError> {
+        let (module, blockinfo, first_body) = ModuleContext::decode_prefix(prefix)?;
+        ModuleContext::checked(&module)?;
+        let backend = WasmBackend::new(Verified::checked(&module), options)?;
+        let context = ModuleContext::with_wasm(module, blockinfo, first_body, backend.context());
+        Ok((Arc::new(context), Stitcher { backend }))
     }
 
     /// Adds the next body.
