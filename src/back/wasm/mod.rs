@@ -464,6 +464,13 @@ impl BodyTranslator {
     }
 }
 
+/// The module's own functions after the pexe's: `__pexe_init_data`,
+/// `__pexe_thread_start`, and in a single-threaded module the stand-in for
+/// `thread_create`.
+fn helper_count(single_threaded: bool) -> u32 {
+    2 + u32::from(single_threaded)
+}
+
 /// Whether `f` starts as baseline code under [`Tiering::Hinted`]: it is
 /// large, or it has no loop. (A loop needs an edge to a block at or before
 /// its source: blocks are numbered in order, and every cycle has one.)
@@ -653,7 +660,7 @@ impl WasmBackend {
         let layout = Layout::new(m, imports.pexe_table_base())?;
         let parts = Parts::new(m, imports, layout, opts.tiering)?;
         let mut code = Vec::with_capacity(m.functions.len() * 64);
-        let helpers = 2 + u32::from(parts.ctx.cx.single_threaded);
+        let helpers = helper_count(parts.ctx.cx.single_threaded);
         wasm_encoder::Encode::encode(&(parts.defined.len() as u32 + helpers), &mut code);
         let outlined_base = parts.imports.num_imported_funcs() + parts.defined.len() as u32 + helpers;
         Ok(WasmBackend {
@@ -826,7 +833,7 @@ impl WasmBackend {
         // A single-threaded module's table holds this in `thread_create`'s
         // place: it answers EAGAIN, as a page without shared memory does.
         let single_threaded = self.ctx.cx.single_threaded;
-        let helpers_count = 2 + u32::from(single_threaded);
+        let helpers_count = helper_count(single_threaded);
         let thread_create = imports::irt_index(&self.imports, "thread_create");
         let no_threads_func = thread_start_func + 1;
         let mut module = wasm_encoder::Module::new();
