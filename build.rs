@@ -15,6 +15,23 @@
 //!    run.rs's tests fail until it is (every relative import of an embedded
 //!    file must be embedded too).
 //!
+//!    It also bundles the Node runner (`internal/node/run.mjs` and what it
+//!    imports) with esbuild, through `js/scripts/bundle-runtime.mjs`, into
+//!    `$OUT_DIR/runtime-bundle/`, and embeds those files too:
+//!
+//!    ```text
+//!    const RUNTIME_BUNDLE: &[(&str, &str)] = &[("internal/node/run.bundle.mjs", include_str!("…")), ("internal/node/bundle-chunk-….mjs", …), …];
+//!    const BUNDLE_ENTRY: Result<&str, &str> = Ok("internal/node/run.bundle.mjs");
+//!    ```
+//!
+//!    `pexe run` starts Node on the bundle's entry: three files to load
+//!    instead of some 35 modules (the script says why esbuild, and why its
+//!    files go to `internal/node/`). esbuild is a devDependency of js/
+//!    (`npm ci`, which scripts/setup.sh runs); without it, or without
+//!    Node, the build goes on with a warning, `BUNDLE_ENTRY` is the
+//!    reason, and `pexe run` starts the raw `run.mjs`; with `CI=true` a
+//!    test of run.rs fails instead.
+//!
 //! 2. **Native runtime archives.** It builds the native runtime
 //!    (`runtime/`, a `no_std` static archive) for each Linux target whose
 //!    Rust standard library is installed, so `pexe build` and `pexe run
@@ -77,9 +94,64 @@ fn js_runtime_files() {
         let abs = file.to_string_lossy();
         out.push_str(&format!("    ({rel:?}, include_str!({abs:?})),\n"));
     }
-    out.push_str("];\n");
+    out.push_str("];\n\n");
+    out.push_str(&runtime_bundle(&manifest.join("js")));
     let dest = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR")).join("runtime_files.rs");
     std::fs::write(&dest, out).unwrap_or_else(|e| panic!("writing {}: {e}", dest.display()));
+}
+
+/// The bundled Node runner, as Rust source: `RUNTIME_BUNDLE`, its files
+/// (paths relative to the runtime's folder), and `BUNDLE_ENTRY`, the file
+/// `pexe run` starts, or why there is no bundle. js/scripts/bundle-runtime.mjs
+/// (esbuild) writes them to `$OUT_DIR/runtime-bundle/`. Without Node or
+/// esbuild (no `npm ci` in js/) there is none, and a warning says so: the
+/// build goes on, and `pexe run` starts the raw files, slower. A bundle
+/// that fails to build (a syntax error in the runtime) fails the build.
+fn runtime_bundle(js: &Path) -> String {
+    let script = js.join("scripts").join("bundle-runtime.mjs");
+    println!("cargo:rerun-if-changed={}", script.display());
+    println!("cargo:rerun-if-changed={}", js.join("package-lock.json").display());
+    // Rerun once esbuild is installed or changes: npm ci rewrites the
+    // installed lock; before there is one, js/ itself changes when
+    // node_modules/ appears. (A path that does not exist would rerun this
+    // script, and rebuild the crate, on every build.)
+    let installed = js.join("node_modules").join(".package-lock.json");
+    println!("cargo:rerun-if-changed={}", if installed.is_file() { installed.as_path() } else { js }.display());
+
+    let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR")).join("runtime-bundle");
+    let bundled = Command::new("node").arg(&script).arg(&out).output();
+    let files: Result<Vec<String>, String> = match bundled {
+        Err(e) => Err(format!("cannot run node ({e})")),
+        Ok(o) if o.status.code() == Some(3) => Err(String::from_utf8_lossy(&o.stderr).trim().to_string()),
+        Ok(o) if !o.status.success() => panic!(
+            "bundling the Node runner failed ({}):\n{}",
+            o.status,
+            String::from_utf8_lossy(&o.stderr)
+        ),
+        Ok(o) => Ok(String::from_utf8_lossy(&o.stdout).lines().map(str::to_string).collect()),
+    };
+    let mut rs = String::from(
+        "/// The Node runner bundled (build.rs, js/scripts/bundle-runtime.mjs): its files, relative\n\
+         /// to the runtime's folder; none when esbuild was not installed.\n\
+         const RUNTIME_BUNDLE: &[(&str, &str)] = &[\n",
+    );
+    let entry = match files {
+        Ok(files) => {
+            for rel in &files {
+                let abs = out.join(rel);
+                let _ = writeln!(rs, "    ({rel:?}, include_str!({:?})),", abs.to_string_lossy());
+            }
+            let entry = files.iter().find(|f| f.ends_with(".bundle.mjs")).expect("the bundle has an entry");
+            format!("Ok({entry:?})")
+        }
+        Err(why) => {
+            println!("cargo:warning=`pexe run` will start slower: the Node runner is not bundled ({why}). Run scripts/setup.sh (it runs `npm ci` in js/), then build again.");
+            format!("Err({why:?})")
+        }
+    };
+    rs.push_str("];\n\n/// The bundle's entry, which `pexe run` starts, or why there is no bundle.\n");
+    let _ = writeln!(rs, "const BUNDLE_ENTRY: Result<&str, &str> = {entry};");
+    rs
 }
 
 /// Every file under `dir` that the runtime can load (not its READMEs).

@@ -86,7 +86,9 @@ ensure_chromium() {
 }
 
 # `npm ci` in a folder with a package-lock.json, unless its node_modules is
-# already what the lock says.
+# already what the lock says. js/'s also brings esbuild, with which build.rs
+# bundles `pexe run`'s Node runner (js/scripts/bundle-runtime.mjs): build
+# the CLI after this step, or it starts Node on the separate modules.
 npm_ci() {
     local dir="$1"
     if [ -f "$dir/node_modules/.package-lock.json" ] && [ ! "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
@@ -242,7 +244,7 @@ ensure_native_tools         # pexe build, tests/all/native.rs
 ensure_wasm_target        # npm package (scripts/build-pkg.sh, tests/web.rs)
 ensure_wasm_bindgen_cli   # npm package
 ensure_chromedriver       # npm package (tests/web.rs)
-ensure_browser_test_deps  # browser tests (tests/browser/)
+ensure_browser_test_deps  # browser tests (tests/browser/); esbuild for build.rs
 ensure_webp               # app tests (js/test-npm/apps.test.mjs)
 ensure_ffmpeg             # video test (tests/browser/video.test.mjs)
 log "ready"
