@@ -39,8 +39,10 @@ const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 export const BUNDLE_ENTRY = 'internal/node/run.bundle.mjs';
 
 /**
- * Bundles the runner into `outDir` (emptied first); the output files'
- * paths relative to `outDir`, sorted, the entry among them.
+ * Bundles the runner into `outDir` (emptied first). Returns each output
+ * file, by its path relative to `outDir` (sorted, the entry among them),
+ * with the sources it holds (relative to src/) and the files it imports
+ * statically (relative to `outDir`).
  */
 export async function bundleRuntime(outDir, esbuild) {
   fs.rmSync(outDir, { recursive: true, force: true });
@@ -62,11 +64,16 @@ export async function bundleRuntime(outDir, esbuild) {
     logLevel: 'silent',
   });
   for (const w of result.warnings) process.stderr.write(`bundle-runtime: warning: ${w.text}\n`);
-  const files = Object.keys(result.metafile.outputs).map((f) =>
-    path.relative(outDir, path.resolve(f)).split(path.sep).join('/'),
-  );
-  if (!files.includes(BUNDLE_ENTRY)) throw new Error(`esbuild wrote no ${BUNDLE_ENTRY}: ${files.join(', ')}`);
-  return files.sort();
+  const rel = (from, f) => path.relative(from, path.resolve(f)).split(path.sep).join('/');
+  const outputs = {};
+  for (const [file, out] of Object.entries(result.metafile.outputs).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    outputs[rel(outDir, file)] = {
+      inputs: Object.keys(out.inputs).map((f) => rel(SRC, f)).sort(),
+      imports: out.imports.filter((i) => i.kind === 'import-statement' && !i.external).map((i) => rel(outDir, i.path)),
+    };
+  }
+  if (!outputs[BUNDLE_ENTRY]) throw new Error(`esbuild wrote no ${BUNDLE_ENTRY}: ${Object.keys(outputs).join(', ')}`);
+  return outputs;
 }
 
 /** esbuild, or null when it is not installed. */
@@ -90,6 +97,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     process.stderr.write('bundle-runtime: esbuild is not installed (run `npm ci` in js/, or scripts/setup.sh)\n');
     process.exit(3);
   }
-  const files = await bundleRuntime(path.resolve(outDir), esbuild);
-  process.stdout.write(files.map((f) => `${f}\n`).join(''));
+  const outputs = await bundleRuntime(path.resolve(outDir), esbuild);
+  process.stdout.write(Object.keys(outputs).map((f) => `${f}\n`).join(''));
 }

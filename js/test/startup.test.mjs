@@ -2,7 +2,8 @@
 // program (`pexe run`'s common case): neither the thread machinery nor
 // Pepper's code (host.loadThreads(), host.loadPepper() bring them when a
 // run needs them), nor worker_threads or Node's streams. Each costs start-up
-// time and none of it is used.
+// time and none of it is used. The same holds for the runner as `pexe run`
+// starts it, bundled by scripts/bundle-runtime.mjs.
 
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { exit, write } from './helpers/cases.mjs';
 import { abiModule, callIrt, op, text, I32 } from './helpers/wasm.mjs';
 import { errno } from '../src/internal/runtime/defs.js';
+import { testNeeding } from './helpers/needs.mjs';
+import { BUNDLE_ENTRY, bundleRuntime, loadEsbuild } from '../scripts/bundle-runtime.mjs';
 
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 const RUN_MJS = nodePath.join(SRC, 'internal/node/run.mjs');
@@ -48,14 +51,14 @@ test('the Node runner imports neither the thread machinery nor Pepper at start',
  * of the built-in modules it loaded (written at exit, not through
  * process.stderr, which would load streams itself).
  */
-function runListingModules(t, wasm, { args = [], stdout = 'pipe' } = {}) {
+function runListingModules(t, wasm, { args = [], stdout = 'pipe', runner = RUN_MJS } = {}) {
   const dir = nodeFs.mkdtempSync(nodePath.join(os.tmpdir(), 'pexe-startup-'));
   t.after(() => nodeFs.rmSync(dir, { recursive: true, force: true }));
   const file = nodePath.join(dir, 'guest.wasm');
   nodeFs.writeFileSync(file, wasm);
   const preload = nodePath.join(dir, 'list.cjs');
   nodeFs.writeFileSync(preload, "process.on('exit', () => require('node:fs').writeSync(2, process.moduleLoadList.join('\\n')));\n");
-  const r = spawnSync(process.execPath, ['--stack-size=7680', '--require', preload, RUN_MJS, ...args, file], {
+  const r = spawnSync(process.execPath, ['--stack-size=7680', '--require', preload, runner, ...args, file], {
     stdio: ['pipe', stdout, 'pipe'],
     input: '',
     timeout: 60000,
@@ -63,18 +66,53 @@ function runListingModules(t, wasm, { args = [], stdout = 'pipe' } = {}) {
   return { status: r.status, stdout: r.stdout?.toString(), lines: r.stderr.toString().split('\n') };
 }
 
-test('a single-threaded program on pipes loads no worker_threads, streams or tty', (t) => {
-  const hello = abiModule({
-    singleThreaded: true,
-    data: [text(0x10000, 'Hello, World!\n')],
-    funcs: [{ name: '_start', params: [I32], body: [...write(1, 0x10000, 14), ...exit(0)] }],
-  });
-  const r = runListingModules(t, hello, { args: ['--verbose'] });
+const HELLO = abiModule({
+  singleThreaded: true,
+  data: [text(0x10000, 'Hello, World!\n')],
+  funcs: [{ name: '_start', params: [I32], body: [...write(1, 0x10000, 14), ...exit(0)] }],
+});
+
+/** Runs HELLO with `runner`: it prints, on the main thread, without worker_threads, streams or tty. */
+function helloLoadsNoWorkersStreamsOrTty(t, runner) {
+  const r = runListingModules(t, HELLO, { args: ['--verbose'], runner });
   assert.equal(r.stdout, 'Hello, World!\n');
   assert.ok(r.lines.includes('pexe: single-threaded module: running on the main thread'), r.lines.join('\n'));
   for (const name of ['worker_threads', 'stream', 'net', 'tty']) {
     assert.ok(!r.lines.includes(`NativeModule ${name}`), `${name} is loaded`);
   }
+}
+
+test('a single-threaded program on pipes loads no worker_threads, streams or tty', (t) => {
+  helloLoadsNoWorkersStreamsOrTty(t, RUN_MJS);
+});
+
+// `pexe run` starts the runner bundled (scripts/bundle-runtime.mjs, run by
+// build.rs): code splitting must keep what run.mjs imports lazily out of
+// the files the bundle's entry loads at start.
+const esbuild = await loadEsbuild();
+
+testNeeding(!esbuild && 'esbuild is not installed (npm ci in js/)', 'the bundled runner loads at start what run.mjs imports statically, no more', {}, async (t) => {
+  const dir = nodeFs.mkdtempSync(nodePath.join(os.tmpdir(), 'pexe-bundle-'));
+  t.after(() => nodeFs.rmSync(dir, { recursive: true, force: true }));
+  const outputs = await bundleRuntime(dir, esbuild);
+  const loaded = new Set();
+  const todo = [BUNDLE_ENTRY];
+  while (todo.length) {
+    const file = todo.pop();
+    if (loaded.has(file)) continue;
+    loaded.add(file);
+    todo.push(...outputs[file].imports);
+  }
+  const sources = [...loaded].flatMap((f) => outputs[f].inputs).sort();
+  assert.deepEqual(sources, staticReach(RUN_MJS).sort());
+  // What the bundle is for: far fewer files than modules.
+  assert.ok(loaded.size <= 4, [...loaded].join('\n'));
+  // And lazily imported code does sit in the other chunks.
+  const lazy = Object.keys(outputs).filter((f) => !loaded.has(f)).flatMap((f) => outputs[f].inputs);
+  for (const file of ['internal/runtime/threads/spawn.js', 'internal/pepper/modules.js', 'internal/node/websocket.js', 'internal/node/net.js']) {
+    assert.ok(lazy.includes(file), file);
+  }
+  helloLoadsNoWorkersStreamsOrTty(t, nodePath.join(dir, BUNDLE_ENTRY));
 });
 
 test('output to /dev/null is no terminal, and asking does not load tty', (t) => {

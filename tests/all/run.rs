@@ -214,6 +214,82 @@ fn single_threaded_programs_run_on_the_main_thread() {
     assert_eq!(thread.status.code(), Some(0));
 }
 
+/// `pexe run` starts Node on the runner build.rs bundled
+/// (js/scripts/bundle-runtime.mjs) wherever the build had esbuild, and
+/// always in CI; and runs through it work, from a fresh runtime folder: a
+/// single-threaded program (on Node's main thread), one with threads
+/// (Workers run the raw worker.js beside the bundle) and a Pepper plugin
+/// headless (Pepper's code in chunks of its own). A Node that records its
+/// arguments ($PEXE_NODE) tells which file it was given.
+#[test]
+fn pexe_run_starts_the_bundled_runner() {
+    let dir = std::env::temp_dir().join(format!("pexe-run-bundle-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("node-args");
+    let node = dir.join("node.sh");
+    let script = format!("#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'\nexec node \"$@\"\n", log.display());
+    std::fs::write(&node, script).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&node, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let cache = dir.join("cache");
+    let esbuild = Path::new(env!("CARGO_MANIFEST_DIR")).join("js/node_modules/esbuild/package.json");
+    let runner = if esbuild.is_file() || std::env::var("CI").as_deref() == Ok("true") {
+        "internal/node/run.bundle.mjs"
+    } else {
+        "internal/node/run.mjs"
+    };
+    // `pexe run ARGS` in `cwd` with `stdin`: its output, and the script Node was given.
+    let run = |cwd: &Path, args: &[&str], stdin: &str| -> (Output, String) {
+        let _ = std::fs::remove_file(&log);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pexe"))
+            .current_dir(cwd)
+            .env("PEXE_NODE", &node)
+            .env("XDG_CACHE_HOME", &cache)
+            .arg("run")
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("cannot start the pexe binary");
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), stdin.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let node_args = std::fs::read_to_string(&log).unwrap_or_default();
+        let script = node_args.lines().find(|a| !a.starts_with("--")).unwrap_or_default().to_string();
+        (out, script)
+    };
+    let started_the_runner = |script: &str, what: &str| {
+        let path = Path::new(script);
+        assert!(path.starts_with(cache.join("pexe")) && script.ends_with(runner), "{what}: Node was started on {script:?}, not the runtime folder's {runner}");
+        assert!(path.is_file(), "{what}: {script} is not there");
+    };
+
+    let base = pnacl_c_tests();
+    let (puts, script) = run(&base, &["--verbose", "res/puts.pexe"], "");
+    started_the_runner(&script, "puts");
+    assert_eq!(String::from_utf8_lossy(&puts.stderr), "pexe: single-threaded module: running on the main thread\n");
+    assert_eq!(puts.stdout, b"Hello, World!\n\n");
+
+    let thread = parse_expectation(&base, &std::fs::read(base.join("thread.txt")).unwrap()).unwrap();
+    let (out, script) = run(&base, &[&thread.file], "");
+    started_the_runner(&script, "thread");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&thread.stdout));
+    assert_eq!(out.status.code(), Some(0));
+
+    // part2's page posts "hello"; the module answers "hello from NaCl".
+    let ppapi = Path::new(CORPUS).join("../ppapi/lpdevs_PNaCl-examples");
+    let (out, script) = run(&ppapi, &["--idle-timeout", "500", "part2.pexe"], "hello\n");
+    started_the_runner(&script, "part2");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "hello from NaCl\n", "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The page's stdout benchmark (tests/browser/bench.mjs) times
 /// tests/browser/output/lines.records: it must assemble, verify and print
 /// its 163840 lines of 61 bytes.
