@@ -122,7 +122,7 @@ fn runtime_bundle(js: &Path) -> String {
     let bundled = Command::new("node").arg(&script).arg(&out).output();
     let files: Result<Vec<String>, String> = match bundled {
         Err(e) => Err(format!("cannot run node ({e})")),
-        Ok(o) if o.status.code() == Some(3) => Err(String::from_utf8_lossy(&o.stderr).trim().to_string()),
+        Ok(o) if o.status.code() == Some(3) => Err("esbuild is not installed in js/node_modules".to_string()),
         Ok(o) if !o.status.success() => panic!(
             "bundling the Node runner failed ({}):\n{}",
             o.status,
@@ -145,7 +145,7 @@ fn runtime_bundle(js: &Path) -> String {
             format!("Ok({entry:?})")
         }
         Err(why) => {
-            println!("cargo:warning=`pexe run` will start slower: the Node runner is not bundled ({why}). Run scripts/setup.sh (it runs `npm ci` in js/), then build again.");
+            println!("cargo:warning=`pexe run` will start slower: the Node runner is not bundled ({why}); run scripts/setup.sh (it runs `npm ci` in js/), then build again");
             format!("Err({why:?})")
         }
     };
