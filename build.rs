@@ -103,7 +103,8 @@ fn js_runtime_files() {
 /// The bundled Node runner, as Rust source: `RUNTIME_BUNDLE`, its files
 /// (paths relative to the runtime's folder), and `BUNDLE_ENTRY`, the file
 /// `pexe run` starts, or why there is no bundle. js/scripts/bundle-runtime.mjs
-/// (esbuild) writes them to `$OUT_DIR/runtime-bundle/`. Without Node or
+/// (esbuild) writes them to `$OUT_DIR/runtime-bundle/`, in builds with the
+/// `cli` feature. Without Node or
 /// esbuild (no `npm ci` in js/) there is none, and a warning says so: the
 /// build goes on, and `pexe run` starts the raw files, slower. A bundle
 /// that fails to build (a syntax error in the runtime) fails the build.
@@ -119,16 +120,19 @@ fn runtime_bundle(js: &Path) -> String {
     println!("cargo:rerun-if-changed={}", if installed.is_file() { installed.as_path() } else { js }.display());
 
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR")).join("runtime-bundle");
-    let bundled = Command::new("node").arg(&script).arg(&out).output();
+    // Only the command line starts the runner (the wasm32 package builds have no `cli`).
+    let cli = env::var_os("CARGO_FEATURE_CLI").is_some();
+    let bundled = if cli { Some(Command::new("node").arg(&script).arg(&out).output()) } else { None };
     let files: Result<Vec<String>, String> = match bundled {
-        Err(e) => Err(format!("cannot run node ({e})")),
-        Ok(o) if o.status.code() == Some(3) => Err("esbuild is not installed in js/node_modules".to_string()),
-        Ok(o) if !o.status.success() => panic!(
+        None => Err("a build without the command line".to_string()),
+        Some(Err(e)) => Err(format!("cannot run node ({e})")),
+        Some(Ok(o)) if o.status.code() == Some(3) => Err("esbuild is not installed in js/node_modules".to_string()),
+        Some(Ok(o)) if !o.status.success() => panic!(
             "bundling the Node runner failed ({}):\n{}",
             o.status,
             String::from_utf8_lossy(&o.stderr)
         ),
-        Ok(o) => Ok(String::from_utf8_lossy(&o.stdout).lines().map(str::to_string).collect()),
+        Some(Ok(o)) => Ok(String::from_utf8_lossy(&o.stdout).lines().map(str::to_string).collect()),
     };
     let mut rs = String::from(
         "/// The Node runner bundled (build.rs, js/scripts/bundle-runtime.mjs): its files, relative\n\
@@ -145,7 +149,9 @@ fn runtime_bundle(js: &Path) -> String {
             format!("Ok({entry:?})")
         }
         Err(why) => {
-            println!("cargo:warning=`pexe run` will start slower: the Node runner is not bundled ({why}); run scripts/setup.sh (it runs `npm ci` in js/), then build again");
+            if cli {
+                println!("cargo:warning=`pexe run` will start slower: the Node runner is not bundled ({why}); run scripts/setup.sh (it runs `npm ci` in js/), then build again");
+            }
             format!("Err({why:?})")
         }
     };
