@@ -817,23 +817,35 @@ impl Cx<'_> {
         if !is_valid_value_type(ty) || incoming.is_empty() || incoming.len() != preds.len() || incoming.len() > 8 {
             return false;
         }
-        for (k, &(v, bb)) in incoming.iter().enumerate() {
-            // Distinct predecessors, as many as there are: exactly the predecessors.
-            if preds.binary_search(&bb.0).is_err() || incoming[..k].iter().any(|&(_, other)| other == bb) {
-                return false;
-            }
+        // Each entry's block found among the predecessors (a few, searched
+        // in a line) and marked: as many distinct ones as there are is
+        // exactly the predecessors.
+        let mut seen = 0u32;
+        for &(v, bb) in incoming {
+            let Some(k) = preds.iter().position(|&p| p == bb.0) else { return false };
+            seen |= 1 << k;
             // Definition, type and intrinsic use only (a phi may use its
-            // own result); availability is per edge, below.
-            if self.quick_ty(v) != Some(ty) {
-                return false;
-            }
-            if let Some(d) = self.def(v) {
-                if l.cfg.is_reachable(bb.0) && !l.cfg.dominates(l.inst_block[d + 1], bb.0) {
-                    return false;
+            // own result); availability is per edge: the definition's
+            // block (the entry block's for parameters and constants) must
+            // dominate a reachable incoming block, compared by dominator
+            // intervals (`Cfg::dominates`).
+            match self.locals.get(v.0.wrapping_sub(self.f.first_local) as usize) {
+                Some(&Local { ty: t, def_at }) => {
+                    let (dp, ds) = l.inst_dom[def_at as usize];
+                    let (bp, _) = l.cfg.dom_interval(bb.0);
+                    if t != ty || (l.cfg.is_reachable(bb.0) && bp.wrapping_sub(dp) >= ds) {
+                        return false;
+                    }
                 }
+                None if v.0 < self.f.first_local => {
+                    if ty != ValType::I32 || self.is_intrinsic_value(v) {
+                        return false;
+                    }
+                }
+                None => return false,
             }
         }
-        true
+        seen.count_ones() as usize == preds.len()
     }
 
     /// `op` without reporting: the type of a defined operand whose
@@ -842,17 +854,6 @@ impl Cx<'_> {
     fn quick_op(&self, at: Use, v: ValueId) -> Option<ValType> {
         match self.locals.get(v.0.wrapping_sub(self.f.first_local) as usize) {
             Some(&Local { ty, def_at }) => at.reaches(def_at as usize).then_some(ty),
-            None if v.0 < self.f.first_local => (!self.is_intrinsic_value(v)).then_some(ValType::I32),
-            None => None,
-        }
-    }
-
-    /// `quick_op` for a phi's incoming value, which may be any defined
-    /// value (its own result too): availability is checked per edge.
-    #[inline(always)]
-    fn quick_ty(&self, v: ValueId) -> Option<ValType> {
-        match self.locals.get(v.0.wrapping_sub(self.f.first_local) as usize) {
-            Some(l) => Some(l.ty),
             None if v.0 < self.f.first_local => (!self.is_intrinsic_value(v)).then_some(ValType::I32),
             None => None,
         }
