@@ -163,6 +163,9 @@ pub(crate) struct FunctionState {
     /// looks in `forward` only when one may be due (values are defined in
     /// increasing order: keys below the value being defined never will be).
     forward_due: BinaryHeap<Reverse<u32>>,
+    /// The smallest key of `forward_due` (`u32::MAX` if none): what each
+    /// defined value is compared with, one load rather than the heap's.
+    next_due: u32,
     /// Blocks declared by DECLAREBLOCKS (`None` before it).
     declared: Option<u32>,
     /// Block receiving instructions.
@@ -272,7 +275,7 @@ impl FunctionState {
         forward.clear();
         let mut forward_due = std::mem::take(&mut spare.forward_due);
         forward_due.clear();
-        FunctionState { local_types, func, forward, forward_due, declared: None, cur_block: 0, const_type: None, end }
+        FunctionState { local_types, func, forward, forward_due, next_due: u32::MAX, declared: None, cur_block: 0, const_type: None, end }
     }
 
     /// Next value id to be defined.
@@ -387,6 +390,7 @@ impl FunctionState {
                     }
                 } else {
                     self.forward_due.push(Reverse(v));
+                    self.next_due = self.next_due.min(v);
                 }
                 self.func.forward_types.push(ForwardType { value: ValueId(v), ty, pos });
                 Ok(Decoded::ForwardType(self.func.forward_types.len() - 1))
@@ -600,7 +604,7 @@ impl FunctionState {
         let result = match ty {
             Some(ty) => {
                 let v = self.next_value();
-                if self.forward_due.peek().is_some_and(|&Reverse(due)| due <= v) {
+                if self.next_due <= v {
                     self.resolve_forward(v, ty, pos)?;
                 }
                 self.local_types.push(ty);
@@ -653,6 +657,7 @@ impl FunctionState {
         while self.forward_due.peek().is_some_and(|&Reverse(due)| due <= v) {
             self.forward_due.pop();
         }
+        self.next_due = self.forward_due.peek().map_or(u32::MAX, |&Reverse(due)| due);
         if let Some(declared) = self.forward.remove(&v) {
             if declared != ty {
                 return Err(DecodeError::new(
