@@ -176,31 +176,45 @@ impl Cfg {
 
     #[inline(never)]
     fn compute_rpo(&mut self) {
+        let n = self.node.len();
         self.rpo.clear();
-        if self.node.is_empty() {
+        if n == 0 {
             return;
         }
         // Iterative DFS; `rpo == 0` marks visited until the final numbering.
-        self.stack.clear();
-        self.stack.push((0, self.succ_start[0]));
-        self.node[0].rpo = 0;
-        while let Some(top) = self.stack.last_mut() {
+        // Both buffers are sized up front and indexed, with no push per
+        // step: each block is pushed at most once, so the stack holds at
+        // most `n`, and the postorder goes into `rpo` from the back, so it
+        // comes out reversed already (its reachable part is the tail).
+        let Cfg { node, succ_start, succs, rpo, stack, .. } = self;
+        rpo.resize(n, 0);
+        stack.clear();
+        stack.resize(n, (0, 0));
+        stack[0] = (0, succ_start[0]);
+        node[0].rpo = 0;
+        let mut depth = 1usize;
+        let mut out = n;
+        while let Some(top) = depth.checked_sub(1).and_then(|d| stack.get_mut(d)) {
             let (b, next) = *top;
-            if next < self.succ_start[b as usize + 1] {
+            if next < succ_start[b as usize + 1] {
                 top.1 += 1;
-                let s = self.succs[next as usize];
-                if self.node[s as usize].rpo == NONE {
-                    self.node[s as usize].rpo = 0;
-                    self.stack.push((s, self.succ_start[s as usize]));
+                let s = succs[next as usize];
+                if node[s as usize].rpo == NONE {
+                    node[s as usize].rpo = 0;
+                    if let Some(slot) = stack.get_mut(depth) {
+                        *slot = (s, succ_start[s as usize]);
+                        depth += 1;
+                    }
                 }
             } else {
-                self.rpo.push(b); // postorder for now
-                self.stack.pop();
+                out -= 1;
+                rpo[out] = b;
+                depth -= 1;
             }
         }
-        self.rpo.reverse();
-        for (i, &b) in self.rpo.iter().enumerate() {
-            self.node[b as usize].rpo = i as u32;
+        rpo.drain(..out);
+        for (i, &b) in rpo.iter().enumerate() {
+            node[b as usize].rpo = i as u32;
         }
     }
 
