@@ -16,6 +16,10 @@ use crate::BitPos;
 
 type Res<T> = Result<T, DecodeError>;
 
+/// `ModuleState::top` outside every block (no block has this id: only
+/// known ones are entered).
+const NO_BLOCK: u32 = u32::MAX;
+
 /// The globals block being read.
 #[derive(Default)]
 struct GlobalsState {
@@ -31,6 +35,9 @@ pub(crate) struct ModuleState {
     module: Module,
     /// Open block ids, outermost first.
     stack: Vec<u32>,
+    /// The innermost of them (`NO_BLOCK` if none): what every record is
+    /// dispatched on, kept apart so it is one load.
+    top: u32,
     /// Types block COUNT record.
     type_count: Option<u64>,
     globals: GlobalsState,
@@ -57,6 +64,7 @@ impl ModuleState {
         ModuleState {
             module: Module::default(),
             stack: Vec::new(),
+            top: NO_BLOCK,
             type_count: None,
             globals: GlobalsState::default(),
             next_body: 0,
@@ -66,6 +74,11 @@ impl ModuleState {
             done: false,
             seen: Seen::default(),
         }
+    }
+
+    fn pop_block(&mut self) {
+        self.stack.pop();
+        self.top = self.stack.last().copied().unwrap_or(NO_BLOCK);
     }
 
     pub fn module(&self) -> &Module {
@@ -171,6 +184,7 @@ impl ModuleState {
             return Err(DecodeError::new(pos, format!("unexpected {} block (id {id}) in {what}", crate::bitstream::block_name(id))));
         }
         self.stack.push(id);
+        self.top = id;
         if id == FUNCTION_BLOCK_ID {
             if self.bodies.is_empty() && self.next_body == 0 {
                 self.bodies = self.module.defined_functions().collect();
@@ -200,11 +214,11 @@ impl ModuleState {
             GLOBALVAR_BLOCK_ID => self.finish_globals(pos)?,
             FUNCTION_BLOCK_ID => {
                 let body = self.body.take().expect("function block open");
-                self.stack.pop();
+                self.pop_block();
                 return Ok(Decoded::FunctionEnd(body.finish(&mut self.spare)));
             }
             MODULE_BLOCK_ID => {
-                self.stack.pop();
+                self.pop_block();
                 self.done = true;
                 if self.bodies.is_empty() && self.next_body == 0 {
                     self.bodies = self.module.defined_functions().collect();
@@ -220,7 +234,7 @@ impl ModuleState {
             }
             _ => {}
         }
-        self.stack.pop();
+        self.pop_block();
         Ok(Decoded::ExitBlock(id))
     }
 
@@ -228,9 +242,10 @@ impl ModuleState {
     // Not forced in the package: the copies cost its size budget.
     #[cfg_attr(target_arch = "wasm32", inline)]
     fn record(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Res<Decoded> {
-        let Some(&block) = self.stack.last() else {
+        let block = self.top;
+        if block == NO_BLOCK {
             return Err(DecodeError::new(pos, "record outside any block"));
-        };
+        }
         match block {
             BLOCKINFO_BLOCK_ID => Ok(Decoded::Other),
             MODULE_BLOCK_ID => self.module_record(pos, code, ops),
