@@ -154,6 +154,9 @@ fn sext(v: i64, bits: u32) -> i64 {
 
 pub(crate) struct FunctionState {
     pub func: Box<Function>,
+    /// `func.first_local`, read for every operand: kept here, not behind
+    /// the box.
+    first_local: u32,
     /// Types of parameters, constants and instruction results, by
     /// `value id - first_local`.
     local_types: Vec<ValType>,
@@ -168,6 +171,9 @@ pub(crate) struct FunctionState {
     next_due: u32,
     /// Blocks declared by DECLAREBLOCKS (`None` before it).
     declared: Option<u32>,
+    /// The same count, 0 before DECLAREBLOCKS: `push` needs only the one
+    /// comparison with `cur_block` (`declared` tells the errors apart).
+    blocks_declared: u32,
     /// Block receiving instructions.
     cur_block: u32,
     /// Type set by the last constants SETTYPE record.
@@ -275,13 +281,25 @@ impl FunctionState {
         forward.clear();
         let mut forward_due = std::mem::take(&mut spare.forward_due);
         forward_due.clear();
-        FunctionState { local_types, func, forward, forward_due, next_due: u32::MAX, declared: None, cur_block: 0, const_type: None, end }
+        FunctionState {
+            local_types,
+            func,
+            first_local,
+            forward,
+            forward_due,
+            next_due: u32::MAX,
+            declared: None,
+            blocks_declared: 0,
+            cur_block: 0,
+            const_type: None,
+            end,
+        }
     }
 
     /// Next value id to be defined.
     #[inline]
     fn next_value(&self) -> u32 {
-        self.func.first_local + self.local_types.len() as u32
+        self.first_local + self.local_types.len() as u32
     }
 
     pub fn current_block(&self) -> Option<BlockId> {
@@ -291,10 +309,10 @@ impl FunctionState {
     /// Type of `v` as known now.
     #[inline]
     pub fn value_type(&self, v: u32) -> Option<ValType> {
-        if v < self.func.first_local {
+        if v < self.first_local {
             return Some(ValType::I32);
         }
-        match self.local_types.get((v - self.func.first_local) as usize) {
+        match self.local_types.get((v - self.first_local) as usize) {
             Some(&t) => Some(t),
             None if self.forward.is_empty() => None,
             None => self.forward.get(&v).copied(),
@@ -309,7 +327,7 @@ impl FunctionState {
         // so one bounds check tells both.
         let index = (self.local_types.len() as u64).wrapping_sub(rel);
         if let Some(&t) = usize::try_from(index).ok().and_then(|i| self.local_types.get(i)) {
-            return Ok((ValueId(self.func.first_local + index as u32), t));
+            return Ok((ValueId(self.first_local + index as u32), t));
         }
         self.operand_slow(rel, pos)
     }
@@ -372,6 +390,7 @@ impl FunctionState {
                 self.func.blocks.clear();
                 self.func.blocks.resize(n as usize, Block { start, end: start });
                 self.declared = Some(n as u32);
+                self.blocks_declared = n as u32;
                 Ok(Decoded::DeclareBlocks(n as u32))
             }
             code::FORWARDTYPEREF => {
@@ -596,9 +615,8 @@ impl FunctionState {
     /// Appends an instruction to the current block.
     #[inline(always)]
     fn push(&mut self, pos: BitPos, ty: Option<ValType>, kind: impl FnOnce() -> InstKind) -> Res<Decoded> {
-        match self.declared {
-            Some(n) if self.cur_block < n => {}
-            _ => return Err(self.misplaced_inst(pos)),
+        if self.cur_block >= self.blocks_declared {
+            return Err(self.misplaced_inst(pos));
         }
         let id = InstId(self.func.insts.len() as u32);
         let result = match ty {
