@@ -107,6 +107,22 @@ struct Frame {
     local: Vec<Abbrev>,
 }
 
+/// The innermost frame's fields that every record reads, kept in `Core`
+/// beside the stack (`Core::sync_top`) so the record fast path reaches them
+/// with no load through the stack.
+#[derive(Clone, Copy)]
+struct Top {
+    block_id: u32,
+    abbrev_width: u32,
+    /// 0 with no block open: every position is then past it, which sends
+    /// the item to the careful path.
+    end: u64,
+    inherited: usize,
+    blockinfo_index: usize,
+}
+
+const NO_TOP: Top = Top { block_id: 0, abbrev_width: 0, end: 0, inherited: 0, blockinfo_index: 0 };
+
 enum State {
     Header,
     TopLevel,
@@ -139,6 +155,8 @@ struct Core {
     state: State,
     header: Option<Header>,
     stack: Vec<Frame>,
+    /// The last of `stack`, in part (see `Top`).
+    top: Top,
     blockinfo: Arc<BlockInfo>,
     /// Target of the last SETBID in the current BLOCKINFO block.
     setbid: Option<u32>,
@@ -188,6 +206,7 @@ impl<'a> Parser<'a> {
             state: State::Header,
             header: None,
             stack: Vec::new(),
+            top: NO_TOP,
             blockinfo: Arc::new(BlockInfo::default()),
             setbid: None,
             ops: Vec::new(),
@@ -274,6 +293,7 @@ impl<'a> Parser<'a> {
             blockinfo_index: blockinfo.index_of(range.block_id),
             local: Vec::new(),
         });
+        p.core.sync_top();
         p.core.blockinfo = blockinfo;
         p.core.resume_depth = Some(0);
         p
@@ -386,11 +406,27 @@ impl<'a> Parser<'a> {
         };
         self.core.pos = f.end;
         self.core.stack.pop();
+        self.core.sync_top();
         Ok(Some(range))
     }
 }
 
 impl Core {
+    /// Copies the innermost frame's fields to `top`: after every change
+    /// of the stack.
+    fn sync_top(&mut self) {
+        self.top = match self.stack.last() {
+            Some(f) => Top {
+                block_id: f.block_id,
+                abbrev_width: f.abbrev_width,
+                end: f.end,
+                inherited: f.inherited,
+                blockinfo_index: f.blockinfo_index,
+            },
+            None => NO_TOP,
+        };
+    }
+
     fn top_level(&mut self, c: &mut BitCursor) -> Res<Option<Item>> {
                 if self.saw_module {
             // Only zero padding may follow the module block.
@@ -445,6 +481,7 @@ impl Core {
         let inherited = self.blockinfo.abbrevs(block_id).len();
         let blockinfo_index = self.blockinfo.index_of(block_id);
         self.stack.push(Frame { block_id, abbrev_width: width as u32, end, inherited, blockinfo_index, local: Vec::new() });
+        self.sync_top();
         if block_id == BLOCKINFO_BLOCK_ID {
             self.setbid = None;
         }
@@ -461,7 +498,7 @@ impl Core {
     /// item properly.
     #[inline(always)]
     fn fast_record(&mut self, data: &[u8], base: u64) -> Option<(u64, u32, u32)> {
-        let f = self.stack.last()?;
+        let f = self.top;
         let pos = self.pos;
         if pos >= f.end {
             return None;
@@ -491,7 +528,7 @@ impl Core {
                 let abbrev = if i < f.inherited {
                     &self.blockinfo.abbrevs[f.blockinfo_index].1[i]
                 } else {
-                    f.local.get(i - f.inherited)?
+                    self.stack.last()?.local.get(i - f.inherited)?
                 };
                 abbrev.read_record_fast(&mut r, &mut self.ops, rest)?
             }
@@ -526,6 +563,7 @@ impl Core {
                     return Err(Error::new(pos, ErrorKind::BlockLength { expected: end / 32, actual: c.pos().0 / 32 }));
                 }
                 self.stack.pop();
+                self.sync_top();
                 self.pos = c.pos().0;
                 if self.stack.is_empty() {
                     self.saw_module = true;
