@@ -344,10 +344,10 @@ impl<'a> Parser<'a> {
     #[cfg_attr(target_arch = "wasm32", inline)]
     pub fn next_event(&mut self) -> Res<Event<'_>> {
         debug_assert!(self.core.eof);
-        if let State::InModule = self.core.state {
-            if let Some((pos, abbrev, code)) = self.core.fast_record(&self.data, self.base) {
-                return Ok(Event::Record { pos: BitPos(pos), abbrev, code, ops: &self.core.ops[1..self.core.ops_len] });
-            }
+        // No state check: a block is open (`top` is not `NO_TOP`, which
+        // `fast_record` turns away) only in `State::InModule`.
+        if let Some((pos, abbrev, code)) = self.core.fast_record(&self.data, self.base) {
+            return Ok(Event::Record { pos: BitPos(pos), abbrev, code, ops: &self.core.ops[1..self.core.ops_len] });
         }
         self.next_event_slow()
     }
