@@ -151,17 +151,10 @@ impl<'a> Fx<'a> {
                 }
                 // The same pure computation earlier in the block: reuse it.
                 let Some(key) = self.cse_key(&inst.kind) else { continue };
-                match self.b.cse.entry(key) {
-                    std::collections::hash_map::Entry::Occupied(e) => {
-                        let earlier = *e.get();
-                        if earlier != v.0 {
-                            self.b.vals[i].alias = earlier;
-                            self.b.insts[k].emit = false;
-                        }
-                    }
-                    std::collections::hash_map::Entry::Vacant(e) => {
-                        e.insert(v.0);
-                    }
+                let earlier = self.b.cse.get_or_insert(key, v.0);
+                if earlier != v.0 {
+                    self.b.vals[i].alias = earlier;
+                    self.b.insts[k].emit = false;
                 }
             }
         }

@@ -264,7 +264,7 @@ pub(super) struct Buffers {
     pub mem_insts: Vec<u32>,
     pub phi_insts: Vec<u32>,
     /// Pure computations of the block being scanned, for reuse.
-    pub cse: rustc_hash::FxHashMap<CseKey, u32>,
+    pub cse: CseTable,
     pub seen_exits: Vec<SeenExit>,
     /// `call_indirect` type indices left as placeholders: (offset in
     /// `code`, signature key).
@@ -584,6 +584,84 @@ fn resolve_in(vals: &[Val], first: u32, mut v: ValueId) -> ValueId {
 
 /// Key of a pure computation for [`Fx::cse_key`].
 pub(super) type CseKey = (u32, u32, u32, u32);
+
+/// The pure computations of one block, by [`CseKey`]: an open-addressing
+/// table whose entries belong to the block being scanned only if they carry
+/// its stamp, so starting a block costs nothing (clearing a hash map per
+/// block wrote all of its control bytes, and hashing through `HashMap`'s
+/// entry API cost several times a probe here).
+pub(super) struct CseTable {
+    /// (stamp, key, value); a power-of-two length, or empty.
+    slots: Vec<(u32, CseKey, u32)>,
+    /// Never 0, the stamp of slots never written.
+    stamp: u32,
+    live: usize,
+}
+
+impl Default for CseTable {
+    fn default() -> Self {
+        CseTable { slots: Vec::new(), stamp: 1, live: 0 }
+    }
+}
+
+impl CseTable {
+    /// Forgets every entry (those of the previous block).
+    pub fn clear(&mut self) {
+        self.live = 0;
+        if self.stamp == u32::MAX {
+            // Stamps wrapped: no old entry may look current.
+            self.slots.iter_mut().for_each(|s| s.0 = 0);
+            self.stamp = 0;
+        }
+        self.stamp += 1;
+    }
+
+    fn home(key: CseKey, mask: usize) -> usize {
+        const K: u64 = 0x9E37_79B9_7F4A_7C15;
+        let a = (u64::from(key.0) | u64::from(key.1) << 32).wrapping_mul(K);
+        let b = (u64::from(key.2) | u64::from(key.3) << 32) ^ a.rotate_left(26);
+        (b.wrapping_mul(K) >> 32) as usize & mask
+    }
+
+    /// The value stored under `key`, after storing `value` there if there
+    /// was none.
+    pub fn get_or_insert(&mut self, key: CseKey, value: u32) -> u32 {
+        // At most half full: probes stay short. The table only grows up to
+        // twice the largest block's count of pure instructions.
+        if 2 * (self.live + 1) > self.slots.len() {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut at = Self::home(key, mask);
+        loop {
+            let slot = &mut self.slots[at];
+            if slot.0 != self.stamp {
+                *slot = (self.stamp, key, value);
+                self.live += 1;
+                return value;
+            }
+            if slot.1 == key {
+                return slot.2;
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    #[cold]
+    fn grow(&mut self) {
+        let old = std::mem::take(&mut self.slots);
+        let stamp = self.stamp;
+        self.slots = vec![(0, (0, 0, 0, 0), 0); (old.len() * 2).max(64)];
+        let mask = self.slots.len() - 1;
+        for s in old.into_iter().filter(|s| s.0 == stamp) {
+            let mut at = Self::home(s.1, mask);
+            while self.slots[at].0 == stamp {
+                at = (at + 1) & mask;
+            }
+            self.slots[at] = s;
+        }
+    }
+}
 
 /// A number naming a value type.
 fn type_code(t: IrType) -> u32 {
