@@ -123,8 +123,8 @@ impl<'a> Fx<'a> {
             if bad {
                 return Err(self.unsupported("a branch to a block that does not exist"));
             }
-            for k in blk.start..blk.end {
-                b.insts[k as usize].vblock = i as u32;
+            for info in &mut b.insts[blk.start as usize..blk.end as usize] {
+                info.vblock = i as u32;
             }
         }
         b.succ_start.push(b.succs.len() as u32);

@@ -14,7 +14,7 @@
 //! makes every position reachable from every other) get one local per
 //! value instead.
 
-use super::{for_each_operand, Fx, Kind, Term, NONE};
+use super::{for_each_operand, resolve_in, Fx, Kind, Term, NONE};
 use crate::back::wasm::structure::{Exit, ExitHow, Node, Structured};
 use crate::back::wasm::types::wasm_type;
 use crate::ir::InstKind;
@@ -33,6 +33,28 @@ fn type_slot(t: W) -> usize {
     }
 }
 
+/// Where a value is live: positions `start..=end` (`start` is `NONE` if
+/// it is never touched), defined at `def` (`NONE`: not seen).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Live {
+    start: u32,
+    end: u32,
+    def: u32,
+}
+
+impl Live {
+    /// Notes a use or definition at `p`. Positions are handed out in
+    /// increasing order, so the first touch is the start and the latest
+    /// the end.
+    #[inline]
+    fn touch(&mut self, p: u32) {
+        if self.start == NONE {
+            self.start = p;
+        }
+        self.end = p;
+    }
+}
+
 /// A `loop` in emission order: positions `start..end`.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct LoopSpan {
@@ -44,9 +66,8 @@ pub(super) struct LoopSpan {
 /// Buffers of the allocation, reused between functions.
 #[derive(Default)]
 pub(in crate::back::wasm) struct LocalBuffers {
-    start: Vec<u32>,
-    end: Vec<u32>,
-    def: Vec<u32>,
+    /// Per value: first and last position, and that of its definition.
+    live: Vec<Live>,
     own: Vec<bool>,
     loops: Vec<LoopSpan>,
     loop_at: Vec<u32>,
@@ -81,12 +102,8 @@ impl<'a> Fx<'a> {
         let first_inst = self.num_params as usize + self.f.consts.len();
         let n = self.b.vals.len();
         let mut lb = std::mem::take(&mut self.b.locals);
-        lb.start.clear();
-        lb.start.resize(n, NONE);
-        lb.end.clear();
-        lb.end.resize(n, 0);
-        lb.def.clear();
-        lb.def.resize(n, NONE);
+        lb.live.clear();
+        lb.live.resize(n, Live { start: NONE, end: 0, def: NONE });
         lb.own.clear();
         lb.own.resize(n, self.has_setjmp);
         if !self.has_setjmp {
@@ -99,16 +116,17 @@ impl<'a> Fx<'a> {
             if !self.needs_local(i) {
                 continue;
             }
-            if lb.start[i] == NONE || lb.def[i] == NONE || lb.start[i] < lb.def[i] {
+            let live = lb.live[i];
+            if live.start == NONE || live.def == NONE || live.start < live.def {
                 lb.own[i] = true;
             }
             if lb.own[i] {
                 lb.order.push((0, i as u32));
                 continue;
             }
-            let (s, e) = widen(&lb, lb.start[i], lb.end[i]);
-            lb.start[i] = s;
-            lb.end[i] = e;
+            let (s, e) = widen(&lb, live.start, live.end);
+            lb.live[i].start = s;
+            lb.live[i].end = e;
             max_end = max_end.max(e);
             lb.order.push((s, i as u32));
         }
@@ -155,7 +173,7 @@ impl<'a> Fx<'a> {
                     slots[t] += 1;
                     slots[t] - 1
                 });
-                let end = lb.end[i] as usize;
+                let end = lb.live[i].end as usize;
                 lb.ending.push((t as u8, slot, lb.ending_head[end]));
                 lb.ending_head[end] = (lb.ending.len() - 1) as u32;
                 slot
@@ -215,12 +233,11 @@ impl<'a> Fx<'a> {
                                     let p = lb.loop_at.len() as u32;
                                     lb.loop_at.push(cur_loop);
                                     let vals = &self.b.vals;
+                                    let live = &mut lb.live;
                                     let mut touch = |v: u32| {
-                                        let v = self.resolve(crate::ir::ValueId(v)).0;
-                                        let i = v.wrapping_sub(first) as usize;
-                                        if i < vals.len() {
-                                            lb.start[i] = lb.start[i].min(p);
-                                            lb.end[i] = lb.end[i].max(p);
+                                        let v = resolve_in(vals, first, crate::ir::ValueId(v)).0;
+                                        if let Some(l) = live.get_mut(v.wrapping_sub(first) as usize) {
+                                            l.touch(p);
                                         }
                                     };
                                     for_each_operand(f, &f.insts[k].kind, |o| touch(o.0));
@@ -229,9 +246,8 @@ impl<'a> Fx<'a> {
                                     }
                                     if let Some((v, _)) = f.insts[k].result {
                                         touch(v.0);
-                                        let i = v.0.wrapping_sub(first) as usize;
-                                        if i < lb.def.len() {
-                                            lb.def[i] = lb.def[i].min(p);
+                                        if let Some(l) = lb.live.get_mut(v.0.wrapping_sub(first) as usize) {
+                                            l.def = l.def.min(p);
                                         }
                                     }
                                 }
@@ -284,16 +300,12 @@ impl<'a> Fx<'a> {
             }
             let Some(src) = self.copy_source(k as usize, pred) else { continue };
             let Some((dv, _)) = inst.result else { continue };
-            for v in [dv.0, src.0] {
-                let i = v.wrapping_sub(first) as usize;
-                if i < self.b.vals.len() {
-                    lb.start[i] = lb.start[i].min(p);
-                    lb.end[i] = lb.end[i].max(p);
-                }
+            if let Some(l) = lb.live.get_mut(src.0.wrapping_sub(first) as usize) {
+                l.touch(p);
             }
-            let di = dv.0.wrapping_sub(first) as usize;
-            if di < lb.def.len() {
-                lb.def[di] = lb.def[di].min(p);
+            if let Some(l) = lb.live.get_mut(dv.0.wrapping_sub(first) as usize) {
+                l.touch(p);
+                l.def = l.def.min(p);
             }
         }
     }
