@@ -201,23 +201,21 @@ impl<'a> Fx<'a> {
     pub(super) fn count_uses(&mut self) {
         let f = self.f;
         let first = f.first_local;
-        let b = &mut *self.b;
-        let n = b.vals.len();
-        for v in b.vals.iter_mut() {
+        let Buffers { vals, insts, .. } = &mut *self.b;
+        for v in vals.iter_mut() {
             v.uses = 0;
             v.user = NONE;
         }
-        for (k, inst) in f.insts.iter().enumerate() {
-            if !b.insts[k].emit {
+        for (k, (inst, info)) in f.insts.iter().zip(insts.iter()).enumerate() {
+            if !info.emit {
                 continue;
             }
-            let is_phi = matches!(inst.kind, InstKind::Phi { .. });
+            let user = if matches!(inst.kind, InstKind::Phi { .. }) { NONE } else { k as u32 };
             for_each_operand(f, &inst.kind, |v| {
-                let i = resolve_in(&b.vals, first, v).0.wrapping_sub(first) as usize;
-                if i < n {
-                    let val = &mut b.vals[i];
+                let i = resolve_in(vals, first, v).0.wrapping_sub(first) as usize;
+                if let Some(val) = vals.get_mut(i) {
                     val.uses += 1;
-                    val.user = if is_phi { NONE } else { k as u32 };
+                    val.user = user;
                 }
             });
         }
