@@ -271,10 +271,10 @@ impl<'a> Fx<'a> {
         let first = f.first_local;
         for k in (0..f.insts.len()).rev() {
             let inst = &f.insts[k];
+            let Some((v, _)) = inst.result else { continue };
             if !self.b.insts[k].emit {
                 continue;
             }
-            let Some((v, _)) = inst.result else { continue };
             let Some(i) = self.local_index(v) else { continue };
             let val = self.b.vals[i];
             if val.uses != 0 || val.pinned {

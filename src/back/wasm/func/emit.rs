@@ -11,6 +11,11 @@ impl<'a> Fx<'a> {
     /// Pushes value `v` (which must not be folded).
     pub(super) fn get(&mut self, v: ValueId) {
         let v = self.resolve(v);
+        self.get_resolved(v);
+    }
+
+    /// [`Fx::get`] of a value already resolved through aliases.
+    fn get_resolved(&mut self, v: ValueId) {
         let Some(i) = self.local_index(v) else {
             let x = v.0;
             if x < self.cx.num_funcs {
@@ -119,7 +124,8 @@ impl<'a> Fx<'a> {
             let v = self.resolve(value);
             match self.local_index(v).map(|i| self.b.vals[i].kind) {
                 Some(Kind::Local(l)) if self.last_set.1 != l => self.op_u32(0x20, l),
-                _ => self.get(value),
+                // What `get(value)` does, without resolving `value` again.
+                _ => self.get_resolved(v),
             }
             if fixup != Fixup::None {
                 self.fixup(fixup);
