@@ -1036,6 +1036,8 @@ struct Layout {
     /// Deepest body nesting of the tree (bodies inside a basic block's
     /// exits included).
     depth: u32,
+    /// Most `Inner` (or `Outer`) nodes one node places.
+    fanout: usize,
     // Scratch.
     hoist: Vec<(u32, u32, u32)>,
     parent: Vec<u32>,
@@ -1056,6 +1058,7 @@ impl Layout {
             block_label,
             num_labels,
             depth: max_depth,
+            fanout,
             hoist,
             parent,
             start,
@@ -1096,6 +1099,7 @@ impl Layout {
         // depth); demote inline nodes that would nest too deep.
         reset(start, m, 0u32);
         let mut depth = 0;
+        *fanout = 0;
         for x in 0..m {
             let kids = &kids[kid_start[x]..kid_start[x + 1]];
             let count = |p: Place| kids.iter().filter(|&&y| place[y as usize] == p).count() as u32;
@@ -1110,6 +1114,8 @@ impl Layout {
                     }
                 }
             }
+            // Places of `x`'s kids are final from here on.
+            *fanout = (*fanout).max(n_outer.max(n_inner) as usize);
             // Later siblings in RPO get the outer `block`s.
             let (mut outer_rank, mut inner_rank) = (n_outer, n_inner);
             for &y in kids {
@@ -1154,6 +1160,10 @@ impl Layout {
     /// the dispatch variable.
     fn wide_groups(&self, graph: &Graph, cfg: &Cfg, max_fanout: usize) -> Vec<Vec<u32>> {
         let mut groups = Vec::new();
+        if self.fanout <= max_fanout {
+            // No node is that wide (nearly always): no need to count again.
+            return groups;
+        }
         for x in 0..cfg.len() {
             let kids = &self.kids[self.kid_start[x]..self.kid_start[x + 1]];
             for p in [Place::Inner, Place::Outer] {
