@@ -192,6 +192,7 @@ impl<'a> Fx<'a> {
     }
 
     /// The value `v` stands for (through aliases).
+    #[cfg_attr(not(target_arch = "wasm32"), inline)]
     pub(super) fn resolve(&self, v: ValueId) -> ValueId {
         resolve_in(&self.b.vals, self.f.first_local, v)
     }

@@ -830,12 +830,14 @@ impl<'a> Fx<'a> {
     }
 
     /// Index into `vals` of a function-local value, if it is one.
+    #[cfg_attr(not(target_arch = "wasm32"), inline)]
     pub(super) fn local_index(&self, v: ValueId) -> Option<usize> {
         let i = v.0.checked_sub(self.f.first_local)? as usize;
         (i < self.b.vals.len()).then_some(i)
     }
 
     /// The PNaCl type of `v` (module-level values are i32 addresses).
+    #[cfg_attr(not(target_arch = "wasm32"), inline)]
     pub(super) fn ty(&self, v: ValueId) -> IrType {
         match self.local_index(v) {
             Some(i) => self.b.vals[i].ty,
@@ -844,6 +846,7 @@ impl<'a> Fx<'a> {
     }
 
     /// The integer constant `v`, if it is one.
+    #[cfg_attr(not(target_arch = "wasm32"), inline)]
     pub(super) fn const_int(&self, v: ValueId) -> Option<i64> {
         let i = self.local_index(self.resolve(v))?;
         if self.b.vals[i].kind != Kind::Const {
