@@ -342,12 +342,12 @@ pub const MAX_TREE_DEPTH: u32 = 1000;
 /// irreducible.
 fn reducible_cfg(graph: &mut Graph, engine: &mut DomCfg, known: Option<&DomCfg>, cfg: &mut Cfg) {
     cfg.analyze(graph, engine, known);
-    if cfg.is_reducible(graph) {
+    if cfg.is_reducible() {
         return;
     }
     if make_reducible(graph, cfg) {
         cfg.analyze(graph, engine, None);
-        if cfg.is_reducible(graph) {
+        if cfg.is_reducible() {
             return;
         }
         // Not expected: the decomposition leaves every cycle one entry.
@@ -358,7 +358,7 @@ fn reducible_cfg(graph: &mut Graph, engine: &mut DomCfg, known: Option<&DomCfg>,
     cfg.analyze(graph, engine, None);
     *graph = Graph::through_one_dispatcher(graph.num_blocks as usize, graph, &cfg.order);
     cfg.analyze(graph, engine, None);
-    assert!(cfg.is_reducible(graph), "a single dispatcher left the graph irreducible");
+    assert!(cfg.is_reducible(), "a single dispatcher left the graph irreducible");
 }
 
 /// Most `block`s one node may open for the nodes placed after it (inside or
@@ -498,6 +498,8 @@ struct Cfg {
     /// `a`'s `pre .. pre + size`.
     dom_pre: Vec<u32>,
     dom_size: Vec<u32>,
+    /// Every retreating edge goes to a node dominating its source.
+    reducible: bool,
     // Scratch.
     edge_list: Vec<(u32, u32)>,
 }
@@ -529,6 +531,19 @@ impl Cfg {
         }
         let m = order.len();
 
+        // Positions index everything below, so the engine's per-block
+        // answers are gathered in RPO order (first: the predecessor pass
+        // below checks reducibility with them).
+        idom.clear();
+        dom_pre.clear();
+        dom_size.clear();
+        for &v in order.iter() {
+            idom.push(dom.idom(v).map_or(0, |d| pos[d as usize]));
+            let (pre, size) = dom.dom_interval(v);
+            dom_pre.push(pre);
+            dom_size.push(size);
+        }
+
         reset(pred_start, m + 1, 0usize);
         for &v in order.iter() {
             for e in graph.out(v) {
@@ -541,29 +556,21 @@ impl Cfg {
         // Filled from each start, which moves every start one group on;
         // moved back after.
         reset(preds, pred_start[m], 0u32);
+        let mut reducible = true;
         for (i, &v) in order.iter().enumerate() {
             for e in graph.out(v) {
                 let j = pos[e.to as usize] as usize;
                 preds[pred_start[j]] = i as u32;
                 pred_start[j] += 1;
+                // `dominates` (the function needs `self` whole).
+                reducible &= j > i || dom_pre[i].wrapping_sub(dom_pre[j]) < dom_size[j];
             }
         }
+        self.reducible = reducible;
         for i in (1..=m).rev() {
             pred_start[i] = pred_start[i - 1];
         }
         pred_start[0] = 0;
-
-        // Positions index everything below, so the engine's per-block
-        // answers are gathered in RPO order.
-        idom.clear();
-        dom_pre.clear();
-        dom_size.clear();
-        for &v in order.iter() {
-            idom.push(dom.idom(v).map_or(0, |d| pos[d as usize]));
-            let (pre, size) = dom.dom_interval(v);
-            dom_pre.push(pre);
-            dom_size.push(size);
-        }
     }
 
     fn len(&self) -> usize {
@@ -585,14 +592,10 @@ impl Cfg {
         self.dom_pre[b].wrapping_sub(self.dom_pre[a]) < self.dom_size[a]
     }
 
-    /// Whether every retreating edge goes to a node dominating its source.
-    fn is_reducible(&self, graph: &Graph) -> bool {
-        self.order.iter().enumerate().all(|(i, &v)| {
-            graph.out(v).iter().all(|e| {
-                let j = self.pos[e.to as usize];
-                j > i as u32 || self.dominates(j, i as u32)
-            })
-        })
+    /// Whether every retreating edge goes to a node dominating its source
+    /// (found by `analyze`).
+    fn is_reducible(&self) -> bool {
+        self.reducible
     }
 }
 
