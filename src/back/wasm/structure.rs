@@ -500,6 +500,10 @@ struct Cfg {
     dom_size: Vec<u32>,
     /// Every retreating edge goes to a node dominating its source.
     reducible: bool,
+    /// Per position: its predecessors before it (forward in-edges), and
+    /// whether one is at or after it (a retreating edge: a loop header).
+    forward_in: Vec<u32>,
+    back_in: Vec<bool>,
     // Scratch.
     edge_list: Vec<(u32, u32)>,
 }
@@ -522,7 +526,7 @@ impl Cfg {
                 engine
             }
         };
-        let Cfg { order, pos, pred_start, preds, idom, dom_pre, dom_size, .. } = self;
+        let Cfg { order, pos, pred_start, preds, idom, dom_pre, dom_size, forward_in, back_in, .. } = self;
         order.clear();
         order.extend_from_slice(dom.rpo());
         reset(pos, n, NONE);
@@ -556,12 +560,19 @@ impl Cfg {
         // Filled from each start, which moves every start one group on;
         // moved back after.
         reset(preds, pred_start[m], 0u32);
+        reset(forward_in, m, 0u32);
+        reset(back_in, m, false);
         let mut reducible = true;
         for (i, &v) in order.iter().enumerate() {
             for e in graph.out(v) {
                 let j = pos[e.to as usize] as usize;
                 preds[pred_start[j]] = i as u32;
                 pred_start[j] += 1;
+                if i < j {
+                    forward_in[j] += 1;
+                } else {
+                    back_in[j] = true;
+                }
                 // `dominates` (the function needs `self` whole).
                 reducible &= j > i || dom_pre[i].wrapping_sub(dom_pre[j]) < dom_size[j];
             }
@@ -937,14 +948,8 @@ impl LoopForest {
     fn fill(&mut self, cfg: &Cfg) {
         let m = cfg.len();
         let LoopForest { is_header, loop_of, parent, depth, rep, work } = self;
-        reset(is_header, m, false);
-        for i in 0..m as u32 {
-            for &p in cfg.preds(i) {
-                if p >= i {
-                    is_header[i as usize] = true;
-                }
-            }
-        }
+        // Headers: targets of retreating edges (noted by `Cfg::analyze`).
+        is_header.clone_from(&cfg.back_in);
         // Headers from the innermost (latest in RPO) out: walk back from the
         // back edges' sources; a node already in an inner loop stands for
         // that whole loop through the union-find `rep`.
@@ -1077,7 +1082,7 @@ impl Layout {
         hoist.clear(); // (node, from loop, depth)
         for i in 1..m as u32 {
             let d = cfg.idom[i as usize];
-            let forward_in = cfg.preds(i).iter().filter(|&&p| p < i).count();
+            let forward_in = cfg.forward_in[i as usize];
             let target_loop = loops.enclosing(i);
             let leaves_loops = target_loop != loops.loop_of[d as usize];
             if forward_in == 1 && (!leaves_loops || is_leaf(i)) {
