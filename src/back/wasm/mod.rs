@@ -44,6 +44,7 @@
 //! ```
 
 mod func;
+mod hints;
 pub mod imports;
 pub mod layout;
 pub(crate) mod libm;
@@ -58,7 +59,8 @@ use func::COUNTER_REFS;
 pub use libm::SqrtClaim;
 
 use super::Backend;
-use crate::ir::{FuncId, Function, Module, Type, ValType as IrType, ValueId};
+use crate::ir::{FuncId, Function, Initializer, Module, Type, ValType as IrType, ValueId};
+use hints::BodyFacts;
 use crate::verify::{FunctionAnalysis, FunctionVerifier, Intrinsic, Verified};
 use func::FuncTranslator;
 use std::fmt::Write as _;
@@ -209,6 +211,8 @@ pub(crate) struct ModuleCx {
     /// (`func/outline.rs`): under [`Tiering::Dynamic`], but never for
     /// Pepper plugins.
     pub outline_loops: bool,
+    /// [`Tiering::Hinted`]: bodies give their [`BodyFacts`].
+    pub hinted: bool,
 }
 
 impl ModuleCx {
@@ -250,8 +254,9 @@ pub struct BodyCode {
     /// Facts for the `sqrt` form (`libm.rs`).
     pure_leaf: bool,
     sqrt: Option<SqrtClaim>,
-    /// Starts as baseline code under [`Tiering::Hinted`].
-    baseline_first: bool,
+    /// Under [`Tiering::Hinted`], what the body tells of the call graph
+    /// (`hints.rs`).
+    hint_facts: Option<BodyFacts>,
 }
 
 impl BodyCode {
@@ -263,7 +268,9 @@ impl BodyCode {
     /// A byte form (all integers u32 LE): `id`; the fixups (below); a
     /// flags byte (1: pure leaf, 2: a `sqrt` claim follows, 4: with a NaN
     /// path, 8: baseline first), the claim's helper count and helpers, then the NaN
-    /// path's;
+    /// path's; with flag 8, the hint facts: `small_loop` (u8), the call
+    /// count, per call its callee and in-loop flag (u8), the count of
+    /// functions whose address it takes and their ids;
     /// then the entry. Fixups: the signature fixup count, per fixup its
     /// offset, key length (u8) and key; the call-site count, per site its
     /// offset, length (u8), callee and a flags byte (1: unguarded); the
@@ -291,7 +298,7 @@ impl BodyCode {
             u8::from(self.pure_leaf)
                 | if self.sqrt.is_some() { 2 } else { 0 }
                 | if nan.is_some() { 4 } else { 0 }
-                | if self.baseline_first { 8 } else { 0 },
+                | if self.hint_facts.is_some() { 8 } else { 0 },
         );
         if let Some(claim) = &self.sqrt {
             for list in std::iter::once(&claim.helpers).chain(nan) {
@@ -299,6 +306,18 @@ impl BodyCode {
                 for &h in list {
                     put_u32(&mut out, h);
                 }
+            }
+        }
+        if let Some(facts) = &self.hint_facts {
+            out.push(u8::from(facts.small_loop));
+            put_u32(&mut out, facts.calls.len() as u32);
+            for &(callee, in_loop) in &facts.calls {
+                put_u32(&mut out, callee);
+                out.push(u8::from(in_loop));
+            }
+            put_u32(&mut out, facts.takes.len() as u32);
+            for &id in &facts.takes {
+                put_u32(&mut out, id);
             }
         }
         out.extend_from_slice(&self.entry);
@@ -352,8 +371,23 @@ impl BodyCode {
         } else {
             None
         };
+        let hint_facts = if flags & 8 != 0 {
+            let small_loop = r.u8()? != 0;
+            let n = r.u32()? as usize;
+            if n > bytes.len() / 5 {
+                return None;
+            }
+            let mut calls = Vec::with_capacity(n);
+            for _ in 0..n {
+                calls.push((r.u32()?, r.u8()? != 0));
+            }
+            let takes = list(&mut r)?;
+            Some(BodyFacts { small_loop, calls, takes })
+        } else {
+            None
+        };
         let entry = bytes.get(r.at..)?.to_vec();
-        let body = BodyCode { id, entry, fixups, pure_leaf: flags & 1 != 0, sqrt, baseline_first: flags & 8 != 0 };
+        let body = BodyCode { id, entry, fixups, pure_leaf: flags & 1 != 0, sqrt, hint_facts };
         body.fixups_fit().then_some(body)
     }
 
@@ -460,7 +494,8 @@ impl BodyTranslator {
         let mut fixups = BodyFixups::default();
         self.funcs.translate(&self.ctx.cx, &self.ctx.sigs, f, analysis, &mut entry, &mut fixups)?;
         let (pure_leaf, sqrt) = body_facts(&self.ctx.cx, f);
-        Ok(BodyCode { id: f.id, entry, fixups, pure_leaf, sqrt, baseline_first: baseline_first(f) })
+        let hint_facts = self.ctx.cx.hinted.then(|| BodyFacts::of(f, self.ctx.cx.num_funcs));
+        Ok(BodyCode { id: f.id, entry, fixups, pure_leaf, sqrt, hint_facts })
     }
 }
 
@@ -469,25 +504,6 @@ impl BodyTranslator {
 /// `thread_create`.
 fn helper_count(single_threaded: bool) -> u32 {
     2 + u32::from(single_threaded)
-}
-
-/// Whether `f` starts as baseline code under [`Tiering::Hinted`]: it is
-/// large, or it has no loop. (A loop needs an edge to a block at or before
-/// its source: blocks are numbered in order, and every cycle has one.)
-fn baseline_first(f: &Function) -> bool {
-    use crate::ir::{BlockId, InstKind};
-    if f.insts.len() >= LARGE_INSTS {
-        return true;
-    }
-    let back = |from: usize, to: BlockId| to.0 as usize <= from;
-    !(0..f.blocks.len()).any(|b| match f.terminator(BlockId(b as u32)).map(|i| &i.kind) {
-        Some(&InstKind::Br { target }) => back(b, target),
-        Some(&InstKind::CondBr { if_true, if_false, .. }) => back(b, if_true) || back(b, if_false),
-        Some(&InstKind::Switch { default, cases, .. }) => {
-            back(b, default) || f.cases(cases).iter().any(|c| back(b, c.target))
-        }
-        _ => false,
-    })
 }
 
 /// What the `sqrt` form needs to know of a body (`libm.rs`).
@@ -564,6 +580,7 @@ impl Parts {
             // its functions get optimized without outlining, and with it
             // KC85-3's emulator booted visibly slower in its page.
             outline_loops: tiering == Tiering::Dynamic && !imports.pepper(),
+            hinted: tiering == Tiering::Hinted,
         };
         Ok(Parts {
             ctx: BodyContext { cx, sigs },
@@ -603,9 +620,9 @@ pub struct WasmBackend {
     pure_leaf: Vec<bool>,
     sqrt_claim: Option<SqrtClaim>,
     /// Write a [`COMPILATION_HINTS_SECTION`] ([`Tiering::Hinted`]), and
-    /// which functions (by id) start as baseline code.
+    /// each function's [`BodyFacts`] (by id) to decide it from.
     hints: bool,
-    baseline_first: Vec<bool>,
+    hint_facts: Vec<Option<BodyFacts>>,
     /// Loops made functions (`func/outline.rs`): their code-section
     /// entries, after the helpers'; their type indices; per outlined
     /// function, the pexe function it came from; the index of the first.
@@ -640,7 +657,8 @@ impl Backend for WasmBackend {
         self.funcs.translate(&self.ctx.cx, &self.ctx.sigs, f, Some(analysis), &mut self.code, &mut self.fixups)?;
         let fixups = std::mem::take(&mut self.fixups);
         let (pure_leaf, sqrt) = body_facts(&self.ctx.cx, f);
-        let r = self.patch(start, &fixups, f.id, pure_leaf, sqrt, baseline_first(f));
+        let facts = self.hints.then(|| BodyFacts::of(f, self.ctx.cx.num_funcs));
+        let r = self.patch(start, &fixups, f.id, pure_leaf, sqrt, facts);
         self.fixups = fixups;
         self.fixups.sigs.clear();
         self.fixups.calls.clear();
@@ -683,7 +701,7 @@ impl WasmBackend {
             pure_leaf: vec![false; m.functions.len()],
             sqrt_claim: None,
             hints: opts.tiering == Tiering::Hinted,
-            baseline_first: vec![false; m.functions.len()],
+            hint_facts: vec![None; if opts.tiering == Tiering::Hinted { m.functions.len() } else { 0 }],
             void_void: parts.void_void,
             i32_void: parts.i32_void,
             longjmp_ty: parts.fault_ty,
@@ -713,7 +731,7 @@ impl WasmBackend {
         }
         let start = self.code.len();
         self.code.extend_from_slice(&body.entry);
-        self.patch(start, &body.fixups, body.id, body.pure_leaf, body.sqrt.clone(), body.baseline_first)
+        self.patch(start, &body.fixups, body.id, body.pure_leaf, body.sqrt.clone(), body.hint_facts.clone())
     }
 
     /// Checks that `id` is the body expected next, and counts it.
@@ -738,13 +756,13 @@ impl WasmBackend {
         id: FuncId,
         pure_leaf: bool,
         sqrt: Option<SqrtClaim>,
-        baseline: bool,
+        hint_facts: Option<BodyFacts>,
     ) -> Result<(), TranslateError> {
         if let Some(p) = self.pure_leaf.get_mut(id.0 as usize) {
             *p = pure_leaf;
         }
-        if let Some(b) = self.baseline_first.get_mut(id.0 as usize) {
-            *b = baseline;
+        if let Some(h) = self.hint_facts.get_mut(id.0 as usize) {
+            *h = hint_facts;
         }
         if sqrt.is_some() && id.0 == self.ctx.cx.fast_sqrt {
             self.sqrt_claim = sqrt;
@@ -1022,11 +1040,17 @@ impl WasmBackend {
             let total = ndef + helpers_count + self.outlined_types.len() as u32;
             let mut data = Vec::with_capacity(total as usize + 5);
             wasm_encoder::Encode::encode(&total, &mut data);
+            let num_funcs = self.ctx.cx.num_funcs;
+            let in_globals = m.globals.iter().flat_map(|g| &g.init).filter_map(|i| match *i {
+                Initializer::Reloc { target, .. } if target.0 < num_funcs => Some(target.0),
+                _ => None,
+            });
+            let optimized = hints::optimized_first(&self.hint_facts, start.map(|i| i as u32), in_globals);
             data.extend(self.defined.iter().map(|&id| {
-                if self.baseline_first.get(id as usize).copied().unwrap_or(false) {
-                    HINT_BASELINE_FIRST
-                } else {
+                if optimized.get(id as usize).copied().unwrap_or(false) {
                     HINT_OPTIMIZED
+                } else {
+                    HINT_BASELINE_FIRST
                 }
             }));
             data.resize(data.len() + helpers_count as usize, HINT_OPTIMIZED);
