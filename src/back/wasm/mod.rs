@@ -112,11 +112,11 @@ pub enum Tiering {
     Optimized,
     /// As the module's [`COMPILATION_HINTS_SECTION`] says (V8 with
     /// `--experimental-wasm-compilation-hints`, which `pexe run` gives
-    /// Node): functions without loops, and those of [`LARGE_INSTS`]
-    /// instructions or more, start as baseline code and get optimized once
-    /// hot; the others are optimized from their first call; nothing is
-    /// outlined. A function without loops can only get hot by being called
-    /// often, which tiering up catches. The large ones are mostly libc's,
+    /// Node): functions with a loop, under [`LARGE_INSTS`] instructions,
+    /// that are entered a bounded number of times (or have unknown
+    /// callers) are optimized from their first call; the rest start as
+    /// baseline code and get optimized once hot (`hints.rs` says why and
+    /// how); nothing is outlined. The large ones are mostly libc's,
     /// run briefly at start-up: optimizing newlib's `_vfprintf_r` alone
     /// took 22 ms, half the optimizing compiler's start-up time in nbody.
     /// The price: a large function called once runs its loops as baseline
