@@ -619,9 +619,9 @@ pub struct WasmBackend {
     sqrt_sites: Vec<(bool, usize, u8, bool)>,
     pure_leaf: Vec<bool>,
     sqrt_claim: Option<SqrtClaim>,
-    /// Write a [`COMPILATION_HINTS_SECTION`] ([`Tiering::Hinted`]), and
-    /// each function's [`BodyFacts`] (by id) to decide it from.
-    hints: bool,
+    /// Under [`Tiering::Hinted`] (`ctx.cx.hinted`): each function's
+    /// [`BodyFacts`] (by id), from which the [`COMPILATION_HINTS_SECTION`]
+    /// is decided.
     hint_facts: Vec<Option<BodyFacts>>,
     /// Loops made functions (`func/outline.rs`): their code-section
     /// entries, after the helpers'; their type indices; per outlined
@@ -657,7 +657,7 @@ impl Backend for WasmBackend {
         self.funcs.translate(&self.ctx.cx, &self.ctx.sigs, f, Some(analysis), &mut self.code, &mut self.fixups)?;
         let fixups = std::mem::take(&mut self.fixups);
         let (pure_leaf, sqrt) = body_facts(&self.ctx.cx, f);
-        let facts = self.hints.then(|| BodyFacts::of(f, self.ctx.cx.num_funcs));
+        let facts = self.ctx.cx.hinted.then(|| BodyFacts::of(f, self.ctx.cx.num_funcs));
         let r = self.patch(start, &fixups, f.id, pure_leaf, sqrt, facts);
         self.fixups = fixups;
         self.fixups.sigs.clear();
@@ -700,7 +700,6 @@ impl WasmBackend {
             outline_counters: 0,
             pure_leaf: vec![false; m.functions.len()],
             sqrt_claim: None,
-            hints: opts.tiering == Tiering::Hinted,
             hint_facts: vec![None; if opts.tiering == Tiering::Hinted { m.functions.len() } else { 0 }],
             void_void: parts.void_void,
             i32_void: parts.i32_void,
@@ -1033,7 +1032,7 @@ impl WasmBackend {
         module.section(&exports);
         module.section(&elements);
         module.section(&DataCountSection { count: nseg });
-        if self.hints {
+        if self.ctx.cx.hinted {
             // The pexe's functions, the helpers, then any outlined loops
             // (none under `Hinted` today; they would be tiered as a browser
             // does).
