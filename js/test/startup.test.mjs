@@ -21,20 +21,28 @@ import { BUNDLE_ENTRY, bundleRuntime, loadEsbuild } from '../scripts/bundle-runt
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 const RUN_MJS = nodePath.join(SRC, 'internal/node/run.mjs');
 
+/** Everything reached from `start` by following `next` (each item once). */
+function reach(start, next) {
+  const seen = new Set();
+  const todo = [start];
+  while (todo.length) {
+    const item = todo.pop();
+    if (seen.has(item)) continue;
+    seen.add(item);
+    todo.push(...next(item));
+  }
+  return seen;
+}
+
 /** Files reached from `entry` through static imports (a dynamic import() is what defers a file). */
 function staticReach(entry) {
-  const seen = new Set();
-  const todo = [entry];
-  while (todo.length) {
-    const file = todo.pop();
-    if (seen.has(file)) continue;
-    seen.add(file);
+  const imports = (file) => {
     const code = nodeFs.readFileSync(file, 'utf8').replace(/^\s*\/\/.*$/gm, '');
-    for (const m of code.matchAll(/^\s*(?:import|export)\b[^;('"]*?(?:\bfrom\s*)?['"](\.[^'"]+)['"]/gm)) {
-      todo.push(nodePath.resolve(nodePath.dirname(file), m[1]));
-    }
-  }
-  return [...seen].map((f) => nodePath.relative(SRC, f));
+    return [...code.matchAll(/^\s*(?:import|export)\b[^;('"]*?(?:\bfrom\s*)?['"](\.[^'"]+)['"]/gm)].map((m) =>
+      nodePath.resolve(nodePath.dirname(file), m[1]),
+    );
+  };
+  return [...reach(entry, imports)].map((f) => nodePath.relative(SRC, f));
 }
 
 test('the Node runner imports neither the thread machinery nor Pepper at start', () => {
@@ -95,14 +103,7 @@ testNeeding(!esbuild && 'esbuild is not installed (npm ci in js/)', 'the bundled
   const dir = nodeFs.mkdtempSync(nodePath.join(os.tmpdir(), 'pexe-bundle-'));
   t.after(() => nodeFs.rmSync(dir, { recursive: true, force: true }));
   const outputs = await bundleRuntime(dir, esbuild);
-  const loaded = new Set();
-  const todo = [BUNDLE_ENTRY];
-  while (todo.length) {
-    const file = todo.pop();
-    if (loaded.has(file)) continue;
-    loaded.add(file);
-    todo.push(...outputs[file].imports);
-  }
+  const loaded = reach(BUNDLE_ENTRY, (file) => outputs[file].imports);
   const sources = [...loaded].flatMap((f) => outputs[f].inputs).sort();
   assert.deepEqual(sources, staticReach(RUN_MJS).sort());
   // What the bundle is for: far fewer files than modules.
