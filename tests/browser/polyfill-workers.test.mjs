@@ -116,7 +116,13 @@ testNeeding(missing, 'polyfill: the page\u2019s Workers', { timeout: 600_000 }, 
         const { result, error } = await page.evaluate(() => run('classic', 'notIsolated'));
         assert.equal(error, undefined, error);
         assert.match(result, /^NotSupportedError: webkitRequestFileSystemSync: .* not cross-origin isolated\. Serve it with "Cross-Origin-Opener-Policy: same-origin"/);
-        // The Worker said it once in the console as well (an error the test expects).
+        // The Worker said it once in the console as well (an error the test
+        // expects). A Worker's console message reaches the test through the
+        // DevTools protocol on its own, and may come after the result.
+        const said = () => page.problems.some((p) => /not cross-origin isolated/.test(p));
+        for (const deadline = Date.now() + 5000; !said() && Date.now() < deadline; ) {
+          await new Promise((r) => setTimeout(r, 50));
+        }
         assert.ok(
           page.problems.some((p) => /not cross-origin isolated/.test(p)),
           page.problems.join('\n'),
