@@ -32,6 +32,12 @@
 //!    reason, and `pexe run` starts the raw `run.mjs`; with `CI=true` a
 //!    test of run.rs fails instead.
 //!
+//!    With the runtime's files it hashes them (`RUNTIME_HASH`, the cache
+//!    folder's name), and it hashes the crate's own sources into
+//!    `$OUT_DIR/translator_id.rs` (`TRANSLATOR_ID`, part of the key of
+//!    `pexe run`'s translation cache), so any change under `src/` reruns
+//!    this script.
+//!
 //! 2. **Native runtime archives.** It builds the native runtime
 //!    (`runtime/`, a `no_std` static archive) for each Linux target whose
 //!    Rust standard library is installed, so `pexe build` and `pexe run
@@ -60,6 +66,7 @@ use std::process::Command;
 
 fn main() {
     js_runtime_files();
+    translator_identity();
     native_runtimes();
     abi_table();
     println!("cargo:rerun-if-changed=build.rs");
@@ -80,7 +87,7 @@ fn js_runtime_files() {
     for dir in RUNTIME_DIRS {
         let path = src.join(dir);
         println!("cargo:rerun-if-changed={}", path.display());
-        walk(&path, &mut files);
+        walk(&path, &is_runtime_file, &mut files);
     }
     files.sort();
 
@@ -95,7 +102,21 @@ fn js_runtime_files() {
         out.push_str(&format!("    ({rel:?}, include_str!({abs:?})),\n"));
     }
     out.push_str("];\n\n");
-    out.push_str(&runtime_bundle(&manifest.join("js")));
+    let (bundle_rs, bundle_files) = runtime_bundle(&manifest.join("js"));
+    out.push_str(&bundle_rs);
+    // The cache directory's name, hashed here rather than by every `pexe
+    // run` (2 MB of text, 5M instructions a run); run.rs's tests recompute it.
+    let mut hash = Fnv::new();
+    hash.eat(env::var("CARGO_PKG_VERSION").expect("CARGO_PKG_VERSION").as_bytes());
+    let runtime = files.iter().map(|f| (f.strip_prefix(&src).expect("under js/src").to_string_lossy().replace('\\', "/"), f.clone()));
+    for (rel, path) in runtime.chain(bundle_files) {
+        let text = std::fs::read(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+        hash.eat(rel.as_bytes());
+        hash.eat(&[0]);
+        hash.eat(&text);
+        hash.eat(&[0]);
+    }
+    let _ = writeln!(out, "\n/// FNV-1a of the version and every file above, path and text (build.rs).\nconst RUNTIME_HASH: u64 = {:#018x};", hash.0);
     let dest = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR")).join("runtime_files.rs");
     std::fs::write(&dest, out).unwrap_or_else(|e| panic!("writing {}: {e}", dest.display()));
 }
@@ -108,7 +129,7 @@ fn js_runtime_files() {
 /// esbuild (no `npm ci` in js/) there is none, and a warning says so: the
 /// build goes on, and `pexe run` starts the raw files, slower. A bundle
 /// that fails to build (a syntax error in the runtime) fails the build.
-fn runtime_bundle(js: &Path) -> String {
+fn runtime_bundle(js: &Path) -> (String, Vec<(String, PathBuf)>) {
     let script = js.join("scripts").join("bundle-runtime.mjs");
     println!("cargo:rerun-if-changed={}", script.display());
     println!("cargo:rerun-if-changed={}", js.join("package-lock.json").display());
@@ -139,9 +160,11 @@ fn runtime_bundle(js: &Path) -> String {
          /// to the runtime's folder; none when esbuild was not installed.\n\
          const RUNTIME_BUNDLE: &[(&str, &str)] = &[\n",
     );
+    let mut embedded = Vec::new();
     let entry = match files {
         Ok(files) => {
             for rel in &files {
+                embedded.push((rel.clone(), out.join(rel)));
                 let abs = out.join(rel);
                 let _ = writeln!(rs, "    ({rel:?}, include_str!({:?})),", abs.to_string_lossy());
             }
@@ -157,22 +180,78 @@ fn runtime_bundle(js: &Path) -> String {
     };
     rs.push_str("];\n\n/// The bundle's entry, which `pexe run` starts, or why there is no bundle.\n");
     let _ = writeln!(rs, "const BUNDLE_ENTRY: Result<&str, &str> = {entry};");
-    rs
+    (rs, embedded)
 }
 
-/// Every file under `dir` that the runtime can load (not its READMEs).
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+/// 64-bit FNV-1a: names cache entries after what built them (no adversary
+/// chooses these inputs, so a small non-cryptographic hash will do).
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+
+    fn eat(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 1b. The translator's identity.
+
+/// `$OUT_DIR/translator_id.rs`: `TRANSLATOR_ID`, a hash of the crate's
+/// sources and locked dependencies, so `pexe run`'s translation cache
+/// (src/bin/pexe/translation_cache.rs) never serves a module that another
+/// build of the translator made. Any change under src/ reruns this script.
+fn translator_identity() {
+    let manifest = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
+    let src = manifest.join("src");
+    println!("cargo:rerun-if-changed={}", src.display());
+    let mut files = Vec::new();
+    walk(&src, &|_| true, &mut files);
+    files.sort();
+    files.push(manifest.join("Cargo.lock"));
+    files.push(manifest.join("Cargo.toml"));
+    println!("cargo:rerun-if-changed=Cargo.lock");
+    let mut hash = Fnv::new();
+    hash.eat(env::var("CARGO_PKG_VERSION").expect("CARGO_PKG_VERSION").as_bytes());
+    for file in &files {
+        // A missing Cargo.lock (a fresh clone before any resolution) only
+        // weakens the identity to the sources.
+        let Ok(text) = std::fs::read(file) else { continue };
+        hash.eat(file.strip_prefix(&manifest).unwrap_or(file).to_string_lossy().as_bytes());
+        hash.eat(&[0]);
+        hash.eat(&text);
+        hash.eat(&[0]);
+    }
+    let rs = format!(
+        "/// Which translator this is: a hash of the crate's sources and its locked dependencies (build.rs).\nconst TRANSLATOR_ID: u64 = {:#018x};\n",
+        hash.0
+    );
+    let dest = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR")).join("translator_id.rs");
+    std::fs::write(&dest, rs).unwrap_or_else(|e| panic!("writing {}: {e}", dest.display()));
+}
+
+
+
+/// Every file under `dir` that `keep` accepts.
+fn walk(dir: &Path, keep: &dyn Fn(&Path) -> bool, out: &mut Vec<PathBuf>) {
     let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()));
     for entry in entries {
         let path = entry.expect("directory entry").path();
         if path.is_dir() {
-            walk(&path, out);
-        } else if is_runtime_file(&path) {
+            walk(&path, keep, out);
+        } else if keep(&path) {
             out.push(path);
         }
     }
 }
 
+/// What the runtime can load (not its READMEs).
 fn is_runtime_file(path: &Path) -> bool {
     path.extension().and_then(|e| e.to_str()) != Some("md")
 }

@@ -1,5 +1,5 @@
-//! Every resource cap, named once: those the decoder enforces, and the
-//! npm package's (the Workers it starts).
+//! Every resource cap, named once: those the decoder enforces, the npm
+//! package's (the Workers it starts) and `pexe run`'s (its translation cache).
 //!
 //! Counts inside a pexe are untrusted: a record may claim a million types or a
 //! ten-gigabyte array. Each reader checks such counts against these caps (or
@@ -40,3 +40,7 @@ pub const MAX_SWITCH_CASES: u64 = 1 << 20;
 /// hardware concurrency): each holds an instance of the translator with its
 /// own memory.
 pub const MAX_TRANSLATE_WORKERS: usize = 8;
+/// Modules `pexe run` keeps in its translation cache, and their bytes in
+/// all: beyond either, the least recently used go (translated again if run).
+pub const MAX_CACHED_TRANSLATIONS: usize = 64;
+pub const MAX_TRANSLATION_CACHE_BYTES: u64 = 256 << 20;

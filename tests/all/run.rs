@@ -290,6 +290,57 @@ fn pexe_run_starts_the_bundled_runner() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `pexe run` keeps each module in its translation cache and runs it from
+/// there next time: swapping another program's module into the entry
+/// shows the cache is what ran. `--no-cache` translates anyway, and an
+/// entry that is not a module is translated again and replaced.
+#[test]
+fn pexe_run_keeps_translations_in_its_cache() {
+    let dir = std::env::temp_dir().join(format!("pexe-run-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let cache = dir.join("cache");
+    let entries = cache.join("pexe/translations");
+    let base = pnacl_c_tests();
+    let run = |args: &[&str]| -> Output {
+        let out = Command::new(env!("CARGO_BIN_EXE_pexe"))
+            .current_dir(&base)
+            .env("XDG_CACHE_HOME", &cache)
+            .arg("run")
+            .args(args)
+            .output()
+            .expect("cannot start the pexe binary");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "pexe run {args:?}");
+        assert_eq!(out.status.code(), Some(0), "pexe run {args:?}");
+        out
+    };
+    let modules = || -> Vec<std::path::PathBuf> {
+        let mut m: Vec<_> = std::fs::read_dir(&entries).unwrap().map(|e| e.unwrap().path()).collect();
+        m.sort();
+        m
+    };
+
+    assert_eq!(run(&["res/puts.pexe"]).stdout, b"Hello, World!\n\n");
+    let [entry] = &modules()[..] else { panic!("one module expected in {}: {:?}", entries.display(), modules()) };
+    let puts_module = std::fs::read(entry).unwrap();
+    assert!(puts_module.starts_with(b"\0asm"));
+
+    // fannkuchredux's module under puts' key: puts now runs fannkuchredux.
+    let fannkuch = run(&["benchmark/res/fannkuchredux.pexe", "--", "7"]).stdout;
+    assert_eq!(modules().len(), 2);
+    let fannkuch_module = modules().into_iter().find(|m| m != entry).unwrap();
+    std::fs::copy(&fannkuch_module, entry).unwrap();
+    assert_eq!(run(&["res/puts.pexe", "--", "7"]).stdout, fannkuch);
+    // Without the cache: puts itself, and the entry is left as it was.
+    assert_eq!(run(&["--no-cache", "res/puts.pexe", "--", "7"]).stdout, b"Hello, World!\n\n");
+    assert_eq!(std::fs::read(entry).unwrap(), std::fs::read(&fannkuch_module).unwrap());
+
+    // Not a module: translated again, and the entry is puts' module again.
+    std::fs::write(entry, b"not a module").unwrap();
+    assert_eq!(run(&["res/puts.pexe"]).stdout, b"Hello, World!\n\n");
+    assert_eq!(std::fs::read(entry).unwrap(), puts_module);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The page's stdout benchmark (tests/browser/bench.mjs) times
 /// tests/browser/output/lines.records: it must assemble, verify and print
 /// its 163840 lines of 61 bytes.

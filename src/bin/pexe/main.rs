@@ -24,6 +24,7 @@ mod native;
 mod run;
 mod stats;
 mod translate;
+mod translation_cache;
 mod verify;
 
 const EXAMPLES: &str = "\

@@ -3,7 +3,7 @@
 //! Node like `pexe run`; the protocol is docs/relay.md).
 
 use crate::fail;
-use crate::run::{runtime_dir, NODE_ENV};
+use crate::run::{cache_roots, runtime_dir, NODE_ENV};
 use clap::Args;
 use std::process::{Command, ExitCode};
 
@@ -56,7 +56,7 @@ const RELAY: &str = "internal/node/relay.mjs";
 
 impl Relay {
     pub fn run(self) -> ExitCode {
-        let runtime = match runtime_dir() {
+        let runtime = match runtime_dir(&cache_roots()) {
             Ok(dir) => dir,
             Err(e) => return fail(format_args!("writing the JavaScript runtime: {e}")),
         };

@@ -7,8 +7,10 @@
 //! cache directory named after their hash
 //! (`$XDG_CACHE_HOME/pexe/runtime-<hash>/`, else `~/.cache/...`, else the
 //! temp directory), so an installed `pexe` works outside the repository.
-//! The translated module goes to a temporary file that is removed after
-//! the run. Node (`node` on PATH, or `$PEXE_NODE`) then runs the Node
+//! The translated module is kept beside it in the translation cache
+//! (`translation_cache.rs`): running the same pexe again skips translating
+//! it (`--no-cache` translates anyway, into a temporary file removed after
+//! the run). Node (`node` on PATH, or `$PEXE_NODE`) then runs the Node
 //! runner, `internal/node/run.mjs` bundled by build.rs
 //! (`internal/node/run.bundle.mjs` and its chunks, which load faster than
 //! the separate modules; the raw `run.mjs` when the build had no esbuild),
@@ -16,6 +18,7 @@
 //! output passes through byte for byte, and its exit status becomes this
 //! command's.
 
+use crate::translation_cache::TranslationCache;
 use crate::{display_name, fail, read_input};
 use clap::Args;
 use pexe::back::wasm::{translate_bytes, Options, Tiering, TranslateError};
@@ -153,6 +156,10 @@ pub struct Run {
     /// Pepper plugins: send the plugin's sockets through the socket relay at this ws:// URL.
     #[arg(long, value_name = "URL")]
     socket_relay: Option<String>,
+
+    /// Translate the pexe even if the translation cache holds its module (and leave the cache alone).
+    #[arg(long)]
+    no_cache: bool,
 }
 
 fn parse_env(s: &str) -> Result<String, String> {
@@ -224,27 +231,46 @@ impl Run {
         // start as baseline code, the rest are optimized from the start.
         let tiering = if self.browser_tiering { Tiering::Dynamic } else { Tiering::Hinted };
         let options = Options { tiering, ..Options::default() };
-        let wasm = match translate_bytes(&bytes, &options) {
-            Ok(wasm) => wasm,
-            Err(TranslateError::Invalid(diagnostics)) => {
-                for d in &diagnostics {
-                    eprintln!("{name}:{d}");
-                }
-                return ExitCode::FAILURE;
+        let roots = cache_roots();
+        let cache = if self.no_cache { None } else { roots.iter().find_map(|root| TranslationCache::open(root)) };
+        let key = cache.as_ref().map(|_| TranslationCache::key(&bytes, &cache_options(&options)));
+        let cached = cache.as_ref().zip(key.as_deref()).and_then(|(cache, key)| cache.get(key));
+        let (wasm, cached_path) = match cached {
+            Some(entry) => (entry.wasm, Some(entry.path)),
+            None => {
+                let wasm = match translate_bytes(&bytes, &options) {
+                    Ok(wasm) => wasm,
+                    Err(TranslateError::Invalid(diagnostics)) => {
+                        for d in &diagnostics {
+                            eprintln!("{name}:{d}");
+                        }
+                        return ExitCode::FAILURE;
+                    }
+                    Err(TranslateError::Decode(e)) => {
+                        eprintln!("{name}:{}: error: {e}", e.pos());
+                        return ExitCode::FAILURE;
+                    }
+                    Err(e) => return fail(format_args!("{name}: {e}")),
+                };
+                let stored = cache.as_ref().zip(key.as_deref()).and_then(|(cache, key)| cache.put(key, &wasm));
+                (wasm, stored)
             }
-            Err(TranslateError::Decode(e)) => {
-                eprintln!("{name}:{}: error: {e}", e.pos());
-                return ExitCode::FAILURE;
-            }
-            Err(e) => return fail(format_args!("{name}: {e}")),
         };
-        let runtime = match runtime_dir() {
+        let runtime = match runtime_dir(&roots) {
             Ok(dir) => dir,
             Err(e) => return fail(format_args!("writing the JavaScript runtime: {e}")),
         };
-        let module = match TempFile::create("wasm", &wasm) {
-            Ok(f) => f,
-            Err(e) => return fail(format_args!("writing the translated module: {e}")),
+        // Node reads the module from the cache, or else from a temporary file.
+        let temp;
+        let module_path = match cached_path {
+            Some(path) => path,
+            None => {
+                temp = match TempFile::create("wasm", &wasm) {
+                    Ok(f) => f,
+                    Err(e) => return fail(format_args!("writing the translated module: {e}")),
+                };
+                temp.path.clone()
+            }
         };
 
         let node = std::env::var_os(NODE_ENV).unwrap_or_else(|| "node".into());
@@ -301,7 +327,7 @@ impl Run {
         if let Some(url) = &self.socket_relay {
             cmd.arg("--socket-relay").arg(url);
         }
-        cmd.arg(&module.path).arg("--").args(&self.args);
+        cmd.arg(&module_path).arg("--").args(&self.args);
 
         let status = match cmd.status() {
             Ok(status) => status,
@@ -313,7 +339,6 @@ impl Run {
             }
             Err(e) => return fail(format_args!("cannot run `{}`: {e}", Path::new(&node).display())),
         };
-        drop(module);
         exit_code(status)
     }
 }
@@ -501,7 +526,9 @@ const PACKAGE_JSON: &str = "{ \"type\": \"module\", \"private\": true }\n";
 const COMPLETE_MARKER: &str = ".complete";
 
 /// FNV-1a over every file's path and contents, the bundle's included: the
-/// cache directory's name.
+/// cache directory's name. build.rs computes it as `RUNTIME_HASH`; this
+/// recomputation checks that both agree.
+#[cfg(test)]
 fn runtime_hash() -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut eat = |bytes: &[u8]| {
@@ -520,9 +547,10 @@ fn runtime_hash() -> u64 {
     h
 }
 
-/// Where the runtime lives: the first cache root that works.
-pub(crate) fn runtime_dir() -> io::Result<PathBuf> {
-    let name = format!("runtime-{:016x}", runtime_hash());
+/// Where `pexe run` keeps its files (the runtime, the translation cache),
+/// in order of preference: `$XDG_CACHE_HOME/pexe`, else `~/.cache/pexe`,
+/// then the temp directory.
+pub(crate) fn cache_roots() -> Vec<PathBuf> {
     let mut roots = Vec::new();
     if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
         roots.push(PathBuf::from(dir).join("pexe"));
@@ -530,9 +558,22 @@ pub(crate) fn runtime_dir() -> io::Result<PathBuf> {
         roots.push(PathBuf::from(home).join(".cache").join("pexe"));
     }
     roots.push(std::env::temp_dir().join("pexe-cache"));
+    roots
+}
+
+/// What, besides the pexe and the translator, decides the module's bytes:
+/// part of its translation cache key.
+fn cache_options(o: &Options) -> String {
+    let Options { wat, names, parallel: _, threads: _, fast_libm, tiering } = o;
+    format!("wat={wat} names={names} fast_libm={fast_libm} tiering={tiering:?}")
+}
+
+/// Where the runtime lives: the first of `roots` that works.
+pub(crate) fn runtime_dir(roots: &[PathBuf]) -> io::Result<PathBuf> {
+    let name = format!("runtime-{RUNTIME_HASH:016x}");
     let mut last_err = io::Error::other("no cache directory");
     for root in roots {
-        match install_runtime(&root, &name) {
+        match install_runtime(root, &name) {
             Ok(dir) => return Ok(dir),
             Err(e) => last_err = e,
         }
@@ -581,6 +622,11 @@ fn write_runtime(dir: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_build_hashes_the_runtime_as_run_does() {
+        assert_eq!(RUNTIME_HASH, runtime_hash());
+    }
 
     /// Every file of the runtime's folders is compiled in (READMEs aside).
     #[test]
@@ -766,7 +812,7 @@ mod tests {
     #[test]
     fn the_runtime_installs_once_and_is_found_again() {
         let root = unique_path(&std::env::temp_dir(), "pexe-run-test", "");
-        let name = format!("runtime-{:016x}", runtime_hash());
+        let name = format!("runtime-{RUNTIME_HASH:016x}");
         let dir = install_runtime(&root, &name).unwrap();
         assert!(dir.join(RUNNER).is_file());
         assert!(dir.join(runner()).is_file());
