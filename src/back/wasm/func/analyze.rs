@@ -491,18 +491,41 @@ impl<'a> Fx<'a> {
             return false;
         }
         let pred = self.b.vblocks[vb].orig;
-        let blk = f.blocks[target.0 as usize];
-        for p in blk.start..blk.end {
-            let inst = &f.insts[p as usize];
-            if !matches!(inst.kind, InstKind::Phi { .. }) {
-                break;
-            }
-            if let Some(src) = self.copy_source(p as usize, pred) {
-                self.push(src, Fixup::None);
-            }
+        let (s, e) = self.edge_copies(pred, target.0);
+        for c in s..e {
+            let (_, src) = self.b.edge_copies[c];
+            self.push(src, Fixup::None);
         }
         self.b.insts[k].copies_planned = true;
         true
+    }
+
+    /// The phi copies of the edge from block `pred` into block `target`
+    /// (basic blocks): a range of `b.edge_copies`, (phi, source) in the
+    /// order of the phis. Worked out once per edge (the plan, the local
+    /// allocation and the emission each ask): which phis are live, and
+    /// their sources, no longer change once the phi entries are collected.
+    pub(super) fn edge_copies(&mut self, pred: u32, target: u32) -> (usize, usize) {
+        let next = self.b.edge_ranges.len() as u32;
+        let at = self.b.edge_memo.get_or_insert((pred, target, 0, 0), next);
+        if at == next {
+            let f = self.f;
+            let start = self.b.edge_copies.len() as u32;
+            if let Some(blk) = f.blocks.get(target as usize) {
+                for k in blk.start..blk.end {
+                    let inst = &f.insts[k as usize];
+                    if !matches!(inst.kind, InstKind::Phi { .. }) {
+                        break;
+                    }
+                    let Some(src) = self.copy_source(k as usize, pred) else { continue };
+                    let Some((dv, _)) = inst.result else { continue };
+                    self.b.edge_copies.push((dv, src));
+                }
+            }
+            self.b.edge_ranges.push((start, self.b.edge_copies.len() as u32));
+        }
+        let (s, e) = self.b.edge_ranges[at as usize];
+        (s as usize, e as usize)
     }
 
     /// The value phi `p` takes on the edge from block `pred`, if the edge
@@ -546,6 +569,9 @@ impl<'a> Fx<'a> {
         b.phi_range.resize(f.insts.len(), (0, 0));
         b.has_phis.clear();
         b.has_phis.resize(b.vblocks.len(), false);
+        b.edge_memo.clear();
+        b.edge_ranges.clear();
+        b.edge_copies.clear();
         for &k in &b.phi_insts {
             let k = k as usize;
             let inst = &f.insts[k];

@@ -293,13 +293,9 @@ impl<'a> Fx<'a> {
         let planned = fv.term == Term::Real && self.b.insts[fv.end as usize - 1].copies_planned;
         self.b.copies.clear();
         let mut interferes = planned;
-        for k in blk.start..blk.end {
-            let inst = &f.insts[k as usize];
-            if !matches!(inst.kind, InstKind::Phi { .. }) {
-                break;
-            }
-            let Some(src) = self.copy_source(k as usize, pred) else { continue };
-            let Some((dv, _)) = inst.result else { continue };
+        let (s, e) = self.edge_copies(pred, tb as u32);
+        for c in s..e {
+            let (dv, src) = self.b.edge_copies[c];
             let Some(di) = self.local_index(dv) else { continue };
             let super::Kind::Local(dl) = self.b.vals[di].kind else { continue };
             // Does the source read another phi of this block?

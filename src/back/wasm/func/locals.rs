@@ -284,7 +284,7 @@ impl<'a> Fx<'a> {
 
     /// Marks the phi copies of edge `from → target` at position `p`: each
     /// live phi is written, each source read.
-    fn touch_copies(&self, from: u32, target: u32, p: u32, lb: &mut LocalBuffers) {
+    fn touch_copies(&mut self, from: u32, target: u32, p: u32, lb: &mut LocalBuffers) {
         let Some(tv) = self.b.vblocks.get(target as usize) else { return };
         if !tv.first_part || !self.b.has_phis.get(target as usize).copied().unwrap_or(false) {
             return;
@@ -292,14 +292,9 @@ impl<'a> Fx<'a> {
         let f = self.f;
         let first = f.first_local;
         let pred = self.b.vblocks[from as usize].orig;
-        let blk = f.blocks[tv.orig as usize];
-        for k in blk.start..blk.end {
-            let inst = &f.insts[k as usize];
-            if !matches!(inst.kind, InstKind::Phi { .. }) {
-                break;
-            }
-            let Some(src) = self.copy_source(k as usize, pred) else { continue };
-            let Some((dv, _)) = inst.result else { continue };
+        let (s, e) = self.edge_copies(pred, tv.orig);
+        for c in s..e {
+            let (dv, src) = self.b.edge_copies[c];
             if let Some(l) = lb.live.get_mut(src.0.wrapping_sub(first) as usize) {
                 l.touch(p);
             }

@@ -237,6 +237,12 @@ pub(super) struct Buffers {
     pub phi_in: Vec<(u32, u32)>,
     pub phi_range: Vec<(u32, u32)>,
     pub copies: Vec<(u32, ValueId)>,
+    /// The phi copies of each edge asked about (`Fx::edge_copies`): the
+    /// edge's range of `edge_copies` by (pred, target), and (phi, source)
+    /// pairs.
+    pub edge_memo: CseTable,
+    pub edge_ranges: Vec<(u32, u32)>,
+    pub edge_copies: Vec<(ValueId, ValueId)>,
     pub extra_locals: Vec<W>,
     pub scratch: [[u32; 4]; 5],
     pub dispatch_locals: Vec<u32>,
