@@ -226,31 +226,38 @@ impl<'a> Fx<'a> {
                         Node::Basic { block, exits } => {
                             let Some(&info) = self.b.vblocks.get(block as usize) else { continue };
                             if info.term != Term::SjEntry {
-                                for k in info.start as usize..info.end as usize {
-                                    if !self.b.insts[k].emit || matches!(f.insts[k].kind, InstKind::Phi { .. }) {
+                                // Positions of the block's instructions are
+                                // consecutive: their loop noted once.
+                                let (s, e) = (info.start as usize, info.end as usize);
+                                let (Some(infos), Some(insts)) = (self.b.insts.get(s..e), f.insts.get(s..e)) else {
+                                    continue;
+                                };
+                                let vals = &self.b.vals[..];
+                                let live = &mut lb.live[..];
+                                let mut p = lb.loop_at.len() as u32;
+                                for (inst, info) in insts.iter().zip(infos) {
+                                    if !info.emit || matches!(inst.kind, InstKind::Phi { .. }) {
                                         continue;
                                     }
-                                    let p = lb.loop_at.len() as u32;
-                                    lb.loop_at.push(cur_loop);
-                                    let vals = &self.b.vals;
-                                    let live = &mut lb.live;
                                     let mut touch = |v: u32| {
                                         let v = resolve_in(vals, first, crate::ir::ValueId(v)).0;
                                         if let Some(l) = live.get_mut(v.wrapping_sub(first) as usize) {
                                             l.touch(p);
                                         }
                                     };
-                                    for_each_operand(f, &f.insts[k].kind, |o| touch(o.0));
-                                    if self.b.insts[k].addr != NONE {
-                                        touch(self.b.insts[k].addr);
+                                    for_each_operand(f, &inst.kind, |o| touch(o.0));
+                                    if info.addr != NONE {
+                                        touch(info.addr);
                                     }
-                                    if let Some((v, _)) = f.insts[k].result {
-                                        touch(v.0);
-                                        if let Some(l) = lb.live.get_mut(v.0.wrapping_sub(first) as usize) {
+                                    if let Some((v, _)) = inst.result {
+                                        if let Some(l) = live.get_mut(v.0.wrapping_sub(first) as usize) {
+                                            l.touch(p);
                                             l.def = l.def.min(p);
                                         }
                                     }
+                                    p += 1;
                                 }
+                                lb.loop_at.resize(p as usize, cur_loop);
                             }
                             for e in tree.exits_of(exits).iter().rev() {
                                 work.push(Walk::Exit(block, e));
