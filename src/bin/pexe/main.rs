@@ -142,6 +142,31 @@ fn binary_output_ok(out: Option<&PathBuf>) -> bool {
     out.is_some_and(|p| p.as_os_str() != "-") || !io::stdout().is_terminal()
 }
 
+/// Translates `bytes` to WebAssembly; on failure prints what went wrong
+/// ([`report`]) and answers the exit code.
+fn translate_or_report(name: &str, bytes: &[u8], opts: &pexe::back::wasm::Options) -> Result<Vec<u8>, ExitCode> {
+    pexe::back::wasm::translate_bytes(bytes, opts).map_err(|e| report(name, e))
+}
+
+/// Prints why a translation failed as `pexe verify` would (each problem as
+/// `name:position: ...`) and answers the exit code.
+fn report(name: &str, e: pexe::back::TranslateError) -> ExitCode {
+    use pexe::back::TranslateError;
+    match e {
+        TranslateError::Invalid(diagnostics) => {
+            for d in &diagnostics {
+                eprintln!("{name}:{d}");
+            }
+            ExitCode::FAILURE
+        }
+        TranslateError::Decode(e) => {
+            eprintln!("{name}:{}: error: {e}", e.pos());
+            ExitCode::FAILURE
+        }
+        e => fail(format_args!("{name}: {e}")),
+    }
+}
+
 /// Prints `error: message` on standard error and answers exit code 1.
 fn fail(message: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {message}");

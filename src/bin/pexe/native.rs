@@ -1,9 +1,7 @@
 //! What the native commands share: translating to an object, the native
 //! runtime archives compiled into this binary, and linking.
 
-use crate::fail;
 use pexe::back::native::{translate_bytes, Options, Target};
-use pexe::back::TranslateError;
 use std::process::ExitCode;
 
 /// `x86_64-linux`, `aarch64-linux` (and their triples).
@@ -30,20 +28,7 @@ pub fn translate_with(
     threads: usize,
     test_entry: bool,
 ) -> Result<Vec<u8>, ExitCode> {
-    match translate_bytes(bytes, &Options { target, threads, test_entry, ..Options::default() }) {
-        Ok(obj) => Ok(obj),
-        Err(TranslateError::Invalid(diagnostics)) => {
-            for d in &diagnostics {
-                eprintln!("{name}:{d}");
-            }
-            Err(ExitCode::FAILURE)
-        }
-        Err(TranslateError::Decode(e)) => {
-            eprintln!("{name}:{}: error: {e}", e.pos());
-            Err(ExitCode::FAILURE)
-        }
-        Err(e) => Err(fail(format_args!("{name}: {e}"))),
-    }
+    translate_bytes(bytes, &Options { target, threads, test_entry, ..Options::default() }).map_err(|e| crate::report(name, e))
 }
 
 /// The native runtime archives, built by build.rs and compiled in.

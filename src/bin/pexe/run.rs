@@ -19,9 +19,9 @@
 //! command's.
 
 use crate::translation_cache::TranslationCache;
-use crate::{display_name, fail, read_input};
+use crate::{display_name, fail, read_input, translate_or_report};
 use clap::Args;
-use pexe::back::wasm::{translate_bytes, Options, Tiering, TranslateError};
+use pexe::back::wasm::{Options, Tiering};
 use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -238,19 +238,9 @@ impl Run {
         let (wasm, cached_path) = match cached {
             Some(entry) => (entry.wasm, Some(entry.path)),
             None => {
-                let wasm = match translate_bytes(&bytes, &options) {
+                let wasm = match translate_or_report(&name, &bytes, &options) {
                     Ok(wasm) => wasm,
-                    Err(TranslateError::Invalid(diagnostics)) => {
-                        for d in &diagnostics {
-                            eprintln!("{name}:{d}");
-                        }
-                        return ExitCode::FAILURE;
-                    }
-                    Err(TranslateError::Decode(e)) => {
-                        eprintln!("{name}:{}: error: {e}", e.pos());
-                        return ExitCode::FAILURE;
-                    }
-                    Err(e) => return fail(format_args!("{name}: {e}")),
+                    Err(code) => return code,
                 };
                 let stored = cache.as_ref().zip(key.as_deref()).and_then(|(cache, key)| cache.put(key, &wasm));
                 (wasm, stored)

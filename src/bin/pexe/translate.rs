@@ -1,9 +1,9 @@
 //! `pexe translate`: a pexe to a WebAssembly module for the JS runtime, or
 //! (`--target`) to a native ELF object for the native runtime.
 
-use crate::{binary_output_ok, display_name, fail, read_input, write_output};
+use crate::{binary_output_ok, display_name, fail, read_input, translate_or_report, write_output};
 use clap::Args;
-use pexe::back::wasm::{to_wat, translate_bytes, Options, TranslateError};
+use pexe::back::wasm::{to_wat, Options};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -104,19 +104,9 @@ impl Translate {
             threads: self.threads.unwrap_or(0),
             ..Options::default()
         };
-        let wasm = match translate_bytes(&bytes, &opts) {
+        let wasm = match translate_or_report(&name, &bytes, &opts) {
             Ok(wasm) => wasm,
-            Err(TranslateError::Invalid(diagnostics)) => {
-                for d in &diagnostics {
-                    eprintln!("{name}:{d}");
-                }
-                return ExitCode::FAILURE;
-            }
-            Err(TranslateError::Decode(e)) => {
-                eprintln!("{name}:{}: error: {e}", e.pos());
-                return ExitCode::FAILURE;
-            }
-            Err(e) => return fail(format_args!("{name}: {e}")),
+            Err(code) => return code,
         };
         let out = if self.wat {
             match to_wat(&wasm) {
