@@ -46,8 +46,13 @@ pub struct Cfg {
     succs: Vec<u32>,
     pred_start: Vec<u32>,
     preds: Vec<u32>,
-    /// Reachable blocks in reverse postorder.
+    /// Reachable blocks in reverse postorder: `rpo[rpo_start..]` (the
+    /// depth-first search fills it from the back).
     rpo: Vec<u32>,
+    rpo_start: usize,
+    /// Retreating edges `(from, to)` the dominator pass skipped: the only
+    /// ones whose targets must dominate their sources for it to be exact.
+    retreating: Vec<(u32, u32)>,
     // Scratch.
     stack: Vec<(u32, u32)>,
     lt: LengauerTarjan,
@@ -117,26 +122,24 @@ impl Cfg {
             self.preds.clear();
             self.rpo.clear();
             self.rpo.push(0);
+            self.rpo_start = 0;
             self.node[0] = Node { rpo: 0, idom: 0, pre: 0, size: 1, mark: 1 };
             return;
         }
         self.build_adjacency();
         self.compute_rpo();
-        if self.rpo.is_empty() {
+        if self.rpo().is_empty() {
             return;
         }
-        match self.idom_pass() {
-            Some(has_retreating_edges) => {
-                self.number_dom_tree();
-                if has_retreating_edges && !self.retreating_edges_are_back_edges() {
-                    self.lengauer_tarjan();
-                    self.number_dom_tree();
-                }
-            }
-            None => {
+        if self.idom_pass() {
+            self.number_dom_tree();
+            if !self.retreating.is_empty() && !self.retreating_edges_are_back_edges() {
                 self.lengauer_tarjan();
                 self.number_dom_tree();
             }
+        } else {
+            self.lengauer_tarjan();
+            self.number_dom_tree();
         }
     }
 
@@ -174,108 +177,120 @@ impl Cfg {
         }
     }
 
+    /// Depth-first search from the entry: fills `rpo[rpo_start..]` and
+    /// marks the blocks it reaches (`rpo = 0`, numbered by `idom_pass`;
+    /// `size = 1`, the start of `number_dom_tree`'s sums).
     #[inline(never)]
     fn compute_rpo(&mut self) {
         let n = self.node.len();
         self.rpo.clear();
+        self.rpo_start = 0;
         if n == 0 {
             return;
         }
-        // Iterative DFS; `rpo == 0` marks visited until the final numbering.
-        // Both buffers are sized up front and indexed, with no push per
-        // step: each block is pushed at most once, so the stack holds at
-        // most `n`, and the postorder goes into `rpo` from the back, so it
-        // comes out reversed already (its reachable part is the tail).
+        // Iterative, with the top of the stack in locals and only the
+        // ancestors in `stack`: each block is pushed at most once, so the
+        // stack never holds `n`, and the postorder goes into `rpo` from the
+        // back, so it comes out reversed already (its reachable part is
+        // the tail).
         let Cfg { node, succ_start, succs, rpo, stack, .. } = self;
         rpo.resize(n, 0);
-        stack.clear();
-        stack.resize(n, (0, 0));
-        stack[0] = (0, succ_start[0]);
+        if stack.len() < n {
+            stack.resize(n, (0, 0));
+        }
         node[0].rpo = 0;
-        let mut depth = 1usize;
+        node[0].size = 1;
+        let (mut b, mut next) = (0u32, succ_start[0]);
+        let mut depth = 0usize;
         let mut out = n;
-        while let Some(top) = depth.checked_sub(1).and_then(|d| stack.get_mut(d)) {
-            let (b, next) = *top;
-            if next < succ_start[b as usize + 1] {
-                top.1 += 1;
+        loop {
+            let end = succ_start[b as usize + 1];
+            let mut found = NONE;
+            while next < end {
                 let s = succs[next as usize];
-                if node[s as usize].rpo == NONE {
-                    node[s as usize].rpo = 0;
-                    if let Some(slot) = stack.get_mut(depth) {
-                        *slot = (s, succ_start[s as usize]);
-                        depth += 1;
-                    }
+                next += 1;
+                let sn = &mut node[s as usize];
+                if sn.rpo == NONE {
+                    sn.rpo = 0;
+                    sn.size = 1;
+                    found = s;
+                    break;
                 }
+            }
+            if found != NONE {
+                stack[depth] = (b, next);
+                depth += 1;
+                b = found;
+                next = succ_start[found as usize];
             } else {
                 out -= 1;
                 rpo[out] = b;
+                if depth == 0 {
+                    break;
+                }
                 depth -= 1;
+                (b, next) = stack[depth];
             }
         }
-        rpo.drain(..out);
-        for (i, &b) in rpo.iter().enumerate() {
-            node[b as usize].rpo = i as u32;
-        }
+        self.rpo_start = out;
     }
 
     /// One Cooper–Harvey–Kennedy pass in reverse postorder, using only
-    /// predecessors that already have an idom. Returns whether it skipped a
-    /// reachable one (a retreating edge).
+    /// predecessors that already have an idom; the skipped reachable ones
+    /// (retreating edges) go to `retreating`. Numbers the blocks in reverse
+    /// postorder on the way (only numbered blocks are compared).
     ///
-    /// `None` when the pass would take more than a linear number of steps:
+    /// `false` when the pass would take more than a linear number of steps:
     /// one pass walks up the dominator tree once per predecessor, which is
     /// quadratic for a block with many predecessors deep in a long chain
     /// (100 000 guards branching to one shared return); then
     /// Lengauer–Tarjan, near-linear whatever the shape, does the work.
     #[inline(never)]
-    fn idom_pass(&mut self) -> Option<bool> {
-        self.node[0].idom = 0;
-        let mut skipped = false;
-        let mut budget = 16 * (self.preds.len() as u64 + self.rpo.len() as u64) + 4096;
-        for i in 1..self.rpo.len() {
-            let b = self.rpo[i] as usize;
+    fn idom_pass(&mut self) -> bool {
+        let Cfg { node, pred_start, preds, rpo, rpo_start, retreating, .. } = self;
+        let rpo = &rpo[*rpo_start..];
+        retreating.clear();
+        node[0].idom = 0;
+        let mut budget = 16 * (preds.len() as u64 + rpo.len() as u64) + 4096;
+        for (i, &b) in rpo.iter().enumerate().skip(1) {
+            let b = b as usize;
+            node[b].rpo = i as u32;
             let mut new_idom = NONE;
-            for &p in &self.preds[self.pred_start[b] as usize..self.pred_start[b + 1] as usize] {
-                let pred = self.node[p as usize];
+            for &p in &preds[pred_start[b] as usize..pred_start[b + 1] as usize] {
+                let pred = &node[p as usize];
                 if pred.idom == NONE {
-                    // Unreachable, or later in reverse postorder.
-                    skipped |= pred.rpo != NONE;
+                    // Unreachable, or not yet numbered (later in reverse
+                    // postorder, or `b` itself).
+                    if pred.rpo != NONE {
+                        retreating.push((p, b as u32));
+                    }
                     continue;
                 }
-                new_idom = if new_idom == NONE { p } else { self.intersect(p, new_idom, &mut budget)? };
+                new_idom = if new_idom == NONE {
+                    p
+                } else {
+                    match intersect(node, p, new_idom, &mut budget) {
+                        Some(d) => d,
+                        None => {
+                            // The rest still needs its numbers.
+                            for (j, &c) in rpo.iter().enumerate().skip(i) {
+                                node[c as usize].rpo = j as u32;
+                            }
+                            return false;
+                        }
+                    }
+                };
             }
-            self.node[b].idom = new_idom;
+            node[b].idom = new_idom;
         }
-        Some(skipped)
-    }
-
-    /// The nearest common dominator of `a` and `b`, each step paid from
-    /// `budget`; `None` when it runs out.
-    fn intersect(&self, mut a: u32, mut b: u32, budget: &mut u64) -> Option<u32> {
-        while a != b {
-            while self.node[a as usize].rpo > self.node[b as usize].rpo {
-                a = self.node[a as usize].idom;
-                *budget = budget.checked_sub(1)?;
-            }
-            while self.node[b as usize].rpo > self.node[a as usize].rpo {
-                b = self.node[b as usize].idom;
-                *budget = budget.checked_sub(1)?;
-            }
-        }
-        Some(a)
+        true
     }
 
     /// Whether every reachable retreating edge `p -> b` has `b` dominating
     /// `p`, which makes the single pass exact (see the module docs).
     #[inline(never)]
     fn retreating_edges_are_back_edges(&self) -> bool {
-        self.rpo.iter().all(|&b| {
-            let rb = self.node[b as usize].rpo;
-            self.preds(b).iter().all(|&p| {
-                let rp = self.node[p as usize].rpo;
-                rp == NONE || rp < rb || self.dominates(b, p)
-            })
-        })
+        self.retreating.iter().all(|&(p, b)| self.dominates(b, p))
     }
 
     /// Immediate dominators of every reachable block by Lengauer–Tarjan
@@ -350,23 +365,27 @@ impl Cfg {
         for w in 1..count {
             self.node[lt.vertex[w] as usize].idom = lt.vertex[lt.idom[w] as usize];
         }
+        // `number_dom_tree` sums subtree sizes from 1 again.
+        for &b in &self.rpo[self.rpo_start..] {
+            self.node[b as usize].size = 1;
+        }
     }
 
     /// Numbers the dominator tree without building it: an idom comes
     /// before its children in reverse postorder, so sizes accumulate in
     /// reverse and each parent hands consecutive preorder ranges to its
-    /// children going forward.
+    /// children going forward. Sizes start at 1 (set by `compute_rpo`, or
+    /// `lengauer_tarjan`).
     fn number_dom_tree(&mut self) {
-        for &b in &self.rpo {
-            self.node[b as usize].size = 1;
-        }
-        for &b in self.rpo[1..].iter().rev() {
-            let node = self.node[b as usize];
-            self.node[node.idom as usize].size += node.size;
+        let Cfg { node, rpo, rpo_start, .. } = self;
+        let rpo = &rpo[*rpo_start..];
+        for &b in rpo[1..].iter().rev() {
+            let n = node[b as usize];
+            node[n.idom as usize].size += n.size;
         }
         self.node[0].pre = 0;
         self.node[0].mark = 1;
-        for &b in &self.rpo[1..] {
+        for &b in &self.rpo[self.rpo_start + 1..] {
             let parent = self.node[b as usize].idom as usize;
             let pre = self.node[parent].mark;
             self.node[parent].mark += self.node[b as usize].size;
@@ -384,6 +403,7 @@ impl Cfg {
         self.pred_start.clear();
         self.preds.clear();
         self.rpo.clear();
+        self.rpo_start = 0;
     }
 
     /// Number of blocks of the graph.
@@ -397,7 +417,7 @@ impl Cfg {
 
     /// Reachable blocks in reverse postorder.
     pub fn rpo(&self) -> &[u32] {
-        &self.rpo
+        &self.rpo[self.rpo_start..]
     }
 
     /// Distinct successors of `b`, in the order the terminator names them.
@@ -439,6 +459,23 @@ impl Cfg {
         // wrapped difference is never below a subtree size.
         b.pre.wrapping_sub(a.pre) < a.size
     }
+}
+
+/// The nearest common dominator of `a` and `b`, each step paid from
+/// `budget`; `None` when it runs out.
+#[inline]
+fn intersect(node: &[Node], mut a: u32, mut b: u32, budget: &mut u64) -> Option<u32> {
+    while a != b {
+        while node[a as usize].rpo > node[b as usize].rpo {
+            a = node[a as usize].idom;
+            *budget = budget.checked_sub(1)?;
+        }
+        while node[b as usize].rpo > node[a as usize].rpo {
+            b = node[b as usize].idom;
+            *budget = budget.checked_sub(1)?;
+        }
+    }
+    Some(a)
 }
 
 impl LengauerTarjan {
@@ -605,6 +642,22 @@ mod tests {
                 }
                 seen
             };
+            // Reverse postorder of the recursive search, successors in order.
+            fn post(c: &Cfg, b: u32, seen: &mut Vec<bool>, out: &mut Vec<u32>) {
+                seen[b as usize] = true;
+                for &s in c.succs(b) {
+                    if !seen[s as usize] {
+                        post(c, s, seen, out);
+                    }
+                }
+                out.push(b);
+            }
+            let mut order = Vec::new();
+            if n > 0 {
+                post(&c, 0, &mut vec![false; n], &mut order);
+            }
+            order.reverse();
+            assert_eq!(c.rpo(), &order[..], "{edges:?}");
             let all = reach(None);
             for a in 0..n as u32 {
                 let without = reach(Some(a));
