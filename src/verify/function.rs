@@ -26,16 +26,14 @@ use crate::BitPos;
 #[derive(Default)]
 pub struct FunctionVerifier {
     cfg: Cfg,
-    /// Type and defining instruction of each function-local value.
+    /// Type, definition and its block's dominator interval of each
+    /// function-local value.
     locals: Vec<Local>,
     /// Block of each instruction by `Local::def_at` (so instruction `i` at
     /// `i + 1`; entry 0 is the entry block, where parameters and constants
-    /// count as defined). Valid when the blocks tile the body.
+    /// count as defined). Filled only off the clean path, by
+    /// `build_structure`.
     inst_block: Vec<u32>,
-    /// The dominator interval (`Cfg::dom_interval`) of each instruction's
-    /// block, indexed like `inst_block`: a use checks dominance with one
-    /// load rather than a block lookup and two graph nodes.
-    inst_dom: Vec<(u32, u32)>,
     /// Phi entries as (block, value), sorted for the predecessor check.
     phi_entries: Vec<(u32, u32)>,
     case_values: Vec<i64>,
@@ -98,7 +96,14 @@ struct Local {
     /// 1 + the defining instruction's index; 0 for parameters and
     /// constants, defined before the body (see `def_reaches`).
     def_at: u32,
+    /// The dominator interval (`Cfg::dom_interval`) of the defining block
+    /// (the entry block's for parameters and constants), when the body has
+    /// a block structure: a use checks dominance with the one load that
+    /// also gives the type.
+    dom: (u32, u32),
 }
+
+const NO_DOM: (u32, u32) = (u32::MAX, 0);
 
 /// What an instruction yields, for comparing with its recorded result.
 #[derive(Clone, Copy, PartialEq)]
@@ -134,7 +139,17 @@ impl FunctionVerifier {
         let quick = !self.full_checks_only;
         #[cfg(not(test))]
         let quick = true;
-        let numbered = number_locals(&mut self.locals, f, quick);
+        // Clean bodies (blocks tiling the instructions, each ending in its
+        // terminator) get their graph first, so the values can be numbered
+        // with their blocks' dominator intervals in one pass; the others
+        // take the reporting path below in the order it reports.
+        let clean = quick && build_clean_cfg(f, &mut self.cfg) && number_locals_clean(&mut self.locals, f, &self.cfg);
+        let numbered = if clean {
+            Ok(())
+        } else {
+            self.cfg.clear();
+            number_locals(&mut self.locals, f, quick)
+        };
         let mut cx = Cx { m, f, decl, out, label: None, locals: &self.locals, bad_operand: false };
         if decl.is_proto {
             let msg = format!("Function {} has a body but is declared as a prototype", cx.label());
@@ -160,18 +175,22 @@ impl FunctionVerifier {
         }
         cx.check_constants();
 
-        let structured = build_structure(&mut cx, &mut self.inst_block, &mut self.cfg);
-        if structured {
-            let (inst_dom, cfg) = (&mut self.inst_dom, &self.cfg);
-            inst_dom.clear();
-            inst_dom.resize(f.insts.len() + 1, cfg.dom_interval(0));
-            for (b, blk) in f.blocks.iter().enumerate() {
-                inst_dom[blk.start as usize + 1..blk.end as usize + 1].fill(cfg.dom_interval(b as u32));
+        let structured = clean || {
+            drop(cx);
+            let mut cx = Cx { m, f, decl, out, label: None, locals: &self.locals, bad_operand: false };
+            let structured = build_structure(&mut cx, &mut self.inst_block, &mut self.cfg);
+            if structured {
+                let (inst_block, cfg) = (&self.inst_block, &self.cfg);
+                for l in self.locals.iter_mut() {
+                    l.dom = cfg.dom_interval(inst_block[l.def_at as usize]);
+                }
             }
-        }
+            structured
+        };
+        let mut cx = Cx { m, f, decl, out, label: None, locals: &self.locals, bad_operand: false };
         let (phi_entries, case_values) = (&mut self.phi_entries, &mut self.case_values);
         if structured {
-            let layout = Layout { cfg: &self.cfg, inst_block: &self.inst_block, inst_dom: &self.inst_dom };
+            let layout = Layout { cfg: &self.cfg };
             for (b, blk) in f.blocks.iter().enumerate() {
                 let b = b as u32;
                 let reachable = layout.cfg.is_reachable(b);
@@ -194,7 +213,7 @@ impl FunctionVerifier {
                 // The rest: a phi here follows a non-phi.
                 let dom = reachable.then_some((&layout, b));
                 for (i, inst) in f.insts[i..end].iter().enumerate().map(|(k, inst)| (i + k, inst)) {
-                    let u = Use { i, pre, inst_dom: reachable.then_some(layout.inst_dom) };
+                    let u = Use { i, pre, reachable };
                     if quick && cx.quick_ok(u, inst, i + 1 == end) {
                         continue;
                     }
@@ -229,8 +248,8 @@ impl FunctionVerifier {
 #[inline(never)]
 fn number_locals(locals: &mut Vec<Local>, f: &Function, quick: bool) -> Result<(), (BitPos, Option<InstId>, String)> {
     locals.clear();
-    locals.extend(f.params.iter().map(|&ty| Local { ty, def_at: 0 }));
-    locals.extend(f.consts.iter().map(|c| Local { ty: c.ty, def_at: 0 }));
+    locals.extend(f.params.iter().map(|&ty| Local { ty, def_at: 0, dom: NO_DOM }));
+    locals.extend(f.consts.iter().map(|c| Local { ty: c.ty, def_at: 0, dom: NO_DOM }));
     // One pass with no branch per instruction on whether it has a result:
     // each instruction's entry goes to the next free slot, which only an
     // instruction with a result moves past. Then `results` must list
@@ -238,7 +257,7 @@ fn number_locals(locals: &mut Vec<Local>, f: &Function, quick: bool) -> Result<(
     if quick {
         let base = locals.len();
         let first = f.first_inst_value();
-        locals.resize(base + f.insts.len() + 1, Local { ty: ValType::I32, def_at: 0 });
+        locals.resize(base + f.insts.len() + 1, Local { ty: ValType::I32, def_at: 0, dom: NO_DOM });
         let slots = &mut locals[base..];
         let mut n = 0usize;
         let mut numbered = true;
@@ -246,7 +265,7 @@ fn number_locals(locals: &mut Vec<Local>, f: &Function, quick: bool) -> Result<(
             let has = inst.result.is_some();
             let (v, ty) = inst.result.unwrap_or((ValueId(first.wrapping_add(n as u32)), ValType::I32));
             numbered &= v.0 == first.wrapping_add(n as u32);
-            slots[n] = Local { ty, def_at: i as u32 + 1 };
+            slots[n] = Local { ty, def_at: i as u32 + 1, dom: NO_DOM };
             n += has as usize;
         }
         locals.truncate(base + n);
@@ -272,7 +291,7 @@ fn number_locals_in_order(locals: &mut Vec<Local>, f: &Function) -> Result<(), (
                 let msg = format!("instruction result is numbered {} but should be {expected} (%v{k})", v.0);
                 return Err((inst.pos, Some(InstId(i as u32)), msg));
             }
-            locals.push(Local { ty, def_at: i as u32 + 1 });
+            locals.push(Local { ty, def_at: i as u32 + 1, dom: NO_DOM });
         }
     }
     let produced = locals.len() - (f.params.len() + f.consts.len());
@@ -281,6 +300,94 @@ fn number_locals_in_order(locals: &mut Vec<Local>, f: &Function) -> Result<(), (
         return Err((f.pos, None, msg));
     }
     Ok(())
+}
+
+/// The clean path's `build_structure` (which it must match when it returns
+/// true): if the blocks tile the body and each ends with a terminator,
+/// builds the CFG and returns true; otherwise false, having reported
+/// nothing.
+#[inline(never)]
+fn build_clean_cfg(f: &Function, cfg: &mut Cfg) -> bool {
+    let mut expected_start = 0u32;
+    for blk in &f.blocks {
+        if blk.start != expected_start || blk.end <= blk.start {
+            return false;
+        }
+        expected_start = blk.end;
+    }
+    if f.blocks.is_empty() || expected_start as usize != f.insts.len() {
+        return false;
+    }
+    let n = f.blocks.len();
+    cfg.begin(n);
+    for (b, blk) in f.blocks.iter().enumerate() {
+        let b = b as u32;
+        // Invalid targets (out of range, or the entry) are reported with
+        // the instruction and left out of the graph.
+        let mut edge = |t: BlockId| {
+            if t.0 != 0 && (t.0 as usize) < n {
+                cfg.add_edge(b, t.0);
+            }
+        };
+        match &f.insts[blk.end as usize - 1].kind {
+            InstKind::Br { target } => edge(*target),
+            InstKind::CondBr { if_true, if_false, .. } => {
+                edge(*if_true);
+                edge(*if_false);
+            }
+            InstKind::Switch { default, cases, .. } => {
+                edge(*default);
+                f.cases(*cases).iter().for_each(|c| edge(c.target));
+            }
+            InstKind::Ret { .. } | InstKind::Unreachable => {}
+            _ => return false,
+        }
+    }
+    cfg.finish();
+    true
+}
+
+/// `number_locals` for a body that `build_clean_cfg` accepted, walking
+/// `Function::results` (not every instruction) and giving each value its
+/// block's dominator interval. False, with `locals` to be rebuilt, when the
+/// numbering is not exactly right: then `number_locals` says why.
+#[inline(never)]
+fn number_locals_clean(locals: &mut Vec<Local>, f: &Function, cfg: &Cfg) -> bool {
+    // Exactly `results.len()` instructions have results, and `results`
+    // names, in increasing order, instructions whose results are numbered
+    // on from the constants: so it names exactly those, correctly.
+    let mut with_result = 0usize;
+    for inst in &f.insts {
+        with_result += inst.result.is_some() as usize;
+    }
+    if with_result != f.results.len() {
+        return false;
+    }
+    locals.clear();
+    let entry = cfg.dom_interval(0);
+    locals.extend(f.params.iter().map(|&ty| Local { ty, def_at: 0, dom: entry }));
+    locals.extend(f.consts.iter().map(|c| Local { ty: c.ty, def_at: 0, dom: entry }));
+    let base = locals.len();
+    locals.resize(base + f.results.len(), Local { ty: ValType::I32, def_at: 0, dom: NO_DOM });
+    let first = f.first_inst_value();
+    // The blocks tile the instructions: a cursor over them finds each
+    // result's block, and `min` (one past the last) keeps them increasing.
+    let (mut b, mut block_end, mut dom) = (0usize, f.blocks[0].end, entry);
+    let mut min = 0u32;
+    let mut numbered = true;
+    for (k, (slot, &InstId(i))) in locals[base..].iter_mut().zip(&f.results).enumerate() {
+        while i >= block_end {
+            b += 1;
+            let Some(blk) = f.blocks.get(b) else { return false };
+            block_end = blk.end;
+            dom = cfg.dom_interval(b as u32);
+        }
+        let Some((v, ty)) = f.insts.get(i as usize).and_then(|inst| inst.result) else { return false };
+        numbered &= (i >= min) & (v.0 == first.wrapping_add(k as u32));
+        *slot = Local { ty, def_at: i + 1, dom };
+        min = i + 1;
+    }
+    numbered
 }
 
 /// Checks that the blocks tile the body and end in terminators, then
@@ -359,11 +466,10 @@ fn build_structure(cx: &mut Cx<'_>, inst_block: &mut Vec<u32>, cfg: &mut Cfg) ->
     true
 }
 
-/// The block structure, when the body has one.
+/// The block structure, when the body has one (dominator intervals of the
+/// definitions are in `Local::dom`).
 struct Layout<'a> {
     cfg: &'a Cfg,
-    inst_block: &'a [u32],
-    inst_dom: &'a [(u32, u32)],
 }
 
 /// The instruction being checked.
@@ -381,25 +487,24 @@ struct At<'a> {
 
 /// A non-phi instruction's place, for the quick checks of its operands.
 #[derive(Clone, Copy)]
-struct Use<'a> {
+struct Use {
     i: usize,
     /// The block's dominator-tree preorder number.
     pre: u32,
-    /// `Layout::inst_dom` when the block is reachable (else uses are exempt
-    /// from dominance).
-    inst_dom: Option<&'a [(u32, u32)]>,
+    /// Whether the block is reachable (else uses are exempt from dominance).
+    reachable: bool,
 }
 
-impl Use<'_> {
+impl Use {
     /// `Cx::def_reaches` for a non-phi.
     #[inline(always)]
-    fn reaches(self, def_at: usize) -> bool {
-        match self.inst_dom {
-            Some(inst_dom) => {
-                let (dp, ds) = inst_dom[def_at];
-                (self.pre.wrapping_sub(dp) < ds) & ((dp != self.pre) | (def_at <= self.i))
-            }
-            None => def_at != self.i + 1,
+    fn reaches(self, l: &Local) -> bool {
+        let def_at = l.def_at as usize;
+        if self.reachable {
+            let (dp, ds) = l.dom;
+            (self.pre.wrapping_sub(dp) < ds) & ((dp != self.pre) | (def_at <= self.i))
+        } else {
+            def_at != self.i + 1
         }
     }
 }
@@ -525,11 +630,11 @@ impl Cx<'_> {
     #[inline(always)]
     fn operand(&mut self, at: &At<'_>, v: ValueId, is_direct_callee: bool) -> Option<ValType> {
         match self.locals.get(v.0.wrapping_sub(self.f.first_local) as usize) {
-            Some(&Local { ty, def_at }) => {
-                if !self.def_reaches(at, def_at as usize) {
+            Some(l) => {
+                if !self.def_reaches(at, l) {
                     self.bad_operand = true;
                 }
-                Some(ty)
+                Some(l.ty)
             }
             None if v.0 < self.f.first_local => {
                 if !is_direct_callee && self.is_intrinsic_value(v) {
@@ -547,7 +652,8 @@ impl Cx<'_> {
     /// Whether the value defined at `def_at` (see `Local`) may be used by
     /// the instruction at `at`.
     #[inline(always)]
-    fn def_reaches(&self, at: &At<'_>, def_at: usize) -> bool {
+    fn def_reaches(&self, at: &At<'_>, l: &Local) -> bool {
+        let def_at = l.def_at as usize;
         match at.dom {
             // "Earlier in the same block, or in a dominating block" (a block
             // dominates itself; parameters and constants sit before the
@@ -555,8 +661,8 @@ impl Cx<'_> {
             // which case applies is data-dependent and mispredicts.
             // Same block as `Cfg::dominates(def block, b)` and `def block
             // != b`: preorder numbers of reachable blocks are distinct.
-            Some((l, _)) => {
-                let (dp, ds) = l.inst_dom[def_at];
+            Some(_) => {
+                let (dp, ds) = l.dom;
                 (at.pre.wrapping_sub(dp) < ds) & ((dp != at.pre) | (def_at <= at.i))
             }
             // `dom` is `None` for phis (checked per edge), unreachable
@@ -588,9 +694,11 @@ impl Cx<'_> {
                     if dom.is_some() || !matches!(at.inst.kind, InstKind::Phi { .. }) {
                         found.self_use.get_or_insert(v);
                     }
-                } else if let Some((l, b)) = dom {
-                    let db = l.inst_block[d + 1];
-                    let ok = if db == b { d < at.i } else { l.cfg.dominates(db, b) };
+                } else if dom.is_some() {
+                    // `dom` is set only for reachable blocks, whose preorder
+                    // numbers are distinct: equal numbers mean one block.
+                    let (dp, ds) = local.dom;
+                    let ok = if dp == at.pre { d < at.i } else { at.pre.wrapping_sub(dp) < ds };
                     if !ok {
                         found.not_dominating.get_or_insert((v, d));
                     }
@@ -835,8 +943,7 @@ impl Cx<'_> {
             // dominate a reachable incoming block, compared by dominator
             // intervals (`Cfg::dominates`).
             match self.locals.get(v.0.wrapping_sub(self.f.first_local) as usize) {
-                Some(&Local { ty: t, def_at }) => {
-                    let (dp, ds) = l.inst_dom[def_at as usize];
+                Some(&Local { ty: t, dom: (dp, ds), .. }) => {
                     let (bp, _) = l.cfg.dom_interval(bb.0);
                     if t != ty || (l.cfg.is_reachable(bb.0) && bp.wrapping_sub(dp) >= ds) {
                         return false;
@@ -858,7 +965,7 @@ impl Cx<'_> {
     #[inline(always)]
     fn quick_op(&self, at: Use, v: ValueId) -> Option<ValType> {
         match self.locals.get(v.0.wrapping_sub(self.f.first_local) as usize) {
-            Some(&Local { ty, def_at }) => at.reaches(def_at as usize).then_some(ty),
+            Some(l) => at.reaches(l).then_some(l.ty),
             None if v.0 < self.f.first_local => (!self.is_intrinsic_value(v)).then_some(ValType::I32),
             None => None,
         }
@@ -1219,8 +1326,9 @@ impl Cx<'_> {
                 continue;
             }
             if let Some(d) = self.def(v) {
-                let db = l.inst_block[d + 1];
-                if !l.cfg.dominates(db, bb.0) {
+                // `Cfg::dominates(def block, bb)`, by the definition's interval.
+                let (dp, ds) = self.locals[v.0.wrapping_sub(self.f.first_local) as usize].dom;
+                if l.cfg.dom_interval(bb.0).0.wrapping_sub(dp) >= ds {
                     let msg = format!(
                         "phi entry {} (defined at {}) does not dominate the end of %b{}",
                         self.name(v),
