@@ -164,12 +164,13 @@ impl Cfg {
         }
         self.preds.clear();
         self.preds.resize(self.succs.len(), 0);
+        let (node, succ_start, succs, preds) = (&mut self.node[..], &self.succ_start[..], &self.succs[..], &mut self.preds[..]);
         let mut from = 0u32;
         let mut e = 0;
-        for &end in &self.succ_start[1..] {
-            for &to in &self.succs[e..end as usize] {
-                let node = &mut self.node[to as usize];
-                self.preds[node.mark as usize] = from;
+        for &end in &succ_start[1..] {
+            for &to in &succs[e..end as usize] {
+                let node = &mut node[to as usize];
+                preds[node.mark as usize] = from;
                 node.mark += 1;
             }
             e = end as usize;
@@ -198,6 +199,8 @@ impl Cfg {
         if stack.len() < n {
             stack.resize(n, (0, 0));
         }
+        let (node, succ_start, succs, rpo, stack) =
+            (&mut node[..], &succ_start[..], &succs[..], &mut rpo[..], &mut stack[..]);
         node[0].rpo = 0;
         node[0].size = 1;
         let (mut b, mut next) = (0u32, succ_start[0]);
@@ -248,6 +251,9 @@ impl Cfg {
     #[inline(never)]
     fn idom_pass(&mut self) -> bool {
         let Cfg { node, pred_start, preds, rpo, rpo_start, retreating, .. } = self;
+        // Plain slices in locals: through the struct's vectors the pointers
+        // were reloaded on every step (callgrind).
+        let (node, pred_start, preds) = (&mut node[..], &pred_start[..], &preds[..]);
         let rpo = &rpo[*rpo_start..];
         retreating.clear();
         node[0].idom = 0;
@@ -255,8 +261,16 @@ impl Cfg {
         for (i, &b) in rpo.iter().enumerate().skip(1) {
             let b = b as usize;
             node[b].rpo = i as u32;
+            let ps = &preds[pred_start[b] as usize..pred_start[b + 1] as usize];
+            // One processed predecessor (most blocks): it is the idom.
+            if let [p] = *ps {
+                if node[p as usize].idom != NONE {
+                    node[b].idom = p;
+                    continue;
+                }
+            }
             let mut new_idom = NONE;
-            for &p in &preds[pred_start[b] as usize..pred_start[b + 1] as usize] {
+            for &p in ps {
                 let pred = &node[p as usize];
                 if pred.idom == NONE {
                     // Unreachable, or not yet numbered (later in reverse
@@ -378,18 +392,18 @@ impl Cfg {
     /// `lengauer_tarjan`).
     fn number_dom_tree(&mut self) {
         let Cfg { node, rpo, rpo_start, .. } = self;
-        let rpo = &rpo[*rpo_start..];
+        let (node, rpo) = (&mut node[..], &rpo[*rpo_start..]);
         for &b in rpo[1..].iter().rev() {
             let n = node[b as usize];
             node[n.idom as usize].size += n.size;
         }
-        self.node[0].pre = 0;
-        self.node[0].mark = 1;
-        for &b in &self.rpo[self.rpo_start + 1..] {
-            let parent = self.node[b as usize].idom as usize;
-            let pre = self.node[parent].mark;
-            self.node[parent].mark += self.node[b as usize].size;
-            let node = &mut self.node[b as usize];
+        node[0].pre = 0;
+        node[0].mark = 1;
+        for &b in &rpo[1..] {
+            let parent = node[b as usize].idom as usize;
+            let pre = node[parent].mark;
+            node[parent].mark += node[b as usize].size;
+            let node = &mut node[b as usize];
             node.pre = pre;
             node.mark = pre + 1;
         }
