@@ -370,23 +370,27 @@ fn number_locals_clean(locals: &mut Vec<Local>, f: &Function, cfg: &Cfg) -> bool
     let base = locals.len();
     locals.resize(base + f.results.len(), Local { ty: ValType::I32, def_at: 0, dom: NO_DOM });
     let first = f.first_inst_value();
-    // The blocks tile the instructions: a cursor over them finds each
-    // result's block, and `min` (one past the last) keeps them increasing.
-    let (mut b, mut block_end, mut dom) = (0usize, f.blocks[0].end, entry);
+    // The blocks tile the instructions, so the results of each block are
+    // the next ones below its end; `min` (one past the last) keeps them
+    // increasing.
+    let (insts, results, slots) = (&f.insts[..], &f.results[..], &mut locals[base..]);
+    let mut k = 0usize;
     let mut min = 0u32;
     let mut numbered = true;
-    for (k, (slot, &InstId(i))) in locals[base..].iter_mut().zip(&f.results).enumerate() {
-        while i >= block_end {
-            b += 1;
-            let Some(blk) = f.blocks.get(b) else { return false };
-            block_end = blk.end;
-            dom = cfg.dom_interval(b as u32);
+    for (b, blk) in f.blocks.iter().enumerate() {
+        let dom = cfg.dom_interval(b as u32);
+        while let (Some(&InstId(i)), Some(slot)) = (results.get(k), slots.get_mut(k)) {
+            if i >= blk.end {
+                break;
+            }
+            let Some((v, ty)) = insts.get(i as usize).and_then(|inst| inst.result) else { return false };
+            numbered &= (i >= min) & (v.0 == first.wrapping_add(k as u32));
+            *slot = Local { ty, def_at: i + 1, dom };
+            min = i + 1;
+            k += 1;
         }
-        let Some((v, ty)) = f.insts.get(i as usize).and_then(|inst| inst.result) else { return false };
-        numbered &= (i >= min) & (v.0 == first.wrapping_add(k as u32));
-        *slot = Local { ty, def_at: i + 1, dom };
-        min = i + 1;
     }
+    numbered &= k == results.len();
     numbered
 }
 
