@@ -212,6 +212,12 @@ impl<'a, B: Backend> Pipeline<'a, B> {
         while !self.ended {
             let mut block_bits = None;
             let decoded = if self.whole {
+                // The records of bodies and globals, decoded in a run; then
+                // whatever ended it, as an event.
+                match self.decoder.record_run(&mut self.parser) {
+                    Ok(changed) => self.module_changed |= changed && self.started,
+                    Err(e) => return Err(self.fail(e)),
+                }
                 match self.parser.next_event() {
                     // Records go in field by field: moving the whole event
                     // first would copy it with loads wider than its stores.

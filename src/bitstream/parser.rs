@@ -352,6 +352,16 @@ impl<'a> Parser<'a> {
         self.next_event_slow()
     }
 
+    /// The next item if it is a record the fast path reads (see
+    /// `Core::fast_record`): its position, code and values. `None` for
+    /// anything else, left for `next_event` to read. For decoders that take
+    /// a run of records in one loop, with no `Event` between.
+    #[inline(always)]
+    pub(crate) fn next_fast_record(&mut self) -> Option<(BitPos, u32, &[u64])> {
+        let (pos, _, code) = self.core.fast_record(&self.data, self.base)?;
+        Some((BitPos(pos), code, self.core.ops.get(1..self.core.ops_len)?))
+    }
+
     #[inline(never)]
     fn next_event_slow(&mut self) -> Res<Event<'_>> {
         let pos = BitPos(self.core.pos);

@@ -137,6 +137,15 @@ impl Decoder {
         self.state.record_event(pos, code, ops)
     }
 
+    /// Decodes the run of records that follows in a function, constants
+    /// or globals block straight from `parser` (whole input), stopping
+    /// before the first item that needs an [`Event`]. Answers whether a
+    /// module-level record was among them.
+    #[inline(always)]
+    pub(crate) fn record_run(&mut self, parser: &mut Parser) -> Result<bool, DecodeError> {
+        self.state.record_run(parser)
+    }
+
     /// Takes back a body handed out by [`Decoded::FunctionEnd`], to reuse
     /// its buffers for the next one.
     pub fn recycle(&mut self, f: Box<Function>) {

@@ -4,7 +4,7 @@
 use super::function::{bytes_of, Env, FunctionState, Spare};
 use super::{DecodeError, Decoded};
 use crate::bitstream::{
-    Event, BLOCKINFO_BLOCK_ID, CONSTANTS_BLOCK_ID, FUNCTION_BLOCK_ID, GLOBALVAR_BLOCK_ID, MODULE_BLOCK_ID,
+    Event, Parser, BLOCKINFO_BLOCK_ID, CONSTANTS_BLOCK_ID, FUNCTION_BLOCK_ID, GLOBALVAR_BLOCK_ID, MODULE_BLOCK_ID,
     TYPE_BLOCK_ID, VALUE_SYMTAB_BLOCK_ID,
 };
 use crate::ir::{
@@ -148,6 +148,48 @@ impl ModuleState {
         match self.record(pos, code, ops) {
             Ok(d) => Ok(d),
             Err(e) => Err(self.context(e)),
+        }
+    }
+
+    /// Decodes the records `parser` reads on its fast path from here on,
+    /// while they lie in a function, constants or globals block: one loop
+    /// with no `Event` and no dispatch on the block per record (the block
+    /// cannot change before a record the fast path turns away). Answers
+    /// whether it decoded a module-level (globals) record.
+    #[inline(always)]
+    pub fn record_run(&mut self, parser: &mut Parser) -> Res<bool> {
+        match self.top {
+            FUNCTION_BLOCK_ID | CONSTANTS_BLOCK_ID => {
+                let Some(body) = self.body.as_mut() else { return Ok(false) };
+                let env = Env { module: &self.module };
+                let r = if self.top == FUNCTION_BLOCK_ID {
+                    loop {
+                        let Some((pos, code, ops)) = parser.next_fast_record() else { break Ok(()) };
+                        if let Err(e) = body.record(&env, pos, code, ops) {
+                            break Err(e);
+                        }
+                    }
+                } else {
+                    loop {
+                        let Some((pos, code, ops)) = parser.next_fast_record() else { break Ok(()) };
+                        if let Err(e) = body.constant(&env, pos, code, ops) {
+                            break Err(e);
+                        }
+                    }
+                };
+                r.map(|()| false).map_err(|e| self.context(e))
+            }
+            GLOBALVAR_BLOCK_ID => {
+                let mut any = false;
+                while let Some((pos, code, ops)) = parser.next_fast_record() {
+                    if let Err(e) = self.global_record(pos, code, ops) {
+                        return Err(self.context(e));
+                    }
+                    any = true;
+                }
+                Ok(any)
+            }
+            _ => Ok(false),
         }
     }
 
