@@ -540,6 +540,16 @@ impl Core {
                 } else {
                     self.stack.last()?.local.get(i - f.inherited)?
                 };
+                if let Some((code, len, used)) = abbrev.read_simple(&mut self.ops, rest.0, rest.1) {
+                    // SETBID takes the careful path.
+                    if f.block_id == BLOCKINFO_BLOCK_ID && code == 1 {
+                        return None;
+                    }
+                    r.skip(used);
+                    self.ops_len = len;
+                    self.pos = base * 8 + r.pos();
+                    return Some((pos, id as u32, code));
+                }
                 abbrev.read_record_fast(&mut r, &mut self.ops, rest)?
             }
         };
