@@ -53,6 +53,28 @@ impl BodyDecoder {
             e.in_function(id.0, d.name.as_ref().map(|n| String::from_utf8_lossy(n).into_owned()))
         };
         loop {
+            // Records of the function and constants blocks in a run, with
+            // no `Event` each (see `Parser::next_fast_record`).
+            let run = match self.stack.last().copied() {
+                Some(FUNCTION_BLOCK_ID) => loop {
+                    let Some((pos, code, ops)) = parser.next_fast_record() else { break Ok(()) };
+                    let env = super::function::Env { module };
+                    if let Err(e) = body.record(&env, pos, code, ops) {
+                        break Err(e);
+                    }
+                },
+                Some(CONSTANTS_BLOCK_ID) => loop {
+                    let Some((pos, code, ops)) = parser.next_fast_record() else { break Ok(()) };
+                    let env = super::function::Env { module };
+                    if let Err(e) = body.constant(&env, pos, code, ops) {
+                        break Err(e);
+                    }
+                },
+                _ => Ok(()),
+            };
+            if let Err(e) = run {
+                return Err(context(e, &self.stack));
+            }
             let at = parser.pos();
             let event = match parser.next_event() {
                 Ok(event) => event,
