@@ -352,14 +352,49 @@ impl<'a> Parser<'a> {
         self.next_event_slow()
     }
 
-    /// The next item if it is a record the fast path reads (see
-    /// `Core::fast_record`): its position, code and values. `None` for
-    /// anything else, left for `next_event` to read. For decoders that take
-    /// a run of records in one loop, with no `Event` between.
+    /// Hands `each` the records the fast path reads from here on (position,
+    /// code, values), one after the other, until an item it turns away
+    /// (left for `next_event`) or the first error `each` answers. The
+    /// parser's state stays in locals for the whole run.
     #[inline(always)]
-    pub(crate) fn next_fast_record(&mut self) -> Option<(BitPos, u32, &[u64])> {
-        let (pos, _, code) = self.core.fast_record(&self.data, self.base)?;
-        Some((BitPos(pos), code, self.core.ops.get(1..self.core.ops_len)?))
+    pub(crate) fn fast_records<S: RecordSink>(&mut self, each: &mut S) -> Result<(), S::Error> {
+        let Core { top, blockinfo, stack, ops, pos, ops_len, .. } = &mut self.core;
+        let cx = FastCx::new(&self.data, self.base, *top);
+        // The block's abbreviations found once for the run.
+        let inherited = match top.inherited {
+            0 => &[][..],
+            n => match blockinfo.abbrevs.get(top.blockinfo_index).and_then(|(_, list)| list.get(..n)) {
+                Some(list) => list,
+                // Lists only grow, so this cannot happen; if it did, the
+                // careful path would read every item.
+                None => return Ok(()),
+            },
+        };
+        let local = stack.last().map_or(&[][..], |f| &f.local[..]);
+        let abbrev = |i: usize| match inherited.get(i) {
+            Some(a) => Some(a),
+            None => local.get(i - inherited.len()),
+        };
+        let mut at = *pos;
+        // Taken out so that writing values cannot alias anything `cx` reads.
+        let mut values = std::mem::take(ops);
+        let mut len = *ops_len;
+        let result = loop {
+            let Some((start, _, code, n)) = cx.record(abbrev, &mut at, &mut values) else { break Ok(()) };
+            len = n;
+            let Some(record) = values.get(1..n) else {
+                // Never (the buffer holds `n` values); left to the careful path.
+                at = start;
+                break Ok(());
+            };
+            if let Err(e) = each.record(BitPos(start), code, record) {
+                break Err(e);
+            }
+        };
+        *pos = at;
+        *ops = values;
+        *ops_len = len;
+        result
     }
 
     #[inline(never)]
@@ -418,6 +453,95 @@ impl<'a> Parser<'a> {
         self.core.stack.pop();
         self.core.sync_top();
         Ok(Some(range))
+    }
+}
+
+/// Takes the records of [`Parser::fast_records`]. A trait rather than a
+/// closure so that implementations can insist on being inlined into the
+/// loop (a closure as large as a body decoder's record step was not).
+pub(crate) trait RecordSink {
+    type Error;
+    fn record(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Result<(), Self::Error>;
+}
+
+/// What the record fast path reads with, borrowed apart from the rest of
+/// the parser so that a loop over many records (`Parser::fast_records`)
+/// keeps all this in registers rather than reloading it through `self`
+/// per record, and looks the block's abbreviations up once.
+struct FastCx<'c> {
+    data: &'c [u8],
+    /// Absolute bit position of `data[0]`.
+    base_bit: u64,
+    top: Top,
+}
+
+impl<'c> FastCx<'c> {
+    #[inline(always)]
+    fn new(data: &'c [u8], base: u64, top: Top) -> Self {
+        FastCx { data, base_bit: base * 8, top }
+    }
+
+    /// `Core::fast_record` with the position and the values buffer given
+    /// apart: the position, abbreviation index, code and number of values
+    /// (code first, in `ops`) of the record at `*pos`, which moves past it.
+    #[inline(always)]
+    /// `abbrev` looks an abbreviation up by its index less 4.
+    fn record<'a>(
+        &self,
+        abbrev: impl Fn(usize) -> Option<&'a Abbrev>,
+        pos: &mut u64,
+        ops: &mut Vec<u64>,
+    ) -> Option<(u64, u32, u32, usize)> {
+        let f = self.top;
+        let at = *pos;
+        if at >= f.end {
+            return None;
+        }
+        let mut r = FastBits::new(self.data, at.checked_sub(self.base_bit)?)?;
+        // The abbreviation index and what follows it from one load: an
+        // abbreviation's fields often fit in the rest.
+        let word = r.peek()?;
+        let id = word & !(u64::MAX << f.abbrev_width);
+        r.skip(f.abbrev_width);
+        let rest = (word >> f.abbrev_width, 57 - f.abbrev_width);
+        let len = match id as u32 {
+            abbrev_ids::END_BLOCK | abbrev_ids::ENTER_SUBBLOCK | abbrev_ids::DEFINE_ABBREV => return None,
+            abbrev_ids::UNABBREV_RECORD => {
+                let code = r.vbr6()?;
+                let n = r.vbr6()?;
+                if n > r.remaining() / 6 {
+                    return None;
+                }
+                let values = slots(ops, 0, n as usize + 1);
+                values[0] = code;
+                r.vbr6_run(&mut values[1..])?;
+                n as usize + 1
+            }
+            _ => {
+                let i = (id - abbrev_ids::FIRST_APPLICATION_ABBREV as u64) as usize;
+                let abbrev = abbrev(i)?;
+                if let Some((code, len, used)) = abbrev.read_simple(ops, rest.0, rest.1) {
+                    // SETBID takes the careful path.
+                    if f.block_id == BLOCKINFO_BLOCK_ID && code == 1 {
+                        return None;
+                    }
+                    r.skip(used);
+                    *pos = self.base_bit + r.pos();
+                    return Some((at, id as u32, code, len));
+                }
+                abbrev.read_record_fast(&mut r, ops, rest)?
+            }
+        };
+        if len == 0 {
+            return None;
+        }
+        let code = u32::try_from(ops[0]).ok()?;
+        // SETBID takes the careful path.
+        if f.block_id == BLOCKINFO_BLOCK_ID && code == 1 {
+            return None;
+        }
+        *pos = self.base_bit + r.pos();
+        Some((at, id as u32, code, len))
     }
 }
 
@@ -508,62 +632,20 @@ impl Core {
     /// item properly.
     #[inline(always)]
     fn fast_record(&mut self, data: &[u8], base: u64) -> Option<(u64, u32, u32)> {
-        let f = self.top;
-        let pos = self.pos;
-        if pos >= f.end {
-            return None;
-        }
-        let mut r = FastBits::new(data, pos.checked_sub(base * 8)?)?;
-        // The abbreviation index and what follows it from one load: an
-        // abbreviation's fields often fit in the rest.
-        let word = r.peek()?;
-        let id = word & !(u64::MAX << f.abbrev_width);
-        r.skip(f.abbrev_width);
-        let rest = (word >> f.abbrev_width, 57 - f.abbrev_width);
-        let len = match id as u32 {
-            abbrev_ids::END_BLOCK | abbrev_ids::ENTER_SUBBLOCK | abbrev_ids::DEFINE_ABBREV => return None,
-            abbrev_ids::UNABBREV_RECORD => {
-                let code = r.vbr6()?;
-                let n = r.vbr6()?;
-                if n > r.remaining() / 6 {
-                    return None;
-                }
-                let values = slots(&mut self.ops, 0, n as usize + 1);
-                values[0] = code;
-                r.vbr6_run(&mut values[1..])?;
-                n as usize + 1
-            }
-            _ => {
-                let i = (id - abbrev_ids::FIRST_APPLICATION_ABBREV as u64) as usize;
-                let abbrev = if i < f.inherited {
-                    &self.blockinfo.abbrevs[f.blockinfo_index].1[i]
-                } else {
-                    self.stack.last()?.local.get(i - f.inherited)?
-                };
-                if let Some((code, len, used)) = abbrev.read_simple(&mut self.ops, rest.0, rest.1) {
-                    // SETBID takes the careful path.
-                    if f.block_id == BLOCKINFO_BLOCK_ID && code == 1 {
-                        return None;
-                    }
-                    r.skip(used);
-                    self.ops_len = len;
-                    self.pos = base * 8 + r.pos();
-                    return Some((pos, id as u32, code));
-                }
-                abbrev.read_record_fast(&mut r, &mut self.ops, rest)?
+        let Core { top, blockinfo, stack, ops, pos, ops_len, .. } = self;
+        let f = *top;
+        // Looked up only for an abbreviated record (for one record, a
+        // search up front would cost more than it saves).
+        let abbrev = |i: usize| {
+            if i < f.inherited {
+                blockinfo.abbrevs[f.blockinfo_index].1.get(i)
+            } else {
+                stack.last()?.local.get(i - f.inherited)
             }
         };
-        if len == 0 {
-            return None;
-        }
-        let code = u32::try_from(self.ops[0]).ok()?;
-        // SETBID takes the careful path.
-        if f.block_id == BLOCKINFO_BLOCK_ID && code == 1 {
-            return None;
-        }
-        self.ops_len = len;
-        self.pos = base * 8 + r.pos();
-        Some((pos, id as u32, code))
+        let (at, id, code, len) = FastCx::new(data, base, f).record(abbrev, pos, ops)?;
+        *ops_len = len;
+        Some((at, id, code))
     }
 
     /// Reads the next item inside the module into `self.item`.
@@ -864,6 +946,69 @@ mod tests {
             }
         }
         assert_eq!(whole, streamed);
+    }
+
+    /// A run of records through `fast_records` (as the decoders read
+    /// bodies) hands over the same records, in order, as `next_event`, and
+    /// an error from the sink stops the run after the record it refused.
+    #[test]
+    fn record_runs_agree_with_events() {
+        struct Collect(Vec<String>, usize);
+        impl RecordSink for Collect {
+            type Error = BitPos;
+            fn record(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Result<(), BitPos> {
+                self.0.push(format!("{pos:?} {code} {ops:?}"));
+                if self.0.len() == self.1 {
+                    return Err(pos);
+                }
+                Ok(())
+            }
+        }
+        let bytes = many_shapes();
+        let mut expected = Vec::new();
+        let mut p = Parser::new(&bytes);
+        loop {
+            match p.next_event().unwrap() {
+                Event::Record { pos, code, ops, .. } => expected.push(format!("{pos:?} {code} {ops:?}")),
+                Event::End => break,
+                _ => {}
+            }
+        }
+        let mut sink = Collect(Vec::new(), usize::MAX);
+        let mut p = Parser::new(&bytes);
+        let mut runs = 0;
+        loop {
+            let before = sink.0.len();
+            p.fast_records(&mut sink).unwrap();
+            runs += (sink.0.len() > before) as usize;
+            match p.next_event().unwrap() {
+                Event::Record { pos, code, ops, .. } => sink.0.push(format!("{pos:?} {code} {ops:?}")),
+                Event::End => break,
+                _ => {}
+            }
+        }
+        assert_eq!(sink.0, expected);
+        assert!(runs > 3 && expected.len() > 900);
+        // Refusing the 100th record: the run stops there, and the parser
+        // goes on after it.
+        let mut sink = Collect(Vec::new(), 100);
+        let mut p = Parser::new(&bytes);
+        let refused = loop {
+            if let Err(pos) = p.fast_records(&mut sink) {
+                break pos;
+            }
+            if let Event::Record { pos, code, ops, .. } = p.next_event().unwrap() {
+                sink.0.push(format!("{pos:?} {code} {ops:?}"));
+            }
+        };
+        assert_eq!(sink.0[..], expected[..100]);
+        assert!(expected[99].starts_with(&format!("{refused:?} ")));
+        let next = loop {
+            if let Event::Record { pos, code, ops, .. } = p.next_event().unwrap() {
+                break format!("{pos:?} {code} {ops:?}");
+            }
+        };
+        assert_eq!(next, expected[100]);
     }
 
     /// Errors found on the fast path's ground are the careful path's: a

@@ -8,7 +8,7 @@
 //! answers are those of the whole-file [`super::Decoder`] for the same
 //! block (the same IR, the same errors at the same positions).
 
-use super::function::{FunctionState, Spare};
+use super::function::{ConstRecords, FunctionState, InstRecords, Spare};
 use super::{DecodeError, Decoded};
 use crate::bitstream::{Event, Parser, CONSTANTS_BLOCK_ID, FUNCTION_BLOCK_ID, VALUE_SYMTAB_BLOCK_ID};
 use crate::ir::{FuncId, Function, Module};
@@ -54,22 +54,11 @@ impl BodyDecoder {
         };
         loop {
             // Records of the function and constants blocks in a run, with
-            // no `Event` each (see `Parser::next_fast_record`).
+            // no `Event` each (see `Parser::fast_records`).
+            let env = super::function::Env { module };
             let run = match self.stack.last().copied() {
-                Some(FUNCTION_BLOCK_ID) => loop {
-                    let Some((pos, code, ops)) = parser.next_fast_record() else { break Ok(()) };
-                    let env = super::function::Env { module };
-                    if let Err(e) = body.record(&env, pos, code, ops) {
-                        break Err(e);
-                    }
-                },
-                Some(CONSTANTS_BLOCK_ID) => loop {
-                    let Some((pos, code, ops)) = parser.next_fast_record() else { break Ok(()) };
-                    let env = super::function::Env { module };
-                    if let Err(e) = body.constant(&env, pos, code, ops) {
-                        break Err(e);
-                    }
-                },
+                Some(FUNCTION_BLOCK_ID) => parser.fast_records(&mut InstRecords { body: &mut body, env }),
+                Some(CONSTANTS_BLOCK_ID) => parser.fast_records(&mut ConstRecords { body: &mut body, env }),
                 _ => Ok(()),
             };
             if let Err(e) = run {

@@ -1,7 +1,7 @@
 //! Function-body decoding: constants, instructions, the function's symbol table.
 
 use super::{DecodeError, Decoded};
-use crate::bitstream::{CONSTANTS_BLOCK_ID, FUNCTION_BLOCK_ID, VALUE_SYMTAB_BLOCK_ID};
+use crate::bitstream::{RecordSink, CONSTANTS_BLOCK_ID, FUNCTION_BLOCK_ID, VALUE_SYMTAB_BLOCK_ID};
 use crate::ir::{
     BinOp, Block, BlockId, CastOp, CmpPred, ConstValue, Constant, ForwardType, FuncId, Function, Inst, InstId,
     InstKind, Module, Scalar, Span, SwitchCase, Type, ValType, ValueId,
@@ -212,6 +212,39 @@ impl<'m> Env<'m> {
             Some(Type::Void) => Ok(None),
             _ => self.value_type_id(ty, pos).map(Some),
         }
+    }
+}
+
+/// A body's function block records, as [`Parser::fast_records`] hands
+/// them over (`FunctionState::record` inlined into its loop).
+///
+/// [`Parser::fast_records`]: crate::bitstream::Parser
+pub(crate) struct InstRecords<'a, 'm> {
+    pub body: &'a mut FunctionState,
+    pub env: Env<'m>,
+}
+
+impl RecordSink for InstRecords<'_, '_> {
+    type Error = DecodeError;
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline)]
+    fn record(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Res<()> {
+        self.body.record(&self.env, pos, code, ops).map(drop)
+    }
+}
+
+/// The same for the records of a body's constants block.
+pub(crate) struct ConstRecords<'a, 'm> {
+    pub body: &'a mut FunctionState,
+    pub env: Env<'m>,
+}
+
+impl RecordSink for ConstRecords<'_, '_> {
+    type Error = DecodeError;
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline)]
+    fn record(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Res<()> {
+        self.body.constant(&self.env, pos, code, ops).map(drop)
     }
 }
 

@@ -1,10 +1,10 @@
 //! Module-level decoding: block structure, types, declarations, globals,
 //! the module symbol table, and handing records to the current body.
 
-use super::function::{bytes_of, Env, FunctionState, Spare};
+use super::function::{bytes_of, ConstRecords, Env, FunctionState, InstRecords, Spare};
 use super::{DecodeError, Decoded};
 use crate::bitstream::{
-    Event, Parser, BLOCKINFO_BLOCK_ID, CONSTANTS_BLOCK_ID, FUNCTION_BLOCK_ID, GLOBALVAR_BLOCK_ID, MODULE_BLOCK_ID,
+    Event, Parser, RecordSink, BLOCKINFO_BLOCK_ID, CONSTANTS_BLOCK_ID, FUNCTION_BLOCK_ID, GLOBALVAR_BLOCK_ID, MODULE_BLOCK_ID,
     TYPE_BLOCK_ID, VALUE_SYMTAB_BLOCK_ID,
 };
 use crate::ir::{
@@ -163,31 +163,17 @@ impl ModuleState {
                 let Some(body) = self.body.as_mut() else { return Ok(false) };
                 let env = Env { module: &self.module };
                 let r = if self.top == FUNCTION_BLOCK_ID {
-                    loop {
-                        let Some((pos, code, ops)) = parser.next_fast_record() else { break Ok(()) };
-                        if let Err(e) = body.record(&env, pos, code, ops) {
-                            break Err(e);
-                        }
-                    }
+                    parser.fast_records(&mut InstRecords { body, env })
                 } else {
-                    loop {
-                        let Some((pos, code, ops)) = parser.next_fast_record() else { break Ok(()) };
-                        if let Err(e) = body.constant(&env, pos, code, ops) {
-                            break Err(e);
-                        }
-                    }
+                    parser.fast_records(&mut ConstRecords { body, env })
                 };
                 r.map(|()| false).map_err(|e| self.context(e))
             }
             GLOBALVAR_BLOCK_ID => {
-                let mut any = false;
-                while let Some((pos, code, ops)) = parser.next_fast_record() {
-                    if let Err(e) = self.global_record(pos, code, ops) {
-                        return Err(self.context(e));
-                    }
-                    any = true;
-                }
-                Ok(any)
+                let mut globals = GlobalRecords { state: self, any: false };
+                let r = parser.fast_records(&mut globals);
+                let any = globals.any;
+                r.map(|()| any).map_err(|e| self.context(e))
             }
             _ => Ok(false),
         }
@@ -533,6 +519,22 @@ impl ModuleState {
             return Err(DecodeError::new(pos, format!("symbol for value id {v}, which is not a function or global")));
         }
         Ok(Decoded::ModuleName(id))
+    }
+}
+
+/// The globals block's records, as [`Parser::fast_records`] hands them over.
+struct GlobalRecords<'a> {
+    state: &'a mut ModuleState,
+    /// Whether any came.
+    any: bool,
+}
+
+impl RecordSink for GlobalRecords<'_> {
+    type Error = DecodeError;
+    #[inline]
+    fn record(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Res<()> {
+        self.any = true;
+        self.state.global_record(pos, code, ops).map(drop)
     }
 }
 
