@@ -8,8 +8,8 @@
 //! answers are those of the whole-file [`super::Decoder`] for the same
 //! block (the same IR, the same errors at the same positions).
 
-use super::function::{ConstRecords, FunctionState, InstRecords, Spare};
-use super::{DecodeError, Decoded};
+use super::function::{BodyItem, ConstRecords, FunctionState, InstRecords, Spare};
+use super::DecodeError;
 use crate::bitstream::{Event, Parser, CONSTANTS_BLOCK_ID, FUNCTION_BLOCK_ID, VALUE_SYMTAB_BLOCK_ID};
 use crate::ir::{FuncId, Function, Module};
 use crate::BitPos;
@@ -78,7 +78,7 @@ impl BodyDecoder {
                         Some(VALUE_SYMTAB_BLOCK_ID) => body.symbol(pos, code, ops),
                         _ => Err(DecodeError::new(pos, "record outside the function block")),
                     };
-                    r.map(|_: Decoded| false)
+                    r.map(|_: BodyItem| false)
                 }
                 Event::EnterBlock { pos, block_id, .. } => {
                     if self.stack.last() == Some(&FUNCTION_BLOCK_ID) && FunctionState::allows_block(block_id) {

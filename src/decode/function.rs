@@ -215,6 +215,35 @@ impl<'m> Env<'m> {
     }
 }
 
+/// What one record of a body defined: the body's variants of [`Decoded`],
+/// none of which owns anything, so a loop that ignores them (the record
+/// runs) drops nothing per record.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum BodyItem {
+    DeclareBlocks(u32),
+    ForwardType(usize),
+    Inst(InstId),
+    ConstType(ValType),
+    Const(u32),
+    ValueName(usize),
+    BlockName(usize),
+}
+
+impl From<BodyItem> for Decoded {
+    #[inline(always)]
+    fn from(item: BodyItem) -> Decoded {
+        match item {
+            BodyItem::DeclareBlocks(n) => Decoded::DeclareBlocks(n),
+            BodyItem::ForwardType(i) => Decoded::ForwardType(i),
+            BodyItem::Inst(i) => Decoded::Inst(i),
+            BodyItem::ConstType(t) => Decoded::ConstType(t),
+            BodyItem::Const(i) => Decoded::Const(i),
+            BodyItem::ValueName(i) => Decoded::ValueName(i),
+            BodyItem::BlockName(i) => Decoded::BlockName(i),
+        }
+    }
+}
+
 /// A body's function block records, as [`Parser::fast_records`] hands
 /// them over (`FunctionState::record` inlined into its loop).
 ///
@@ -404,7 +433,7 @@ impl FunctionState {
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     // Not forced in the package: the copies cost its size budget.
     #[cfg_attr(target_arch = "wasm32", inline)]
-    pub fn record(&mut self, env: &Env, pos: BitPos, code: u32, ops: &[u64]) -> Res<Decoded> {
+    pub fn record(&mut self, env: &Env, pos: BitPos, code: u32, ops: &[u64]) -> Res<BodyItem> {
         let bad = |what: &str| DecodeError::new(pos, format!("malformed {what} record: {ops:?}"));
         match code {
             code::DECLAREBLOCKS => {
@@ -424,7 +453,7 @@ impl FunctionState {
                 self.func.blocks.resize(n as usize, Block { start, end: start });
                 self.declared = Some(n as u32);
                 self.blocks_declared = n as u32;
-                Ok(Decoded::DeclareBlocks(n as u32))
+                Ok(BodyItem::DeclareBlocks(n as u32))
             }
             code::FORWARDTYPEREF => {
                 let [v, ty] = *ops else { return Err(bad("forward type reference")) };
@@ -445,7 +474,7 @@ impl FunctionState {
                     self.next_due = self.next_due.min(v);
                 }
                 self.func.forward_types.push(ForwardType { value: ValueId(v), ty, pos });
-                Ok(Decoded::ForwardType(self.func.forward_types.len() - 1))
+                Ok(BodyItem::ForwardType(self.func.forward_types.len() - 1))
             }
             code::BINOP => {
                 let (a, b, opc, flags) = match *ops {
@@ -601,7 +630,7 @@ impl FunctionState {
         }
     }
 
-    fn switch(&mut self, env: &Env, pos: BitPos, ops: &[u64]) -> Res<Decoded> {
+    fn switch(&mut self, env: &Env, pos: BitPos, ops: &[u64]) -> Res<BodyItem> {
         let bad = || DecodeError::new(pos, "malformed switch record");
         if ops.len() < 4 {
             return Err(bad());
@@ -647,7 +676,7 @@ impl FunctionState {
 
     /// Appends an instruction to the current block.
     #[inline(always)]
-    fn push(&mut self, pos: BitPos, ty: Option<ValType>, kind: impl FnOnce() -> InstKind) -> Res<Decoded> {
+    fn push(&mut self, pos: BitPos, ty: Option<ValType>, kind: impl FnOnce() -> InstKind) -> Res<BodyItem> {
         if self.cur_block >= self.blocks_declared {
             return Err(self.misplaced_inst(pos));
         }
@@ -688,7 +717,7 @@ impl FunctionState {
                 *b = Block { start: end, end };
             }
         }
-        Ok(Decoded::Inst(id))
+        Ok(BodyItem::Inst(id))
     }
 
     /// The error for an instruction before DECLAREBLOCKS or after the last block.
@@ -724,7 +753,7 @@ impl FunctionState {
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     // Not forced in the package: the copies cost its size budget.
     #[cfg_attr(target_arch = "wasm32", inline)]
-    pub fn constant(&mut self, env: &Env, pos: BitPos, code: u32, ops: &[u64]) -> Res<Decoded> {
+    pub fn constant(&mut self, env: &Env, pos: BitPos, code: u32, ops: &[u64]) -> Res<BodyItem> {
         let bad = |what: &str| DecodeError::new(pos, format!("malformed {what} record: {ops:?}"));
         if !self.func.insts.is_empty() {
             return Err(DecodeError::new(pos, "constants block after instructions"));
@@ -733,7 +762,7 @@ impl FunctionState {
             let [ty] = *ops else { return Err(bad("set type")) };
             let ty = env.value_type_id(ty, pos)?;
             self.const_type = Some(ty);
-            return Ok(Decoded::ConstType(ty));
+            return Ok(BodyItem::ConstType(ty));
         }
         let ty = self.const_type.ok_or_else(|| DecodeError::new(pos, "constant before any set type record"))?;
         let value = match (code, ops) {
@@ -752,22 +781,22 @@ impl FunctionState {
         };
         self.func.consts.push(Constant { ty, value, pos });
         self.local_types.push(ty);
-        Ok(Decoded::Const(self.func.consts.len() as u32 - 1))
+        Ok(BodyItem::Const(self.func.consts.len() as u32 - 1))
     }
 
     /// A record of the function's value symbol table.
-    pub fn symbol(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Res<Decoded> {
+    pub fn symbol(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Res<BodyItem> {
         let name = |chars: &[u64]| -> Res<Vec<u8>> { bytes_of(chars, pos, "name character") };
         match (code, ops) {
             (1, [v, chars @ ..]) => {
                 let v = u32::try_from(*v).map_err(|_| DecodeError::new(pos, "symbol value id out of range"))?;
                 self.func.value_names.push((ValueId(v), name(chars)?));
-                Ok(Decoded::ValueName(self.func.value_names.len() - 1))
+                Ok(BodyItem::ValueName(self.func.value_names.len() - 1))
             }
             (2, [b, chars @ ..]) => {
                 let b = u32::try_from(*b).map_err(|_| DecodeError::new(pos, "symbol block id out of range"))?;
                 self.func.block_names.push((BlockId(b), name(chars)?));
-                Ok(Decoded::BlockName(self.func.block_names.len() - 1))
+                Ok(BodyItem::BlockName(self.func.block_names.len() - 1))
             }
             (c, _) => Err(DecodeError::new(pos, format!("malformed value symbol table record (code {c})"))),
         }

@@ -280,14 +280,14 @@ impl ModuleState {
             TYPE_BLOCK_ID => self.type_record(pos, code, ops),
             GLOBALVAR_BLOCK_ID => self.global_record(pos, code, ops),
             VALUE_SYMTAB_BLOCK_ID if self.body.is_none() => self.module_symbol(pos, code, ops),
-            VALUE_SYMTAB_BLOCK_ID => self.body.as_mut().unwrap().symbol(pos, code, ops),
+            VALUE_SYMTAB_BLOCK_ID => self.body.as_mut().unwrap().symbol(pos, code, ops).map(Decoded::from),
             FUNCTION_BLOCK_ID | CONSTANTS_BLOCK_ID => {
                 let body = self.body.as_mut().expect("inside a function block");
                 let env = Env { module: &self.module };
                 if block == FUNCTION_BLOCK_ID {
-                    body.record(&env, pos, code, ops)
+                    body.record(&env, pos, code, ops).map(Decoded::from)
                 } else {
-                    body.constant(&env, pos, code, ops)
+                    body.constant(&env, pos, code, ops).map(Decoded::from)
                 }
             }
             _ => unreachable!("only known blocks are entered"),
