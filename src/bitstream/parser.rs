@@ -6,6 +6,8 @@
 //! unknown abbreviation, a count too large for the bits left, a VBR value
 //! past 64 bits, SETBID) sends the item to the careful path (`in_block`,
 //! with `BitCursor`), which then decides, so both give the same answers.
+//! Decoders that take a run of records at once (a body's) call
+//! `Parser::fast_records`, the same fast path in a loop with no `Event`.
 
 use super::abbrev::{slots, Abbrev};
 use super::cursor::FastBits;
@@ -484,8 +486,8 @@ impl<'c> FastCx<'c> {
     /// `Core::fast_record` with the position and the values buffer given
     /// apart: the position, abbreviation index, code and number of values
     /// (code first, in `ops`) of the record at `*pos`, which moves past it.
-    #[inline(always)]
     /// `abbrev` looks an abbreviation up by its index less 4.
+    #[inline(always)]
     fn record<'a>(
         &self,
         abbrev: impl Fn(usize) -> Option<&'a Abbrev>,
