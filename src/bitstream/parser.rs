@@ -358,7 +358,9 @@ impl<'a> Parser<'a> {
     /// code, values), one after the other, until an item it turns away
     /// (left for `next_event`) or the first error `each` answers. The
     /// parser's state stays in locals for the whole run.
-    #[inline(always)]
+    // One copy per sink in the package (its size budget), not one per caller.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(crate) fn fast_records<S: RecordSink>(&mut self, each: &mut S) -> Result<(), S::Error> {
         let Core { top, blockinfo, stack, ops, pos, ops_len, .. } = &mut self.core;
         let cx = FastCx::new(&self.data, self.base, *top);
@@ -487,7 +489,9 @@ impl<'c> FastCx<'c> {
     /// apart: the position, abbreviation index, code and number of values
     /// (code first, in `ops`) of the record at `*pos`, which moves past it.
     /// `abbrev` looks an abbreviation up by its index less 4.
-    #[inline(always)]
+    // Out of line in the package, as `Parser::fast_records`.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     fn record<'a>(
         &self,
         abbrev: impl Fn(usize) -> Option<&'a Abbrev>,
