@@ -93,6 +93,8 @@ impl<'a> FunctionAnalysis<'a> {
 #[derive(Clone, Copy)]
 struct Local {
     ty: ValType,
+    /// `ty` as a [`TyCode`], for the quick checks.
+    code: TyCode,
     /// 1 + the defining instruction's index; 0 for parameters and
     /// constants, defined before the body (see `def_reaches`).
     def_at: u32,
@@ -104,6 +106,13 @@ struct Local {
 }
 
 const NO_DOM: (u32, u32) = (u32::MAX, 0);
+
+impl Local {
+    #[inline(always)]
+    fn new(ty: ValType, def_at: u32, dom: (u32, u32)) -> Self {
+        Local { ty, code: ty_code(ty), def_at, dom }
+    }
+}
 
 /// What an instruction yields, for comparing with its recorded result.
 #[derive(Clone, Copy, PartialEq)]
@@ -248,8 +257,8 @@ impl FunctionVerifier {
 #[inline(never)]
 fn number_locals(locals: &mut Vec<Local>, f: &Function, quick: bool) -> Result<(), (BitPos, Option<InstId>, String)> {
     locals.clear();
-    locals.extend(f.params.iter().map(|&ty| Local { ty, def_at: 0, dom: NO_DOM }));
-    locals.extend(f.consts.iter().map(|c| Local { ty: c.ty, def_at: 0, dom: NO_DOM }));
+    locals.extend(f.params.iter().map(|&ty| Local::new(ty, 0, NO_DOM)));
+    locals.extend(f.consts.iter().map(|c| Local::new(c.ty, 0, NO_DOM)));
     // One pass with no branch per instruction on whether it has a result:
     // each instruction's entry goes to the next free slot, which only an
     // instruction with a result moves past. Then `results` must list
@@ -257,7 +266,7 @@ fn number_locals(locals: &mut Vec<Local>, f: &Function, quick: bool) -> Result<(
     if quick {
         let base = locals.len();
         let first = f.first_inst_value();
-        locals.resize(base + f.insts.len() + 1, Local { ty: ValType::I32, def_at: 0, dom: NO_DOM });
+        locals.resize(base + f.insts.len() + 1, Local::new(ValType::I32, 0, NO_DOM));
         let slots = &mut locals[base..];
         let mut n = 0usize;
         let mut numbered = true;
@@ -265,7 +274,7 @@ fn number_locals(locals: &mut Vec<Local>, f: &Function, quick: bool) -> Result<(
             let has = inst.result.is_some();
             let (v, ty) = inst.result.unwrap_or((ValueId(first.wrapping_add(n as u32)), ValType::I32));
             numbered &= v.0 == first.wrapping_add(n as u32);
-            slots[n] = Local { ty, def_at: i as u32 + 1, dom: NO_DOM };
+            slots[n] = Local::new(ty, i as u32 + 1, NO_DOM);
             n += has as usize;
         }
         locals.truncate(base + n);
@@ -291,7 +300,7 @@ fn number_locals_in_order(locals: &mut Vec<Local>, f: &Function) -> Result<(), (
                 let msg = format!("instruction result is numbered {} but should be {expected} (%v{k})", v.0);
                 return Err((inst.pos, Some(InstId(i as u32)), msg));
             }
-            locals.push(Local { ty, def_at: i as u32 + 1, dom: NO_DOM });
+            locals.push(Local::new(ty, i as u32 + 1, NO_DOM));
         }
     }
     let produced = locals.len() - (f.params.len() + f.consts.len());
@@ -365,10 +374,10 @@ fn number_locals_clean(locals: &mut Vec<Local>, f: &Function, cfg: &Cfg) -> bool
     }
     locals.clear();
     let entry = cfg.dom_interval(0);
-    locals.extend(f.params.iter().map(|&ty| Local { ty, def_at: 0, dom: entry }));
-    locals.extend(f.consts.iter().map(|c| Local { ty: c.ty, def_at: 0, dom: entry }));
+    locals.extend(f.params.iter().map(|&ty| Local::new(ty, 0, entry)));
+    locals.extend(f.consts.iter().map(|c| Local::new(c.ty, 0, entry)));
     let base = locals.len();
-    locals.resize(base + f.results.len(), Local { ty: ValType::I32, def_at: 0, dom: NO_DOM });
+    locals.resize(base + f.results.len(), Local::new(ValType::I32, 0, NO_DOM));
     let first = f.first_inst_value();
     // The blocks tile the instructions, so the results of each block are
     // the next ones below its end; `min` (one past the last) keeps them
@@ -385,7 +394,7 @@ fn number_locals_clean(locals: &mut Vec<Local>, f: &Function, cfg: &Cfg) -> bool
             }
             let Some((v, ty)) = insts.get(i as usize).and_then(|inst| inst.result) else { return false };
             numbered &= (i >= min) & (v.0 == first.wrapping_add(k as u32));
-            *slot = Local { ty, def_at: i + 1, dom };
+            *slot = Local::new(ty, i + 1, dom);
             min = i + 1;
             k += 1;
         }
@@ -841,86 +850,79 @@ impl Cx<'_> {
     /// `quick_phi`; here they are misplaced.
     #[inline(always)]
     fn quick_ok(&self, at: Use, inst: &Inst, last: bool) -> bool {
-        let result = inst.result.map(|(_, t)| t);
+        // The result's type as a code; compared only with valid codes.
+        let result = || inst.result.map_or(NO_RESULT, |(_, t)| ty_code(t));
         match inst.kind {
             InstKind::Binop { op, lhs, rhs, flags } => {
                 let (Some(a), Some(b)) = (self.quick_op(at, lhs), self.quick_op(at, rhs)) else { return false };
-                let is_float = a.is_float_or_float_vector();
-                let allowed = if is_float {
-                    matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::SDiv | BinOp::SRem)
-                } else {
-                    a.elem() != Scalar::I1 || matches!(op, BinOp::And | BinOp::Or | BinOp::Xor)
-                };
-                a == b && allowed && flags == 0 && result == Some(a)
+                a == b && bit(BINOP_TYPES[op as usize], a) && flags == 0 && result() == a
             }
             InstKind::Load { ptr, ty, align } => {
-                self.quick_op(at, ptr) == Some(ValType::I32)
-                    && is_valid_memory_type(ty)
-                    && is_allowed_access_alignment(ty, align)
-                    && result == Some(ty)
+                let t = ty_code(ty);
+                self.quick_op(at, ptr) == Some(I32_CODE) && access_ok(t, align) && result() == t
             }
             InstKind::Store { ptr, value, align } => {
                 let Some(t) = self.quick_op(at, value) else { return false };
-                self.quick_op(at, ptr) == Some(ValType::I32)
-                    && is_valid_memory_type(t)
-                    && is_allowed_access_alignment(t, align)
-                    && result.is_none()
+                self.quick_op(at, ptr) == Some(I32_CODE) && access_ok(t, align) && inst.result.is_none()
             }
             InstKind::Cmp { pred, lhs, rhs } => {
                 let (Some(a), Some(b)) = (self.quick_op(at, lhs), self.quick_op(at, rhs)) else { return false };
-                let is_fcmp = pred_is_float(pred);
-                a == b
-                    && is_fcmp == a.is_float_or_float_vector()
-                    && (is_fcmp || a.elem() != Scalar::I1)
-                    && result == Some(bool_type_for(a))
+                let types = if pred_is_float(pred) { FLOAT_CODES } else { INT_CODES };
+                a == b && bit(types, a) && result() == BOOL_CODE_FOR[a as usize & 15]
             }
-            InstKind::Br { target } => last && self.quick_target(target) && result.is_none(),
+            InstKind::Br { target } => last && self.quick_target(target) && inst.result.is_none(),
             InstKind::CondBr { cond, if_true, if_false } => {
-                last && self.quick_op(at, cond) == Some(ValType::I1)
+                last && self.quick_op(at, cond) == Some(I1_CODE)
                     && self.quick_target(if_true)
                     && self.quick_target(if_false)
-                    && result.is_none()
+                    && inst.result.is_none()
             }
             InstKind::Ret { value } => {
                 let ok = match (self.decl.sig.ret, value) {
                     (None, None) => true,
-                    (Some(w), Some(v)) => self.quick_op(at, v) == Some(w),
+                    (Some(w), Some(v)) => self.quick_op(at, v).is_some_and(|c| code_is(c, w)),
                     _ => false,
                 };
-                last && ok && result.is_none()
+                last && ok && inst.result.is_none()
             }
             InstKind::Alloca { size, align } => {
-                self.quick_op(at, size) == Some(ValType::I32)
-                    && is_valid_object_alignment(align)
-                    && result == Some(ValType::I32)
+                self.quick_op(at, size) == Some(I32_CODE) && is_valid_object_alignment(align) && result() == I32_CODE
             }
             InstKind::Cast { op, value, to } => {
                 let Some(from) = self.quick_op(at, value) else { return false };
-                is_valid_value_type(to) && cast_is_legal(op, from, to) && result == Some(to)
+                let t = ty_code(to);
+                from < OTHER_CODE
+                    && t < OTHER_CODE
+                    && cast_is_legal(op, CODE_TYPES[from as usize], to)
+                    && result() == t
             }
             InstKind::Call { callee, args, ret, cc, .. } => {
                 let args = self.f.args(args);
                 // Direct calls of ordinary functions (intrinsics have more rules).
                 let Some(decl) = self.m.functions.get(callee.0 as usize) else { return false };
                 let sig = &decl.sig;
+                let result = inst.result.map(|(_, t)| t);
                 if cc != 0 || (decl.is_proto && is_intrinsic_name(decl)) || ret != sig.ret || result != ret {
                     return false;
                 }
                 args.len() == sig.params.len()
-                    && args.iter().zip(&sig.params).all(|(&a, &p)| self.quick_op(at, a) == Some(p))
+                    && args.iter().zip(&sig.params).all(|(&a, &p)| self.quick_op(at, a).is_some_and(|c| code_is(c, p)))
             }
             InstKind::Select { cond, if_true, if_false } => {
                 let (Some(a), Some(b)) = (self.quick_op(at, if_true), self.quick_op(at, if_false)) else { return false };
-                a == b && self.quick_op(at, cond) == Some(bool_type_for(a)) && result == Some(a)
+                a == b
+                    && a < OTHER_CODE
+                    && self.quick_op(at, cond) == Some(BOOL_CODE_FOR[a as usize & 15])
+                    && result() == a
             }
             InstKind::CallIndirect { callee, args, ret, cc, .. } => {
                 cc == 0
-                    && self.quick_op(at, callee) == Some(ValType::I32)
+                    && self.quick_op(at, callee) == Some(I32_CODE)
                     && ret.is_none_or(is_valid_param_type)
-                    && result == ret
-                    && self.f.args(args).iter().all(|&a| self.quick_op(at, a).is_some_and(is_valid_param_type))
+                    && inst.result.map(|(_, t)| t) == ret
+                    && self.f.args(args).iter().all(|&a| self.quick_op(at, a).is_some_and(|c| bit(PARAM_CODES, c)))
             }
-            InstKind::Unreachable => last && result.is_none(),
+            InstKind::Unreachable => last && inst.result.is_none(),
             _ => false,
         }
     }
@@ -931,7 +933,8 @@ impl Cx<'_> {
     #[inline(never)]
     fn quick_phi(&self, b: u32, l: &Layout<'_>, ty: ValType, incoming: &[(ValueId, BlockId)]) -> bool {
         let preds = l.cfg.preds(b);
-        if !is_valid_value_type(ty) || incoming.is_empty() || incoming.len() != preds.len() || incoming.len() > 8 {
+        let tc = ty_code(ty);
+        if tc >= OTHER_CODE || incoming.is_empty() || incoming.len() != preds.len() || incoming.len() > 8 {
             return false;
         }
         // Each entry's block found among the predecessors (a few, searched
@@ -947,14 +950,14 @@ impl Cx<'_> {
             // dominate a reachable incoming block, compared by dominator
             // intervals (`Cfg::dominates`).
             match self.locals.get(v.0.wrapping_sub(self.f.first_local) as usize) {
-                Some(&Local { ty: t, dom: (dp, ds), .. }) => {
+                Some(&Local { code, dom: (dp, ds), .. }) => {
                     let (bp, _) = l.cfg.dom_interval(bb.0);
-                    if t != ty || (l.cfg.is_reachable(bb.0) && bp.wrapping_sub(dp) >= ds) {
+                    if code != tc || (l.cfg.is_reachable(bb.0) && bp.wrapping_sub(dp) >= ds) {
                         return false;
                     }
                 }
                 None if v.0 < self.f.first_local => {
-                    if ty != ValType::I32 || self.is_intrinsic_value(v) {
+                    if tc != I32_CODE || self.is_intrinsic_value(v) {
                         return false;
                     }
                 }
@@ -964,13 +967,13 @@ impl Cx<'_> {
         seen.count_ones() as usize == preds.len()
     }
 
-    /// `op` without reporting: the type of a defined operand whose
+    /// `op` without reporting: the type code of a defined operand whose
     /// definition reaches `at` and that is not an intrinsic's address.
     #[inline(always)]
-    fn quick_op(&self, at: Use, v: ValueId) -> Option<ValType> {
+    fn quick_op(&self, at: Use, v: ValueId) -> Option<TyCode> {
         match self.locals.get(v.0.wrapping_sub(self.f.first_local) as usize) {
-            Some(l) => at.reaches(l).then_some(l.ty),
-            None if v.0 < self.f.first_local => (!self.is_intrinsic_value(v)).then_some(ValType::I32),
+            Some(l) => at.reaches(l).then_some(l.code),
+            None if v.0 < self.f.first_local => (!self.is_intrinsic_value(v)).then_some(I32_CODE),
             None => None,
         }
     }
@@ -1569,6 +1572,107 @@ impl<'a> Operands<'a> {
 /// and which values are allowed.
 type ConstantRule = (&'static str, usize, fn(i64) -> bool);
 
+/// A value type in one byte, for the quick checks (`Cx::quick_ok`): the
+/// scalars in `Scalar` order, then the allowed vector types
+/// (`is_valid_value_type`), then [`OTHER_CODE`] for every type PNaCl does
+/// not allow. The codes below it stand for one type each, so comparing
+/// them compares types and the rules become bit masks; `OTHER_CODE` is in
+/// no mask, so such types always take the full checks.
+type TyCode = u8;
+
+const I1_CODE: TyCode = Scalar::I1 as TyCode;
+const I32_CODE: TyCode = Scalar::I32 as TyCode;
+const OTHER_CODE: TyCode = 14;
+/// An instruction without a result (no type has this code).
+const NO_RESULT: TyCode = 15;
+
+/// The type of each code below [`OTHER_CODE`] (the rest are placeholders).
+const CODE_TYPES: [ValType; 16] = {
+    const fn v(elem: Scalar, lanes: u32) -> ValType {
+        ValType::Vector { elem, lanes }
+    }
+    use ValType as T;
+    [
+        T::I1,
+        T::I8,
+        T::I16,
+        T::I32,
+        T::I64,
+        T::F32,
+        T::F64,
+        v(Scalar::I1, 4),
+        v(Scalar::I1, 8),
+        v(Scalar::I1, 16),
+        v(Scalar::I8, 16),
+        v(Scalar::I16, 8),
+        v(Scalar::I32, 4),
+        v(Scalar::F32, 4),
+        T::I32,
+        T::I32,
+    ]
+};
+
+#[inline(always)]
+fn ty_code(t: ValType) -> TyCode {
+    match t {
+        ValType::Scalar(s) => s as TyCode,
+        ValType::Vector { elem, lanes } => vector_code(elem, lanes),
+    }
+}
+
+fn vector_code(elem: Scalar, lanes: u32) -> TyCode {
+    match (elem, lanes) {
+        (Scalar::I1, 4) => 7,
+        (Scalar::I1, 8) => 8,
+        (Scalar::I1, 16) => 9,
+        (Scalar::I8, 16) => 10,
+        (Scalar::I16, 8) => 11,
+        (Scalar::I32, 4) => 12,
+        (Scalar::F32, 4) => 13,
+        _ => OTHER_CODE,
+    }
+}
+
+/// Whether code `c` stands for type `t`.
+#[inline(always)]
+fn code_is(c: TyCode, t: ValType) -> bool {
+    c < OTHER_CODE && CODE_TYPES[c as usize] == t
+}
+
+#[inline(always)]
+fn bit(mask: u16, c: TyCode) -> bool {
+    (mask >> (c & 15)) & 1 != 0
+}
+
+/// `i1` and its vectors.
+const BOOL_CODES: u16 = 1 << 0 | 1 << 7 | 1 << 8 | 1 << 9;
+/// The other integer types and vectors.
+const INT_CODES: u16 = 1 << 1 | 1 << 2 | 1 << 3 | 1 << 4 | 1 << 10 | 1 << 11 | 1 << 12;
+const FLOAT_CODES: u16 = 1 << 5 | 1 << 6 | 1 << 13;
+/// `is_valid_param_type`.
+const PARAM_CODES: u16 = 1 << 3 | 1 << 4 | 1 << 5 | 1 << 6 | 0x7f << 7;
+/// The operand types each `BinOp` (by discriminant) allows: floats only
+/// for add, sub, mul, sdiv and srem; `i1` only for the bitwise ops.
+const BINOP_TYPES: [u16; 13] = {
+    const IF: u16 = INT_CODES | FLOAT_CODES;
+    const I: u16 = INT_CODES;
+    const IB: u16 = INT_CODES | BOOL_CODES;
+    // Add Sub Mul UDiv SDiv URem SRem Shl LShr AShr And Or Xor
+    [IF, IF, IF, I, IF, I, IF, I, I, I, IB, IB, IB]
+};
+/// `bool_type_for` by code (a value no type has for `OTHER_CODE` and
+/// `NO_RESULT`).
+const BOOL_CODE_FOR: [TyCode; 16] = [0, 0, 0, 0, 0, 0, 0, 7, 8, 9, 9, 8, 7, 7, 0xff, 0xff];
+/// Bit `align` (below 16) set if a load or store of the code's type may
+/// state that alignment (`is_valid_memory_type` and
+/// `is_allowed_access_alignment`).
+const ACCESS_ALIGNS: [u16; 16] = [0, 2, 2, 2, 2, 2 | 16, 2 | 256, 0, 0, 0, 2, 4, 16, 16, 0, 0];
+
+#[inline(always)]
+fn access_ok(c: TyCode, align: u32) -> bool {
+    align < 16 && (ACCESS_ALIGNS[c as usize & 15] >> align) & 1 != 0
+}
+
 /// Whether `p` is an fcmp predicate (`CmpPred::is_float` searches a table).
 fn pred_is_float(p: CmpPred) -> bool {
     use CmpPred::*;
@@ -1636,6 +1740,56 @@ impl std::fmt::Display for OptType {
         match self.0 {
             Some(t) => write!(f, "{t}"),
             None => f.write_str("void"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod code_tests {
+    use super::*;
+
+    /// The type codes' tables say what the `ValType` rules say.
+    #[test]
+    fn type_code_tables_match_the_type_rules() {
+        let scalars = [Scalar::I1, Scalar::I8, Scalar::I16, Scalar::I32, Scalar::I64, Scalar::F32, Scalar::F64];
+        let mut types: Vec<ValType> = scalars.iter().map(|&s| ValType::Scalar(s)).collect();
+        for &elem in &scalars {
+            for lanes in [0, 1, 2, 4, 8, 16, 32] {
+                types.push(ValType::Vector { elem, lanes });
+            }
+        }
+        let ops: Vec<BinOp> = (0..64).filter_map(BinOp::from_code).collect();
+        assert_eq!(ops.len(), BINOP_TYPES.len());
+        for t in types {
+            let c = ty_code(t);
+            assert_eq!(c < OTHER_CODE, is_valid_value_type(t), "{t}");
+            for align in 0..70 {
+                let ok = is_valid_memory_type(t) && is_allowed_access_alignment(t, align);
+                assert_eq!(access_ok(c, align), ok, "{t} align {align}");
+            }
+            if c >= OTHER_CODE {
+                assert_eq!(c, OTHER_CODE);
+                let all = BOOL_CODES | INT_CODES | FLOAT_CODES | PARAM_CODES;
+                assert!(!bit(all, c) && ops.iter().all(|&op| !bit(BINOP_TYPES[op as usize], c)));
+                assert!(!code_is(c, t));
+                continue;
+            }
+            assert_eq!(CODE_TYPES[c as usize], t);
+            assert!(code_is(c, t));
+            let e = t.elem();
+            assert_eq!(bit(BOOL_CODES, c), e == Scalar::I1, "{t}");
+            assert_eq!(bit(INT_CODES, c), e.is_int() && e != Scalar::I1, "{t}");
+            assert_eq!(bit(FLOAT_CODES, c), e.is_float(), "{t}");
+            assert_eq!(bit(PARAM_CODES, c), is_valid_param_type(t), "{t}");
+            assert_eq!(BOOL_CODE_FOR[c as usize], ty_code(bool_type_for(t)), "{t}");
+            for &op in &ops {
+                let allowed = if e.is_float() {
+                    matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::SDiv | BinOp::SRem)
+                } else {
+                    e != Scalar::I1 || matches!(op, BinOp::And | BinOp::Or | BinOp::Xor)
+                };
+                assert_eq!(bit(BINOP_TYPES[op as usize], c), allowed, "{t} {op:?}");
+            }
         }
     }
 }
