@@ -92,8 +92,7 @@ impl<'a> FunctionAnalysis<'a> {
 /// A function-local value (parameter, constant or instruction result).
 #[derive(Clone, Copy)]
 struct Local {
-    ty: ValType,
-    /// `ty` as a [`TyCode`], for the quick checks.
+    /// The type as a [`TyCode`] (`Cx::local_ty` gives the type itself).
     code: TyCode,
     /// 1 + the defining instruction's index; 0 for parameters and
     /// constants, defined before the body (see `def_reaches`).
@@ -110,7 +109,7 @@ const NO_DOM: (u32, u32) = (u32::MAX, 0);
 impl Local {
     #[inline(always)]
     fn new(ty: ValType, def_at: u32, dom: (u32, u32)) -> Self {
-        Local { ty, code: ty_code(ty), def_at, dom }
+        Local { code: ty_code(ty), def_at, dom }
     }
 }
 
@@ -563,9 +562,36 @@ impl Cx<'_> {
     #[inline]
     fn ty(&self, v: ValueId) -> Option<ValType> {
         match self.locals.get(v.0.wrapping_sub(self.f.first_local) as usize) {
-            Some(l) => Some(l.ty),
+            Some(l) => Some(self.local_ty(l, v)),
             None => (v.0 < self.f.first_local).then_some(ValType::I32),
         }
+    }
+
+    /// The type of local `l`, value `v`.
+    #[inline(always)]
+    fn local_ty(&self, l: &Local, v: ValueId) -> ValType {
+        if l.code < OTHER_CODE {
+            CODE_TYPES[l.code as usize]
+        } else {
+            self.disallowed_local_ty(l, v)
+        }
+    }
+
+    /// `local_ty` of a type with no code of its own, from where `l` was
+    /// defined.
+    #[cold]
+    #[inline(never)]
+    fn disallowed_local_ty(&self, l: &Local, v: ValueId) -> ValType {
+        let f = self.f;
+        let k = v.0.wrapping_sub(f.first_local) as usize;
+        let ty = if l.def_at != 0 {
+            f.insts.get(l.def_at as usize - 1).and_then(|inst| inst.result).map(|(_, t)| t)
+        } else if k < f.params.len() {
+            f.params.get(k).copied()
+        } else {
+            f.consts.get(k - f.params.len()).map(|c| c.ty)
+        };
+        ty.unwrap_or(ValType::I32)
     }
 
     /// The instruction defining `v`, if `v` is an instruction result.
@@ -647,7 +673,7 @@ impl Cx<'_> {
                 if !self.def_reaches(at, l) {
                     self.bad_operand = true;
                 }
-                Some(l.ty)
+                Some(self.local_ty(l, v))
             }
             None if v.0 < self.f.first_local => {
                 if !is_direct_callee && self.is_intrinsic_value(v) {

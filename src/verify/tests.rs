@@ -1152,3 +1152,28 @@ fn quick_checks_agree_with_full_checks() {
     }
     assert!(compared > 400 && with_problems > 100, "{compared} compared, {with_problems} with problems");
 }
+
+/// Operands of a type PNaCl disallows (no type code of their own) are named
+/// with their real type, whether constants or instruction results.
+#[test]
+fn operands_of_disallowed_types_keep_their_types() {
+    let m = arith_module();
+    let mut b = Body::new(&m, G);
+    let wide = b.p(3);
+    let odd = ValType::Vector { elem: Scalar::F64, lanes: 2 };
+    let c = b.c(odd, ConstValue::Undef);
+    let ptr = b.int(I32, 0);
+    let v0 = b.v(0);
+    let f = b
+        .block(vec![
+            cast(CastOp::SiToFp, wide, odd), // %v0: bad type
+            store(ptr, c, 8),
+            store(ptr, v0, 8),
+            ret(),
+        ])
+        .build();
+    let d = verify_function(&m, &f);
+    for k in [1, 2] {
+        assert!(d.iter().any(|x| x.pos == inst_pos(k) && x.message.contains("<2 x double>")), "{d:#?}");
+    }
+}
