@@ -326,29 +326,10 @@ fn build_clean_cfg(f: &Function, cfg: &mut Cfg) -> bool {
     if f.blocks.is_empty() || expected_start as usize != f.insts.len() {
         return false;
     }
-    let n = f.blocks.len();
-    cfg.begin(n);
+    cfg.begin(f.blocks.len());
     for (b, blk) in f.blocks.iter().enumerate() {
-        let b = b as u32;
-        // Invalid targets (out of range, or the entry) are reported with
-        // the instruction and left out of the graph.
-        let mut edge = |t: BlockId| {
-            if t.0 != 0 && (t.0 as usize) < n {
-                cfg.add_edge(b, t.0);
-            }
-        };
-        match &f.insts[blk.end as usize - 1].kind {
-            InstKind::Br { target } => edge(*target),
-            InstKind::CondBr { if_true, if_false, .. } => {
-                edge(*if_true);
-                edge(*if_false);
-            }
-            InstKind::Switch { default, cases, .. } => {
-                edge(*default);
-                f.cases(*cases).iter().for_each(|c| edge(c.target));
-            }
-            InstKind::Ret { .. } | InstKind::Unreachable => {}
-            _ => return false,
+        if !add_successors(f, b as u32, &f.insts[blk.end as usize - 1].kind, cfg) {
+            return false;
         }
     }
     cfg.finish();
@@ -454,27 +435,36 @@ fn build_structure(cx: &mut Cx<'_>, inst_block: &mut Vec<u32>, cfg: &mut Cfg) ->
             cx.report(last.pos, Some(BlockId(b)), Some(id), format!("block %b{b} does not end with a terminator"));
             continue;
         }
-        // Invalid targets (out of range, or the entry) are reported
-        // with the instruction and left out of the graph.
-        let mut edge = |t: BlockId| {
-            if t.0 != 0 && (t.0 as usize) < n {
-                cfg.add_edge(b, t.0);
-            }
-        };
-        match &last.kind {
-            InstKind::Br { target } => edge(*target),
-            InstKind::CondBr { if_true, if_false, .. } => {
-                edge(*if_true);
-                edge(*if_false);
-            }
-            InstKind::Switch { default, cases, .. } => {
-                edge(*default);
-                f.cases(*cases).iter().for_each(|c| edge(c.target));
-            }
-            _ => {}
-        }
+        add_successors(f, b, &last.kind, cfg);
     }
     cfg.finish();
+    true
+}
+
+/// Adds the edges from block `b` to the targets of its terminator `kind`;
+/// false if `kind` is no terminator. Invalid targets (out of range, or the
+/// entry) are reported with the instruction and left out of the graph.
+#[inline(always)]
+fn add_successors(f: &Function, b: u32, kind: &InstKind, cfg: &mut Cfg) -> bool {
+    let n = f.blocks.len();
+    let mut edge = |t: BlockId| {
+        if t.0 != 0 && (t.0 as usize) < n {
+            cfg.add_edge(b, t.0);
+        }
+    };
+    match kind {
+        InstKind::Br { target } => edge(*target),
+        InstKind::CondBr { if_true, if_false, .. } => {
+            edge(*if_true);
+            edge(*if_false);
+        }
+        InstKind::Switch { default, cases, .. } => {
+            edge(*default);
+            f.cases(*cases).iter().for_each(|c| edge(c.target));
+        }
+        InstKind::Ret { .. } | InstKind::Unreachable => {}
+        _ => return false,
+    }
     true
 }
 
