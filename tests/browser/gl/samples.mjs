@@ -77,6 +77,21 @@ export const SAMPLES = {
   StbVoxelDemo: {
     size: [800, 600],
     tolerance: 0.3,
+    // The landscape stands still once its chunks are built ("pending
+    // chunks: 0"), on a fast machine before the first screenshot: then its
+    // frames change when the camera moves, as a user moves it (left button
+    // held, mouse moved).
+    async moveCamera(page, box) {
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      await page.mouse.down();
+      await page.waitForTimeout(200);
+      for (let i = 1; i <= 10; i++) {
+        await page.mouse.move(box.x + box.width / 2 + 12 * i, box.y + box.height / 2 + 6 * i);
+        await page.waitForTimeout(80);
+      }
+      await page.waitForTimeout(500);
+      await page.mouse.up();
+    },
     check(img) {
       const skyColour = (r, g, b) => near(r, g, b, [48, 48, 128], 12);
       const sky = share(img, { x: 0, y: 80, width: 800, height: 200 }, skyColour);
