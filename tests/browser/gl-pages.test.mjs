@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { SCREENSHOTS, launchChromium, testNeeding } from './helpers.mjs';
-import { changedPixels, decodePng, diffShare, downscale, share, waitForChange } from './gl/harness.mjs';
+import { assertFramesChange, changedPixels, decodePng, diffShare, downscale, share, waitForChange } from './gl/harness.mjs';
 import { REFERENCES, SAMPLES, dragImGuiDebugWindow } from './gl/samples.mjs';
 import { PPAPI, newPage, polyfillSkipReason, waitForLines } from './polyfill/helpers.mjs';
 import { serveSite } from './polyfill/site-server.mjs';
@@ -58,7 +58,7 @@ testNeeding(missing, 'Oryol samples on their own pages (polyfill)', { timeout: 6
 
   for (const [name, sample] of Object.entries(SAMPLES)) {
     await t.test(`${name}.html: the sample draws in its element`, async (tt) => {
-      const { page, shoot } = await openSample(browser, site, name);
+      const { page, element, shoot } = await openSample(browser, site, name);
       tt.after(() => page.closeAll());
       await page.waitForTimeout(5000);
       const first = await shoot();
@@ -67,7 +67,7 @@ testNeeding(missing, 'Oryol samples on their own pages (polyfill)', { timeout: 6
       await page.screenshot({ path: path.join(SCREENSHOTS, `gl-page-${name}.png`) });
       assert.deepEqual([img.width, img.height], sample.size, 'the element has the size the sample asked for');
       sample.check(img);
-      assert.ok(changed >= 20, `frames change (${changed} pixels in ${after} ms)`);
+      await assertFramesChange({ page, shoot, img, changed, after, sample, box: await element.boundingBox() });
       const d = diffShare(decodePng(fs.readFileSync(path.join(REFERENCES, `${name}.png`))), downscale(img, 4), 40);
       tt.diagnostic(`${name}: ${(100 * d).toFixed(1)}% of pixels differ from the reference; ${changed} changed in ${after} ms`);
       assert.ok(d <= sample.tolerance, `like the reference (${(100 * d).toFixed(1)}% differ, ${100 * sample.tolerance}% allowed)`);

@@ -6,6 +6,7 @@
 // headless Chromium; and reading the surface's pixels back (a PNG decoder,
 // so no image package is needed).
 
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -323,6 +324,22 @@ export async function waitForChange(page, shoot, first, { min = 20, step = 500, 
     const after = Date.now() - start;
     if (changed >= min || after >= within) return { img, changed, after };
   }
+}
+
+/**
+ * Asserts that a sample's frames change: `changed` pixels differed from an
+ * earlier frame to `img` (`after` ms later). A sample whose scene settles
+ * (`sample.moveCamera`) gets its camera moved, as a user would, and is
+ * looked at again.
+ */
+export async function assertFramesChange({ page, shoot, img, changed, after, sample, box }) {
+  let moved = changed;
+  if (changed < 20 && sample.moveCamera) {
+    await sample.moveCamera(page, box);
+    moved = (await waitForChange(page, shoot, img)).changed;
+  }
+  const how = moved === changed ? '' : `; ${moved} once the camera moved`;
+  assert.ok(moved >= 20, `frames change (${changed} pixels in ${after} ms${how})`);
 }
 
 /**
