@@ -8,7 +8,7 @@
 //! answers are those of the whole-file [`super::Decoder`] for the same
 //! block (the same IR, the same errors at the same positions).
 
-use super::function::{BodyItem, ConstRecords, FunctionState, InstRecords, Spare};
+use super::function::{BodyItem, FunctionState, Spare};
 use super::DecodeError;
 use crate::bitstream::{Event, Parser, CONSTANTS_BLOCK_ID, FUNCTION_BLOCK_ID, VALUE_SYMTAB_BLOCK_ID};
 use crate::ir::{FuncId, Function, Module};
@@ -55,14 +55,10 @@ impl BodyDecoder {
         loop {
             // Records of the function and constants blocks in a run, with
             // no `Event` each (see `Parser::fast_records`).
-            let env = super::function::Env { module };
-            let run = match self.stack.last().copied() {
-                Some(FUNCTION_BLOCK_ID) => parser.fast_records(&mut InstRecords { body: &mut body, env }),
-                Some(CONSTANTS_BLOCK_ID) => parser.fast_records(&mut ConstRecords { body: &mut body, env }),
-                _ => Ok(()),
-            };
-            if let Err(e) = run {
-                return Err(context(e, &self.stack));
+            if let Some(&block) = self.stack.last() {
+                if let Err(e) = body.record_run(super::function::Env { module }, block, parser) {
+                    return Err(context(e, &self.stack));
+                }
             }
             let at = parser.pos();
             let event = match parser.next_event() {

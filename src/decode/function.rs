@@ -1,7 +1,7 @@
 //! Function-body decoding: constants, instructions, the function's symbol table.
 
 use super::{DecodeError, Decoded};
-use crate::bitstream::{RecordSink, CONSTANTS_BLOCK_ID, FUNCTION_BLOCK_ID, VALUE_SYMTAB_BLOCK_ID};
+use crate::bitstream::{Parser, RecordSink, CONSTANTS_BLOCK_ID, FUNCTION_BLOCK_ID, VALUE_SYMTAB_BLOCK_ID};
 use crate::ir::{
     BinOp, Block, BlockId, CastOp, CmpPred, ConstValue, Constant, ForwardType, FuncId, Function, Inst, InstId,
     InstKind, Module, Scalar, Span, SwitchCase, Type, ValType, ValueId,
@@ -244,36 +244,27 @@ impl From<BodyItem> for Decoded {
     }
 }
 
-/// A body's function block records, as [`Parser::fast_records`] hands
-/// them over (`FunctionState::record` inlined into its loop).
+/// A body's records of one block, as [`Parser::fast_records`] hands them
+/// over: the function block's own, or with `CONSTS` its constants block's
+/// (each step inlined into the loop of its own copy).
 ///
 /// [`Parser::fast_records`]: crate::bitstream::Parser
-pub(crate) struct InstRecords<'a, 'm> {
-    pub body: &'a mut FunctionState,
-    pub env: Env<'m>,
+struct BodyRecords<'a, 'm, const CONSTS: bool> {
+    body: &'a mut FunctionState,
+    env: Env<'m>,
 }
 
-impl RecordSink for InstRecords<'_, '_> {
+impl<const CONSTS: bool> RecordSink for BodyRecords<'_, '_, CONSTS> {
     type Error = DecodeError;
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     #[cfg_attr(target_arch = "wasm32", inline)]
     fn record(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Res<()> {
-        self.body.record(&self.env, pos, code, ops).map(drop)
-    }
-}
-
-/// The same for the records of a body's constants block.
-pub(crate) struct ConstRecords<'a, 'm> {
-    pub body: &'a mut FunctionState,
-    pub env: Env<'m>,
-}
-
-impl RecordSink for ConstRecords<'_, '_> {
-    type Error = DecodeError;
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    #[cfg_attr(target_arch = "wasm32", inline)]
-    fn record(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Res<()> {
-        self.body.constant(&self.env, pos, code, ops).map(drop)
+        let item = if CONSTS {
+            self.body.constant(&self.env, pos, code, ops)
+        } else {
+            self.body.record(&self.env, pos, code, ops)
+        };
+        item.map(drop)
     }
 }
 
@@ -426,6 +417,20 @@ impl FunctionState {
             0 => Ok(0),
             1..=30 => Ok(1 << (v - 1)),
             _ => Err(bad_align(v, pos)),
+        }
+    }
+
+    /// Decodes the records of `block` (the function block or its constants
+    /// block) that `parser` reads on its fast path from here on, in one loop
+    /// with no `Event` each, up to the first item that needs
+    /// `Parser::next_event`. Both decoders (the whole file's and
+    /// `BodyDecoder`) take a body's records this way.
+    #[inline(always)]
+    pub(crate) fn record_run(&mut self, env: Env, block: u32, parser: &mut Parser) -> Res<()> {
+        match block {
+            FUNCTION_BLOCK_ID => parser.fast_records(&mut BodyRecords::<false> { body: self, env }),
+            CONSTANTS_BLOCK_ID => parser.fast_records(&mut BodyRecords::<true> { body: self, env }),
+            _ => Ok(()),
         }
     }
 

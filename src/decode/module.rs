@@ -1,7 +1,7 @@
 //! Module-level decoding: block structure, types, declarations, globals,
 //! the module symbol table, and handing records to the current body.
 
-use super::function::{bytes_of, ConstRecords, Env, FunctionState, InstRecords, Spare};
+use super::function::{bytes_of, Env, FunctionState, Spare};
 use super::{DecodeError, Decoded};
 use crate::bitstream::{
     Event, Parser, RecordSink, BLOCKINFO_BLOCK_ID, CONSTANTS_BLOCK_ID, FUNCTION_BLOCK_ID, GLOBALVAR_BLOCK_ID, MODULE_BLOCK_ID,
@@ -161,12 +161,7 @@ impl ModuleState {
         match self.top {
             FUNCTION_BLOCK_ID | CONSTANTS_BLOCK_ID => {
                 let Some(body) = self.body.as_mut() else { return Ok(false) };
-                let env = Env { module: &self.module };
-                let r = if self.top == FUNCTION_BLOCK_ID {
-                    parser.fast_records(&mut InstRecords { body, env })
-                } else {
-                    parser.fast_records(&mut ConstRecords { body, env })
-                };
+                let r = body.record_run(Env { module: &self.module }, self.top, parser);
                 r.map(|()| false).map_err(|e| self.context(e))
             }
             GLOBALVAR_BLOCK_ID => {
