@@ -30,21 +30,11 @@ pub struct Abbrev {
     /// Those scalars in the record fast path's form, if they are a literal
     /// or none, then fixed and VBR fields only (else it reads `ops`).
     fast: Option<FastScalars>,
-    /// The same, for the shape most records have: a literal code, then
-    /// fixed and VBR fields that fit in one load, no array.
-    simple: Option<Simple>,
-}
-
-/// An abbreviation of that shape: the record fast path reads its code
-/// from here, not the input, and its fields from the load that held the
-/// abbreviation index, with no test of the shape per record.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct Simple {
-    code: u32,
-    /// `FastScalars::bits` and `continues`.
-    bits: u32,
-    continues: u64,
-    fields: Vec<FastField>,
+    /// For the shape most records have (`fast` packed, its first operand a
+    /// literal code, no array): that code. The record fast path then takes
+    /// the code from here, not the input, and the fields from the load that
+    /// held the abbreviation index, with no test of the shape per record.
+    simple_code: Option<u32>,
 }
 
 /// An abbreviation's scalars as the record fast path reads them: every
@@ -160,14 +150,11 @@ impl Abbrev {
         }
         let scalars = ops.iter().position(|op| *op == AbbrevOp::Array).unwrap_or(ops.len());
         let fast = FastScalars::of(&ops[..scalars]);
-        let simple = match &fast {
-            Some(f) if scalars == ops.len() && f.packed => match f.first_literal.map(u32::try_from) {
-                Some(Ok(code)) => Some(Simple { code, bits: f.bits, continues: f.continues, fields: f.fields.clone() }),
-                _ => None,
-            },
+        let simple_code = match &fast {
+            Some(f) if scalars == ops.len() && f.packed => f.first_literal.and_then(|c| u32::try_from(c).ok()),
             _ => None,
         };
-        Ok(Abbrev { ops, scalars, fast, simple })
+        Ok(Abbrev { ops, scalars, fast, simple_code })
     }
 
     pub fn ops(&self) -> &[AbbrevOp] {
@@ -265,17 +252,18 @@ impl Abbrev {
     }
 
     /// `read_record` on the fast path for abbreviations of the common shape
-    /// (see `Simple`): the values into `buf` (code first), from `word`
+    /// (see `simple_code`): the values into `buf` (code first), from `word`
     /// whose low `avail` bits are the input's next; answers the code, the
     /// number of values and the bits used. `None` for any other shape or
     /// when the fields run past `avail`: then `read_record_fast` decides.
     #[inline(always)]
     pub(crate) fn read_simple(&self, buf: &mut Vec<u64>, word: u64, avail: u32) -> Option<(u32, usize, u32)> {
-        let s = self.simple.as_ref()?;
+        let code = self.simple_code?;
+        let s = self.fast.as_ref()?;
         let n = s.fields.len() + 1;
         let out = slots(buf, 0, n);
         let (first, rest) = out.split_first_mut()?;
-        *first = s.code as u64;
+        *first = code as u64;
         let used = if word & s.continues == 0 && s.bits <= avail {
             for (slot, field) in rest.iter_mut().zip(&s.fields) {
                 *slot = (word >> field.shift) & field.mask;
@@ -284,7 +272,7 @@ impl Abbrev {
         } else {
             fields_in_word(word, avail, &s.fields, rest)?
         };
-        Some((s.code, n, used))
+        Some((code, n, used))
     }
 
     /// `read_record` on the fast path: `None` wherever that would not
