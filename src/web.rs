@@ -528,10 +528,10 @@ impl BodySplitter {
     pub fn feed(&mut self, chunk: &[u8]) -> Result<Vec<u8>, JsValue> {
         init();
         let bodies = self.inner.feed(chunk).map_err(|e| decode_error(&e))?;
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(bodies.iter().map(|b| SplitBody::HEADER + b.bytes.len()).sum());
         self.ends.clear();
         for b in bodies {
-            out.extend_from_slice(&b.to_bytes());
+            b.write_to(&mut out);
             self.ends.push(out.len() as u32);
         }
         Ok(out)
@@ -622,9 +622,9 @@ impl BodyTranslator {
     }
 
     fn translate_into(&mut self, job: &[u8], out: &mut Vec<u8>) -> Result<(), JsValue> {
-        let job = SplitBody::from_bytes(job).ok_or_else(|| options_error("not a job made by BodySplitter"))?;
-        let base = job.job.byte_range().start as u64;
-        let body = self.worker.translate(&job.job, &job.bytes, base).map_err(|e| body_error(&e))?;
+        let (job, bytes) = SplitBody::parse(job).ok_or_else(|| options_error("not a job made by BodySplitter"))?;
+        let base = job.byte_range().start as u64;
+        let body = self.worker.translate(&job, bytes, base).map_err(|e| body_error(&e))?;
         out.extend_from_slice(&body.to_bytes());
         Ok(())
     }

@@ -31,7 +31,9 @@
 
 use super::wasm::{BodyCode, BodyContext, BodyTranslator, Options, WasmBackend};
 use super::{Backend, TranslateError};
-use crate::bitstream::{BlockInfo, BlockRange, Event, Parser, ParserBuffers, Step, FUNCTION_BLOCK_ID, MODULE_BLOCK_ID};
+use crate::bitstream::{
+    BlockInfo, BlockRange, Event, Parser, ParserBuffers, Step, BLOCKINFO_BLOCK_ID, FUNCTION_BLOCK_ID, MODULE_BLOCK_ID,
+};
 use crate::decode::{BodyDecoder, DecodeError, Decoder};
 use crate::ir::{FuncId, Module};
 use crate::verify::{self, Diagnostic, FunctionVerifier, Verified};
@@ -233,16 +235,21 @@ impl<'a> WholeSplit<'a> {
 /// [`split`] for bytes arriving in chunks (a page's main thread): `feed`
 /// answers the function blocks each chunk completes, with their bytes, and
 /// [`Splitter::prefix`] the bytes a [`ModuleContext`] is made from, once
-/// the first function block has begun. Only the module block is decoded
-/// here; bodies are left to the workers.
+/// the first function block has begun. Nothing is decoded here: the
+/// module block's records are only read past and its other blocks but
+/// BLOCKINFO skipped by their length words (what the prefix holds is
+/// decoded where a [`ModuleContext`] or [`Stitcher`] is made from it, and
+/// a bad record is reported there), bodies are left to the workers. This
+/// runs on a page's main thread, before any Worker can start and beside
+/// the Workers' stitching: decoding the globals here as well took half of
+/// its time.
 pub struct Splitter {
     parser: Parser<'static>,
-    decoder: Decoder,
     /// Every byte fed, until the prefix is complete.
     kept: Vec<u8>,
     prefix: Option<usize>,
-    /// A function block has been entered and not skipped yet.
-    pending: bool,
+    /// The id of a block entered and not skipped yet.
+    pending: Option<u32>,
     bodies: u32,
     ended: bool,
     error: Option<DecodeError>,
@@ -266,10 +273,9 @@ impl Splitter {
     pub fn new() -> Self {
         Splitter {
             parser: Parser::streaming(),
-            decoder: Decoder::new(),
             kept: Vec::new(),
             prefix: None,
-            pending: false,
+            pending: None,
             bodies: 0,
             ended: false,
             error: None,
@@ -331,11 +337,14 @@ impl Splitter {
     fn pump(&mut self, out: &mut Vec<SplitBody>) -> Result<(), DecodeError> {
         let unusual = |pos| DecodeError::new(pos, "only function blocks may follow the first function block here");
         while !self.ended {
-            if self.pending {
+            if let Some(block_id) = self.pending {
                 let Some(range) = self.parser.skip_block().map_err(DecodeError::from_bitstream)? else {
                     return Ok(());
                 };
-                self.pending = false;
+                self.pending = None;
+                if block_id != FUNCTION_BLOCK_ID {
+                    continue;
+                }
                 if self.prefix.is_none() {
                     self.prefix = Some((range.body.0 / 8) as usize);
                     self.kept.truncate((range.body.0 / 8) as usize);
@@ -356,12 +365,16 @@ impl Splitter {
             match self.parser.next().map_err(DecodeError::from_bitstream)? {
                 Step::NeedMoreData => return Ok(()),
                 Step::Event(Event::End) => self.ended = true,
-                Step::Event(Event::EnterBlock { block_id: FUNCTION_BLOCK_ID, .. }) => self.pending = true,
+                Step::Event(Event::EnterBlock { block_id: FUNCTION_BLOCK_ID, .. }) => self.pending = Some(FUNCTION_BLOCK_ID),
                 Step::Event(Event::ExitBlock { block_id: MODULE_BLOCK_ID, .. }) if self.bodies > 0 => {}
                 Step::Event(_) if self.bodies > 0 => return Err(unusual(pos)),
-                Step::Event(event) => {
-                    self.decoder.event(&event)?;
+                // BLOCKINFO is read by the parser itself (its abbreviations
+                // are for the blocks after it); the module block is where
+                // the bodies are.
+                Step::Event(Event::EnterBlock { block_id, .. }) if block_id != BLOCKINFO_BLOCK_ID && block_id != MODULE_BLOCK_ID => {
+                    self.pending = Some(block_id)
                 }
+                Step::Event(_) => {}
             }
         }
         Ok(())
@@ -369,26 +382,40 @@ impl Splitter {
 }
 
 impl SplitBody {
-    const HEADER: usize = 32;
+    /// The bytes [`SplitBody::to_bytes`] puts before the block's.
+    pub const HEADER: usize = 32;
 
     /// A byte form for sending to a Worker: index (u32 LE), abbreviation
     /// width (u32 LE), the ENTER_SUBBLOCK, contents and end positions in
     /// bits (u64 LE each), then the bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(Self::HEADER + self.bytes.len());
+        self.write_to(&mut out);
+        out
+    }
+
+    /// [`SplitBody::to_bytes`] at the end of `out` (the jobs of a chunk go
+    /// end to end, without a copy each).
+    pub fn write_to(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.job.index.to_le_bytes());
         out.extend_from_slice(&self.job.range.abbrev_width.to_le_bytes());
         for p in [self.job.range.enter, self.job.range.body, self.job.range.end] {
             out.extend_from_slice(&p.0.to_le_bytes());
         }
         out.extend_from_slice(&self.bytes);
-        out
     }
 
     /// Reads [`SplitBody::to_bytes`]' form back; `None` if it is not one
     /// (positions out of order or not word-aligned, a width over the
     /// bitstream's cap, bytes not exactly the block's).
     pub fn from_bytes(data: &[u8]) -> Option<SplitBody> {
+        let (job, bytes) = Self::parse(data)?;
+        Some(SplitBody { job, bytes: bytes.to_vec() })
+    }
+
+    /// [`SplitBody::from_bytes`] without copying the block's bytes: the job
+    /// and its bytes within `data` (what a Worker translates from).
+    pub fn parse(data: &[u8]) -> Option<(BodyJob, &[u8])> {
         let u32_at = |at: usize| Some(u32::from_le_bytes(data.get(at..at + 4)?.try_into().ok()?));
         let u64_at = |at: usize| Some(u64::from_le_bytes(data.get(at..at + 8)?.try_into().ok()?));
         let (index, abbrev_width) = (u32_at(0)?, u32_at(4)?);
@@ -406,8 +433,7 @@ impl SplitBody {
             end: BitPos(end),
         };
         let bytes = data.get(Self::HEADER..)?;
-        (ok && bytes.len() as u64 == (end - body) / 8)
-            .then(|| SplitBody { job: BodyJob { index, range }, bytes: bytes.to_vec() })
+        (ok && bytes.len() as u64 == (end - body) / 8).then_some((BodyJob { index, range }, bytes))
     }
 }
 
