@@ -30,12 +30,15 @@
 // ones at the end, so Workers finish together. A Worker with nothing to do
 // gets what is queued at once, so the last bytes of a download are
 // translated without waiting. A large chunk (the whole pexe at hand) is
-// split FEED_BYTES at a time; meanwhile only idle Workers get a batch (of
-// at least BATCH_MIN), and the rest are handed out when the chunk is
-// split: results cannot come in before, and batches sized by the whole
-// chunk keep each Worker busy while this thread makes its Stitcher and
-// returns to take results (busy Workers used to get the first small
-// batches and then wait for all of that).
+// split FEED_BYTES at a time, and batches are handed out as it is split,
+// sized as if the rest of the chunk were queued already (it will be, in
+// the time a Worker takes for a few bodies) and only whole ones: each
+// Worker gets its IN_FLIGHT large batches while this thread splits on,
+// makes its Stitcher and returns to take results. (Handing out small
+// batches sized by what was split so far left busy Workers waiting for all
+// of that; handing batches only to idle Workers left each idle from the
+// end of its first batch to the end of the split, as this thread cannot
+// hear that a batch is done before: 5 ms of a 40 ms glb_nacl.pexe.)
 //
 // Start-up: the prefix (the bytes before the first body) and the first
 // jobs go to the Workers first; the calling thread makes its Stitcher
@@ -215,10 +218,9 @@ class PoolTranslation {
     }
     for (let at = 0; at < bytes.length && !this.fallback; at += FEED_BYTES) {
       this.split(bytes.subarray(at, at + FEED_BYTES));
-      // Within a chunk only idle Workers get a batch: the rest of the chunk
-      // is split before this thread can take results, so a busy Worker gets
-      // its next batch at the end, sized by everything the chunk held.
-      if (!this.fallback && at + FEED_BYTES < bytes.length) this.pump({ idleOnly: true });
+      // Whole batches only, sized by the chunk: its rest comes right away.
+      const pending = bytes.length - (at + FEED_BYTES);
+      if (!this.fallback && pending > 0) this.pump({ pending });
     }
     if (this.fallback) return;
     this.pump();
@@ -264,15 +266,16 @@ class PoolTranslation {
   }
 
   /** Sends a batch to every Worker with room (see the top of the file). */
-  pump({ end = false, idleOnly = false } = {}) {
+  /** `pending`: bytes of input about to be split (the rest of a large chunk). */
+  pump({ end = false, pending = 0 } = {}) {
     if (!this.workers || this.failure) return;
     for (const w of this.workers) {
-      while (w.inFlight < (idleOnly ? 1 : IN_FLIGHT) && this.queueHead < this.queue.length) {
-        const share = this.queuedBytes / (4 * this.workers.length);
+      while (w.inFlight < IN_FLIGHT && this.queueHead < this.queue.length) {
+        const share = (this.queuedBytes + pending) / (4 * this.workers.length);
         const target = Math.min(BATCH_MAX, Math.max(BATCH_MIN, share));
         // Less than a batch waits for more bytes, unless the Worker is idle
-        // (and more bytes are not at hand) or the input has ended.
-        if (this.queuedBytes < target && (w.inFlight > 0 || idleOnly) && !end) break;
+        // and more bytes are not at hand, or the input has ended.
+        if (this.queuedBytes < target && (w.inFlight > 0 || pending > 0) && !end) break;
         this.send(w, target);
       }
     }
