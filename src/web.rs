@@ -195,7 +195,7 @@ pub fn disassemble(bytes: &[u8], options: JsValue) -> Result<String, JsValue> {
 }
 
 /// Decodes, verifies and translates a pexe to a WebAssembly module (the
-/// runtime ABI of `notes/abi.md`). `options`: `{ target: 'wasm32', names }`.
+/// runtime ABI of `docs/abi.md`). `options`: `{ target: 'wasm32', names }`.
 #[wasm_bindgen]
 pub fn translate(bytes: &[u8], options: JsValue) -> Result<Vec<u8>, JsValue> {
     init();
