@@ -513,8 +513,14 @@ impl<'c> FastCx<'c> {
         let len = match id as u32 {
             abbrev_ids::END_BLOCK | abbrev_ids::ENTER_SUBBLOCK | abbrev_ids::DEFINE_ABBREV => return None,
             abbrev_ids::UNABBREV_RECORD => {
-                let code = r.vbr6()?;
-                let n = r.vbr6()?;
+                // The code and the count are nearly always one chunk each,
+                // in the bits already loaded.
+                let (code, n) = if rest.0 & (32 | 32 << 6) == 0 && rest.1 >= 12 {
+                    r.skip(12);
+                    (rest.0 & 31, (rest.0 >> 6) & 31)
+                } else {
+                    (r.vbr6()?, r.vbr6()?)
+                };
                 if n > r.remaining() / 6 {
                     return None;
                 }
