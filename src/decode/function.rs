@@ -715,8 +715,12 @@ impl FunctionState {
             slot.kind = kind();
             terminates = slot.kind.is_terminator();
         }
-        self.func.blocks[self.cur_block as usize].end = end;
+        // A block's end is written when its terminator closes it (or by
+        // `finish`), not per instruction.
         if terminates {
+            if let Some(b) = self.func.blocks.get_mut(self.cur_block as usize) {
+                b.end = end;
+            }
             self.cur_block += 1;
             if let Some(b) = self.func.blocks.get_mut(self.cur_block as usize) {
                 *b = Block { start: end, end };
@@ -813,8 +817,13 @@ impl FunctionState {
     }
 
     /// The finished body; its scratch buffers go to `spare`.
-    pub fn finish(self, spare: &mut Spare) -> Box<Function> {
+    pub fn finish(mut self, spare: &mut Spare) -> Box<Function> {
         debug_assert!(FUNCTION_BLOCK_ID == 12);
+        // The block left open (no terminator) ends with the body.
+        let end = self.func.insts.len() as u32;
+        if let Some(b) = self.func.blocks.get_mut(self.cur_block as usize) {
+            b.end = end;
+        }
         spare.local_types = self.local_types;
         spare.forward = self.forward;
         spare.forward_due = self.forward_due;

@@ -114,6 +114,8 @@ impl Decoder {
     }
 
     /// The body being decoded, between `FunctionBegin` and `FunctionEnd`.
+    /// Its last block's `end` is set once the block's terminator is read
+    /// (or the body ends), not with each instruction.
     pub fn function(&self) -> Option<&Function> {
         self.state.function()
     }
