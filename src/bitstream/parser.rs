@@ -524,10 +524,18 @@ impl<'c> FastCx<'c> {
                 if n > r.remaining() / 6 {
                     return None;
                 }
+                // The code is checked here, where it is in a register, not
+                // read back from `ops` below.
+                let code32 = u32::try_from(code).ok()?;
+                // SETBID takes the careful path.
+                if f.block_id == BLOCKINFO_BLOCK_ID && code32 == 1 {
+                    return None;
+                }
                 let values = slots(ops, 0, n as usize + 1);
                 values[0] = code;
                 r.vbr6_run(&mut values[1..])?;
-                n as usize + 1
+                *pos = self.base_bit + r.pos();
+                return Some((at, id as u32, code32, n as usize + 1));
             }
             _ => {
                 let i = (id - abbrev_ids::FIRST_APPLICATION_ABBREV as u64) as usize;
