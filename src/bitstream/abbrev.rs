@@ -270,6 +270,17 @@ impl Abbrev {
             }
             s.bits
         } else {
+            // Unrolled for the usual field counts (the function block's
+            // abbreviations have one to three).
+            #[cfg(not(target_arch = "wasm32"))]
+            match s.fields.len() {
+                1 => fields_in_word_n::<1>(word, avail, &s.fields, rest)?,
+                2 => fields_in_word_n::<2>(word, avail, &s.fields, rest)?,
+                3 => fields_in_word_n::<3>(word, avail, &s.fields, rest)?,
+                _ => fields_in_word(word, avail, &s.fields, rest)?,
+            }
+            // One loop in the package (its size budget).
+            #[cfg(target_arch = "wasm32")]
             fields_in_word(word, avail, &s.fields, rest)?
         };
         Some((code, n, used))
@@ -455,6 +466,42 @@ fn fields_in_word(word: u64, avail: u32, fields: &[FastField], out: &mut [u64]) 
         *slot = value;
     }
     Some(off)
+}
+
+/// `fields_in_word` for exactly `N` fields, unrolled. Chunks are taken
+/// past `avail` (a shift past 63 bits wraps and reads garbage, never out
+/// of the word) and the bits used are checked against it once at the end;
+/// a continuation loop stops at `avail`, so it stays bounded.
+#[cfg(not(target_arch = "wasm32"))]
+#[inline(always)]
+fn fields_in_word_n<const N: usize>(word: u64, avail: u32, fields: &[FastField], out: &mut [u64]) -> Option<u32> {
+    let fields: &[FastField; N] = fields.try_into().ok()?;
+    let out: &mut [u64; N] = out.try_into().ok()?;
+    let mut off = 0u32;
+    for k in 0..N {
+        let FastField { mask, hi, width, .. } = fields[k];
+        let width = width as u32;
+        let mut chunk = word.wrapping_shr(off) & mask;
+        off += width;
+        let mut value = chunk & !hi;
+        if chunk & hi != 0 {
+            let mut shift = width - 1;
+            loop {
+                if off >= avail {
+                    return None;
+                }
+                chunk = (word >> off) & mask;
+                off += width;
+                value |= (chunk & !hi) << shift;
+                if chunk & hi == 0 {
+                    break;
+                }
+                shift += width - 1;
+            }
+        }
+        out[k] = value;
+    }
+    (off <= avail).then_some(off)
 }
 
 /// `buf[from..from + n]`, growing `buf` first if it is shorter. The record

@@ -868,6 +868,9 @@ mod tests {
             vec![Fixed(32), Array, Vbr(11)],
             vec![Literal(1), Array, Fixed(3)],
             vec![Vbr(32), Vbr(2)],
+            // One and two fields after a literal code (the unrolled readers).
+            vec![Literal(5), Vbr(3), Fixed(2)],
+            vec![Literal(6), Vbr(5)],
         ];
         let mut w = Writer::new(&STANDARD_HEADER);
         w.enter_block(MODULE_BLOCK_ID, 3).unwrap();
@@ -900,7 +903,7 @@ mod tests {
                 w.define_abbrev(Abbrev::new(ops.clone()).unwrap()).unwrap();
             }
             for _ in 0..300 {
-                let index = 3 + next(9) as u32;
+                let index = 3 + next(shapes.len() as u64 + 1) as u32;
                 let mut values = Vec::new();
                 if index == 3 {
                     for _ in 0..1 + next(6) {
