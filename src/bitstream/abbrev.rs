@@ -265,6 +265,15 @@ impl Abbrev {
         let (first, rest) = out.split_first_mut()?;
         *first = code as u64;
         let used = if word & s.continues == 0 && s.bits <= avail {
+            // Each field at its place; unrolled for the usual counts.
+            #[cfg(not(target_arch = "wasm32"))]
+            match s.fields.len() {
+                1 => packed_fields_n::<1>(word, &s.fields, rest)?,
+                2 => packed_fields_n::<2>(word, &s.fields, rest)?,
+                3 => packed_fields_n::<3>(word, &s.fields, rest)?,
+                _ => rest.iter_mut().zip(&s.fields).for_each(|(slot, field)| *slot = (word >> field.shift) & field.mask),
+            }
+            #[cfg(target_arch = "wasm32")]
             for (slot, field) in rest.iter_mut().zip(&s.fields) {
                 *slot = (word >> field.shift) & field.mask;
             }
@@ -466,6 +475,19 @@ fn fields_in_word(word: u64, avail: u32, fields: &[FastField], out: &mut [u64]) 
         *slot = value;
     }
     Some(off)
+}
+
+/// Packed fields with no continuation, each at its `shift`, for exactly
+/// `N` fields (unrolled).
+#[cfg(not(target_arch = "wasm32"))]
+#[inline(always)]
+fn packed_fields_n<const N: usize>(word: u64, fields: &[FastField], out: &mut [u64]) -> Option<()> {
+    let fields: &[FastField; N] = fields.try_into().ok()?;
+    let out: &mut [u64; N] = out.try_into().ok()?;
+    for k in 0..N {
+        out[k] = (word >> fields[k].shift) & fields[k].mask;
+    }
+    Some(())
 }
 
 /// `fields_in_word` for exactly `N` fields, unrolled. Chunks are taken
