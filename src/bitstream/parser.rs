@@ -533,6 +533,19 @@ impl<'c> FastCx<'c> {
                 }
                 let values = slots(ops, 0, n as usize + 1);
                 values[0] = code;
+                // Unrolled for the counts of the usual records (a branch,
+                // a compare).
+                #[cfg(not(target_arch = "wasm32"))]
+                match &mut values[1..] {
+                    [a] => *a = r.vbr6()?,
+                    [a, b, c] => {
+                        *a = r.vbr6()?;
+                        *b = r.vbr6()?;
+                        *c = r.vbr6()?;
+                    }
+                    rest => r.vbr6_run(rest)?,
+                }
+                #[cfg(target_arch = "wasm32")]
                 r.vbr6_run(&mut values[1..])?;
                 *pos = self.base_bit + r.pos();
                 return Some((at, id as u32, code32, n as usize + 1));
