@@ -118,12 +118,14 @@ impl<'a> Fx<'a> {
     }
 
     pub(super) fn push_range(&mut self, from: u32, to: u32) {
+        let first = self.f.first_local;
         for p in from..to {
-            let Push { value, fixup } = self.b.pushes[p as usize];
+            let b = &mut *self.b;
+            let Some(&Push { value, fixup }) = b.pushes.get(p as usize) else { break };
             // Most pushes read a local: that case here, without a call.
-            let v = self.resolve(value);
-            match self.local_index(v).map(|i| self.b.vals[i].kind) {
-                Some(Kind::Local(l)) if self.last_set.1 != l => self.op_u32(0x20, l),
+            let v = resolve_in(&b.vals, first, value);
+            match b.vals.get(v.0.wrapping_sub(first) as usize).map(|val| val.kind) {
+                Some(Kind::Local(l)) if self.last_set.1 != l => self.op_u32(0x20, l), // local.get
                 // What `get(value)` does, without resolving `value` again.
                 _ => self.get_resolved(v),
             }

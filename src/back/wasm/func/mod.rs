@@ -773,6 +773,11 @@ impl<'a> Fx<'a> {
     #[cfg_attr(not(target_arch = "wasm32"), inline)]
     #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(super) fn op_u32(&mut self, op: u8, mut x: u32) {
+        if x < 0x80 {
+            // One LEB byte (most locals, labels and offsets): no loop.
+            self.b.code.extend_from_slice(&[op, x as u8]);
+            return;
+        }
         let mut buf = [op, 0, 0, 0, 0, 0];
         let mut n = 1;
         loop {
@@ -803,6 +808,10 @@ impl<'a> Fx<'a> {
     /// A load or store (one-byte opcode) on memory 0.
     #[inline]
     fn mem_op(&mut self, op: u8, align_log2: u32, offset: u32) {
+        if offset < 0x80 {
+            self.b.code.extend_from_slice(&[op, align_log2 as u8, offset as u8]);
+            return;
+        }
         self.b.code.push(op);
         self.op_u32(align_log2 as u8, offset);
     }
@@ -811,6 +820,11 @@ impl<'a> Fx<'a> {
     #[cfg_attr(not(target_arch = "wasm32"), inline)]
     #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(super) fn i32_const(&mut self, x: i32) {
+        if (-0x40..0x40).contains(&x) {
+            // One SLEB byte: no loop.
+            self.b.code.extend_from_slice(&[0x41, x as u8 & 0x7f]);
+            return;
+        }
         let mut buf = [0x41u8, 0, 0, 0, 0, 0];
         let mut n = 1;
         let mut v = x;
