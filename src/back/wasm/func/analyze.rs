@@ -406,48 +406,42 @@ impl<'a> Fx<'a> {
     /// Decides which results stay on the stack (see the module docs).
     pub(super) fn fold_operands(&mut self) {
         let f = self.f;
+        let first_local = f.first_local;
         for vb in 0..self.b.vblocks.len() {
             let VBlock { start, end, term, .. } = self.b.vblocks[vb];
             if term == Term::SjEntry {
                 continue;
             }
             self.b.roots.clear();
-            for k in start..end {
-                let k = k as usize;
-                if !self.b.insts[k].emit {
-                    continue;
-                }
+            for k in start as usize..end as usize {
                 let inst = &f.insts[k];
-                if matches!(inst.kind, InstKind::Phi { .. }) {
+                if !self.b.insts[k].emit || matches!(inst.kind, InstKind::Phi { .. }) {
                     continue;
                 }
                 let ps = self.b.pushes.len() as u32;
-                let copies = term == Term::Real && k as u32 + 1 == end && self.plan_copies(vb, k);
+                let copies = term == Term::Real && k + 1 == end as usize && self.plan_copies(vb, k);
                 if !copies {
                     self.plan(k);
                 }
-                let pe = self.b.pushes.len() as u32;
                 let b = &mut *self.b;
-                b.insts[k].push_start = ps;
-                b.insts[k].push_end = pe;
+                let pe = b.pushes.len() as u32;
                 // Match the trailing roots against the pushes, last first.
+                // A phi copy on this block's only edge is a use "by" the
+                // terminator (phi uses have no user instruction).
+                let user = if copies { NONE } else { k as u32 };
                 b.matched.clear();
-                let mut j = pe;
+                let mut j = pe as usize;
                 let mut r = b.roots.len();
-                while r > 0 {
-                    let top = b.roots[r - 1] as usize;
-                    let Some((tv, _)) = f.insts[top].result else { break };
-                    let ti = tv.0.wrapping_sub(f.first_local) as usize;
-                    let Some(val) = b.vals.get(ti) else { break };
-                    // A phi copy on this block's only edge is a use "by" the
-                    // terminator (phi uses have no user instruction).
-                    let user = if copies { NONE } else { k as u32 };
+                while r > 0 && j > ps as usize {
+                    let (_, ti) = b.roots[r - 1];
+                    let Some(val) = b.vals.get(ti as usize) else { break };
                     if val.uses != 1 || val.user != user || val.pinned || val.kind != Kind::None {
                         break;
                     }
-                    let Some(pos) = (ps..j).rev().find(|&p| b.pushes[p as usize].value == tv) else { break };
-                    b.matched.push(pos);
-                    j = pos;
+                    let tv = ValueId(ti.wrapping_add(first_local));
+                    let Some(pos) = b.pushes[ps as usize..j].iter().rposition(|p| p.value == tv) else { break };
+                    j = ps as usize + pos;
+                    b.matched.push(j as u32);
                     r -= 1;
                 }
                 let mut own_from = ps;
@@ -455,13 +449,12 @@ impl<'a> Fx<'a> {
                 if !b.matched.is_empty() {
                     let mut prev = ps;
                     for (idx, &pos) in b.matched.iter().rev().enumerate() {
-                        let root = b.roots[r + idx] as usize;
-                        let (rv, _) = f.insts[root].result.expect("matched roots have results");
-                        let ri = (rv.0 - f.first_local) as usize;
-                        b.vals[ri].kind = Kind::Folded;
-                        b.vals[ri].fold_fixup = b.pushes[pos as usize].fixup;
+                        let (root, ri) = b.roots[r + idx];
+                        let val = &mut b.vals[ri as usize];
+                        val.kind = Kind::Folded;
+                        val.fold_fixup = b.pushes[pos as usize].fixup;
                         if prev < pos {
-                            let at = b.insts[root].first as usize;
+                            let at = b.insts[root as usize].first as usize;
                             let head = b.insts[at].prepush_head;
                             b.insts[at].prepush_head = b.prepush.len() as u32;
                             b.prepush.push(PrePush { from: prev, to: pos, next: head });
@@ -469,12 +462,21 @@ impl<'a> Fx<'a> {
                         prev = pos + 1;
                     }
                     own_from = prev;
-                    first = b.insts[b.roots[r] as usize].first;
+                    first = b.insts[b.roots[r].0 as usize].first;
                     b.roots.truncate(r);
                 }
-                b.insts[k].own_from = own_from;
-                b.insts[k].first = first;
-                b.roots.push(k as u32);
+                let info = &mut b.insts[k];
+                info.push_start = ps;
+                info.push_end = pe;
+                info.own_from = own_from;
+                info.first = first;
+                // With its result's value index (`NONE`: no result, never
+                // folded).
+                let ri = match inst.result {
+                    Some((v, _)) => v.0.wrapping_sub(first_local),
+                    None => NONE,
+                };
+                b.roots.push((k as u32, ri));
             }
         }
     }

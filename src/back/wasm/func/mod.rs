@@ -224,7 +224,9 @@ pub(super) struct Buffers {
     pub insts: Vec<InstInfo>,
     pub pushes: Vec<Push>,
     pub prepush: Vec<PrePush>,
-    pub roots: Vec<u32>,
+    /// The top-level trees of the block being folded: (root instruction,
+    /// value index of its result).
+    pub roots: Vec<(u32, u32)>,
     pub matched: Vec<u32>,
     pub vblocks: Vec<VBlock>,
     pub succ_start: Vec<u32>,
