@@ -117,6 +117,7 @@ impl<'a> Fx<'a> {
         }
     }
 
+    #[inline(always)]
     pub(super) fn push_range(&mut self, from: u32, to: u32) {
         let first = self.f.first_local;
         for p in from..to {
