@@ -7,7 +7,29 @@
 
 use crate::ir::{Scalar, ValType as IrType};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use wasm_encoder::{TypeSection, ValType};
+
+/// FNV-1a over a signature key's few bytes: looked up for every indirect
+/// call, where SipHash's setup cost more than the rest of the lookup. The
+/// keys are our own (type codes), so flooding is no concern, and the map
+/// is never iterated (the hash decides no output order).
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 /// The wasm type that holds values of PNaCl type `t`.
 pub fn wasm_type(t: IrType) -> ValType {
@@ -54,7 +76,7 @@ fn from_code(c: u8) -> Option<ValType> {
 pub struct Signatures {
     section: TypeSection,
     /// Key: parameter codes, a 0 byte, result codes.
-    index: HashMap<Box<[u8]>, u32>,
+    index: HashMap<Box<[u8]>, u32, BuildHasherDefault<KeyHasher>>,
     key: Vec<u8>,
     params: Vec<ValType>,
 }
@@ -82,12 +104,37 @@ impl Signatures {
     /// The type index of a PNaCl signature if it is interned already, else
     /// its key (for [`Signatures::intern_key`]).
     pub fn lookup_pnacl(&self, params: impl IntoIterator<Item = IrType>, ret: Option<IrType>) -> Result<u32, Box<[u8]>> {
-        let mut key: Vec<u8> = params.into_iter().map(|t| code(wasm_type(t))).collect();
-        key.push(0);
-        key.extend(ret.map(|r| code(wasm_type(r))));
-        match self.index.get(&key[..]) {
+        // The key on the stack when short (nearly always): no allocation
+        // unless the signature is missing.
+        let mut buf = [0u8; 32];
+        let mut n = 0;
+        let mut params = params.into_iter();
+        for t in params.by_ref() {
+            buf[n] = code(wasm_type(t));
+            n += 1;
+            if n == buf.len() - 2 {
+                break;
+            }
+        }
+        let mut long: Vec<u8> = Vec::new();
+        let key: &[u8] = if n == buf.len() - 2 {
+            long.extend_from_slice(&buf[..n]);
+            long.extend(params.map(|t| code(wasm_type(t))));
+            long.push(0);
+            long.extend(ret.map(|r| code(wasm_type(r))));
+            &long
+        } else {
+            buf[n] = 0;
+            n += 1;
+            if let Some(r) = ret {
+                buf[n] = code(wasm_type(r));
+                n += 1;
+            }
+            &buf[..n]
+        };
+        match self.index.get(key) {
             Some(&i) => Ok(i),
-            None => Err(key.into_boxed_slice()),
+            None => Err(key.into()),
         }
     }
 
@@ -144,5 +191,12 @@ mod tests {
         assert_eq!(s.intern_key(&key), Some(2));
         assert_eq!(s.intern_key(&[0x7C, 0x7E]), None);
         assert_eq!(wasm_type(IrType::Vector { elem: Scalar::I1, lanes: 16 }), ValType::V128);
+        // Keys longer than the stack buffer.
+        for n in [29, 30, 31, 40] {
+            let key = s.lookup_pnacl(vec![IrType::I64; n], Some(IrType::F32)).unwrap_err();
+            assert_eq!(key.len(), n + 2);
+            assert_eq!(s.intern_key(&key), Some(s.intern_pnacl(vec![IrType::I64; n], Some(IrType::F32))));
+            assert_eq!(s.lookup_pnacl(vec![IrType::I64; n], Some(IrType::F32)), Ok(s.len() - 1));
+        }
     }
 }
