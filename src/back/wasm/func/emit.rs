@@ -60,6 +60,7 @@ impl<'a> Fx<'a> {
         }
     }
 
+    #[inline]
     pub(super) fn emit_const(&mut self, i: usize) {
         let c = self.f.consts[i - self.num_params as usize];
         match (c.value, c.ty) {
@@ -125,8 +126,11 @@ impl<'a> Fx<'a> {
             let Some(&Push { value, fixup }) = b.pushes.get(p as usize) else { break };
             // Most pushes read a local: that case here, without a call.
             let v = resolve_in(&b.vals, first, value);
-            match b.vals.get(v.0.wrapping_sub(first) as usize).map(|val| val.kind) {
+            let i = v.0.wrapping_sub(first) as usize;
+            match b.vals.get(i).map(|val| val.kind) {
                 Some(Kind::Local(l)) if self.last_set.1 != l => self.op_u32(0x20, l), // local.get
+                // Constants next (a third of the pushes), also without a call.
+                Some(Kind::Const) => self.emit_const(i),
                 // What `get(value)` does, without resolving `value` again.
                 _ => self.get_resolved(v),
             }
