@@ -153,6 +153,7 @@ impl<'a> Fx<'a> {
     }
 
     /// Emits non-terminator instruction `k` in full.
+    #[inline(always)]
     pub(super) fn emit_inst(&mut self, k: usize) {
         self.emit_pushes(k);
         let inst = &self.f.insts[k];
