@@ -141,6 +141,7 @@ impl<'a> Fx<'a> {
     }
 
     /// Emits the pre-pushes that start at `k` and `k`'s own pushes.
+    #[inline(always)]
     pub(super) fn emit_pushes(&mut self, k: usize) {
         let mut e = self.b.insts[k].prepush_head;
         while e != NONE {
