@@ -176,31 +176,28 @@ impl<'a> Fx<'a> {
             self.bug("structured block out of range");
             return;
         };
-        match info.term {
-            Term::SjEntry => {
-                let t = self.sj_target_local;
-                self.emit_index_multiway(t, exits, fall, work);
-                return;
-            }
-            Term::Split => {
-                for k in info.start as usize..info.end as usize {
-                    if self.b.insts[k].emit && !matches!(self.f.insts[k].kind, InstKind::Phi { .. }) {
-                        self.emit_inst(k);
-                    }
-                }
-                match exits.first() {
-                    Some(e) => work.push(Work::Exit(vb, e, fall)),
-                    None => self.bug("split block without an exit"),
-                }
-                return;
-            }
-            Term::Real => {}
+        if info.term == Term::SjEntry {
+            let t = self.sj_target_local;
+            self.emit_index_multiway(t, exits, fall, work);
+            return;
         }
-        let last = info.end as usize - 1;
+        // A split part has no terminator of its own. One loop for both
+        // kinds: `emit_inst` is inlined here.
+        let last = match info.term {
+            Term::Split => info.end as usize,
+            _ => info.end as usize - 1,
+        };
         for k in info.start as usize..last {
             if self.b.insts[k].emit && !matches!(self.f.insts[k].kind, InstKind::Phi { .. }) {
                 self.emit_inst(k);
             }
+        }
+        if info.term == Term::Split {
+            match exits.first() {
+                Some(e) => work.push(Work::Exit(vb, e, fall)),
+                None => self.bug("split block without an exit"),
+            }
+            return;
         }
         let f = self.f;
         let term = &f.insts[last];

@@ -11,6 +11,7 @@ impl<'a> Fx<'a> {
 
     /// Emits instruction `k` after its pushes; answers whether it left its
     /// result on the stack (false for void and for results already stored).
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     pub(super) fn lower(&mut self, k: usize, inst: &'a Inst) -> bool {
         use InstKind::*;
         match &inst.kind {
