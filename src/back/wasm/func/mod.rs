@@ -770,16 +770,23 @@ impl<'a> Fx<'a> {
     }
 
     /// `op` with an unsigned LEB immediate (local.get/set/tee…), written
-    /// directly (these are most of the bytes emitted). Inlined natively;
-    /// in the package's wasm its many call sites would cost 4 KB gzipped.
-    #[cfg_attr(not(target_arch = "wasm32"), inline)]
+    /// directly (these are most of the bytes emitted). Inlined natively
+    /// (the one-byte case; longer ones call out); in the package's wasm its
+    /// many call sites would cost 4 KB gzipped.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     #[cfg_attr(target_arch = "wasm32", inline(never))]
-    pub(super) fn op_u32(&mut self, op: u8, mut x: u32) {
+    pub(super) fn op_u32(&mut self, op: u8, x: u32) {
         if x < 0x80 {
             // One LEB byte (most locals, labels and offsets): no loop.
             self.b.code.extend_from_slice(&[op, x as u8]);
-            return;
+        } else {
+            self.op_u32_long(op, x);
         }
+    }
+
+    /// [`Fx::op_u32`] with an immediate of two bytes or more.
+    #[inline(never)]
+    fn op_u32_long(&mut self, op: u8, mut x: u32) {
         let mut buf = [op, 0, 0, 0, 0, 0];
         let mut n = 1;
         loop {
@@ -808,25 +815,31 @@ impl<'a> Fx<'a> {
     }
 
     /// A load or store (one-byte opcode) on memory 0.
-    #[inline]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn mem_op(&mut self, op: u8, align_log2: u32, offset: u32) {
         if offset < 0x80 {
             self.b.code.extend_from_slice(&[op, align_log2 as u8, offset as u8]);
-            return;
+        } else {
+            self.b.code.push(op);
+            self.op_u32_long(align_log2 as u8, offset);
         }
-        self.b.code.push(op);
-        self.op_u32(align_log2 as u8, offset);
     }
 
     /// `i32.const x` (inlined natively only, as `op_u32`).
-    #[cfg_attr(not(target_arch = "wasm32"), inline)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(super) fn i32_const(&mut self, x: i32) {
         if (-0x40..0x40).contains(&x) {
             // One SLEB byte: no loop.
             self.b.code.extend_from_slice(&[0x41, x as u8 & 0x7f]);
-            return;
+        } else {
+            self.i32_const_long(x);
         }
+    }
+
+    /// [`Fx::i32_const`] with an immediate of two bytes or more.
+    #[inline(never)]
+    fn i32_const_long(&mut self, x: i32) {
         let mut buf = [0x41u8, 0, 0, 0, 0, 0];
         let mut n = 1;
         let mut v = x;
