@@ -881,7 +881,7 @@ impl<'a> Fx<'a> {
     }
 
     /// The integer constant `v`, if it is one.
-    #[cfg_attr(not(target_arch = "wasm32"), inline)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     pub(super) fn const_int(&self, v: ValueId) -> Option<i64> {
         let i = self.local_index(self.resolve(v))?;
         if self.b.vals[i].kind != Kind::Const {
