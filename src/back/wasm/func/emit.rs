@@ -128,7 +128,15 @@ impl<'a> Fx<'a> {
             let v = resolve_in(&b.vals, first, value);
             let i = v.0.wrapping_sub(first) as usize;
             match b.vals.get(i).map(|val| val.kind) {
-                Some(Kind::Local(l)) if self.last_set.1 != l => self.op_u32(0x20, l), // local.get
+                Some(Kind::Local(l)) => {
+                    let (at, set, end) = self.last_set;
+                    if set == l && end == self.b.code.len() {
+                        self.b.code[at] = 0x22; // local.set → local.tee
+                        self.last_set.1 = NONE;
+                    } else {
+                        self.op_u32(0x20, l); // local.get
+                    }
+                }
                 // Constants next (a third of the pushes), also without a call.
                 Some(Kind::Const) => self.emit_const(i),
                 // What `get(value)` does, without resolving `value` again.

@@ -562,6 +562,7 @@ impl<'a> Fx<'a> {
     }
 
     /// `icmp eq x, 0` (either side): the `x` to test with `eqz`.
+    #[cfg_attr(not(target_arch = "wasm32"), inline)]
     pub(super) fn eqz_operand(&self, pred: CmpPred, lhs: ValueId, rhs: ValueId) -> Option<ValueId> {
         if pred != CmpPred::IEq || !matches!(self.ty(lhs), IrType::Scalar(s) if s.is_int()) {
             return None;
@@ -577,6 +578,7 @@ impl<'a> Fx<'a> {
 
     /// `icmp ne x, 0` on at most 32 bits whose only use is the condition of
     /// a `br` or `select`, which test for non-zero anyway: just `x`.
+    #[cfg_attr(not(target_arch = "wasm32"), inline)]
     pub(super) fn truthy_operand(&self, k: usize) -> Option<ValueId> {
         let inst = &self.f.insts[k];
         let InstKind::Cmp { pred: CmpPred::INe, lhs, rhs } = inst.kind else { return None };
