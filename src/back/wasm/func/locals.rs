@@ -145,6 +145,8 @@ impl<'a> Fx<'a> {
             let (s, i) = lb.order[k];
             let i = i as usize;
             let t = type_slot(wasm_type(self.b.vals[i].ty));
+            // The start is behind us: keep the type for the rebasing below.
+            lb.order[k].0 = t as u32;
             let slot = if lb.own[i] {
                 slots[t] += 1;
                 slots[t] - 1
@@ -186,11 +188,10 @@ impl<'a> Fx<'a> {
             base[t] = next;
             next += slots[t];
         }
-        for k in 0..lb.order.len() {
-            let i = lb.order[k].1 as usize;
-            if let Kind::Local(slot) = self.b.vals[i].kind {
-                let t = type_slot(wasm_type(self.b.vals[i].ty));
-                self.b.vals[i].kind = Kind::Local(base[t] + slot);
+        for &(t, i) in &lb.order {
+            let val = &mut self.b.vals[i as usize];
+            if let Kind::Local(slot) = val.kind {
+                val.kind = Kind::Local(base[t as usize] + slot);
             }
         }
         self.num_value_locals = next - self.num_params;
