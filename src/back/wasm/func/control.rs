@@ -310,7 +310,7 @@ impl<'a> Fx<'a> {
             if !planned {
                 for i in 0..n {
                     let (_, src) = self.b.copies[i];
-                    self.get(src);
+                    self.push_value(src);
                 }
             }
             for i in (0..n).rev() {
@@ -320,7 +320,7 @@ impl<'a> Fx<'a> {
         } else {
             for i in 0..n {
                 let (dl, src) = self.b.copies[i];
-                self.get(src);
+                self.push_value(src);
                 self.op_u32(0x21, dl); // local.set
             }
         }

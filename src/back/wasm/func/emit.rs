@@ -120,31 +120,35 @@ impl<'a> Fx<'a> {
 
     #[inline(always)]
     pub(super) fn push_range(&mut self, from: u32, to: u32) {
-        let first = self.f.first_local;
         for p in from..to {
-            let b = &mut *self.b;
-            let Some(&Push { value, fixup }) = b.pushes.get(p as usize) else { break };
-            // Most pushes read a local: that case here, without a call.
-            let v = resolve_in(&b.vals, first, value);
-            let i = v.0.wrapping_sub(first) as usize;
-            match b.vals.get(i).map(|val| val.kind) {
-                Some(Kind::Local(l)) => {
-                    let (at, set, end) = self.last_set;
-                    if set == l && end == self.b.code.len() {
-                        self.b.code[at] = 0x22; // local.set → local.tee
-                        self.last_set.1 = NONE;
-                    } else {
-                        self.op_u32(0x20, l); // local.get
-                    }
-                }
-                // Constants next (a third of the pushes), also without a call.
-                Some(Kind::Const) => self.emit_const(i),
-                // What `get(value)` does, without resolving `value` again.
-                _ => self.get_resolved(v),
-            }
+            let Some(&Push { value, fixup }) = self.b.pushes.get(p as usize) else { break };
+            self.push_value(value);
             if fixup != Fixup::None {
                 self.fixup(fixup);
             }
+        }
+    }
+
+    /// [`Fx::get`] with its common cases inline: a local (or the tee of
+    /// one just set) and a constant, without a call.
+    #[inline(always)]
+    pub(super) fn push_value(&mut self, value: ValueId) {
+        let first = self.f.first_local;
+        let v = resolve_in(&self.b.vals, first, value);
+        let i = v.0.wrapping_sub(first) as usize;
+        match self.b.vals.get(i).map(|val| val.kind) {
+            Some(Kind::Local(l)) => {
+                let (at, set, end) = self.last_set;
+                if set == l && end == self.b.code.len() {
+                    self.b.code[at] = 0x22; // local.set → local.tee
+                    self.last_set.1 = NONE;
+                } else {
+                    self.op_u32(0x20, l); // local.get
+                }
+            }
+            Some(Kind::Const) => self.emit_const(i),
+            // What `get(value)` does, without resolving `value` again.
+            _ => self.get_resolved(v),
         }
     }
 
