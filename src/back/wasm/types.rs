@@ -7,29 +7,7 @@
 
 use crate::ir::{Scalar, ValType as IrType};
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use wasm_encoder::{TypeSection, ValType};
-
-/// FNV-1a over a signature key's few bytes: looked up for every indirect
-/// call, where SipHash's setup cost more than the rest of the lookup. The
-/// keys are our own (type codes), so flooding is no concern, and the map
-/// is never iterated (the hash decides no output order).
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
-        for &b in bytes {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-        self.0 = h;
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
 
 /// The wasm type that holds values of PNaCl type `t`.
 pub fn wasm_type(t: IrType) -> ValType {
@@ -76,7 +54,11 @@ fn from_code(c: u8) -> Option<ValType> {
 pub struct Signatures {
     section: TypeSection,
     /// Key: parameter codes, a 0 byte, result codes.
-    index: HashMap<Box<[u8]>, u32, BuildHasherDefault<KeyHasher>>,
+    /// FxHash, not SipHash: looked up for every indirect call, where
+    /// SipHash's setup cost more than the rest of the lookup. The keys are
+    /// our own type codes (no flooding), and the map is never iterated (the
+    /// hash decides no output order).
+    index: HashMap<Box<[u8]>, u32, rustc_hash::FxBuildHasher>,
     key: Vec<u8>,
     params: Vec<ValType>,
 }
