@@ -29,7 +29,9 @@ struct Node {
     idom: u32,
     /// Dominator-tree preorder number and subtree size: `a` dominates `b`
     /// iff `b.pre` is in `a.pre .. a.pre + a.size`. Unreachable blocks keep
-    /// `pre = NONE, size = 0`: inside nothing, containing nothing.
+    /// `pre = NONE, size = 0`: inside nothing, containing nothing. Until
+    /// `build_adjacency`, `size` counts the block's predecessors (an
+    /// increment of the node `add_edge` has at hand, not of `pred_start`).
     pre: u32,
     size: u32,
     /// Scratch: last source seen (deduplication), then a fill cursor.
@@ -95,6 +97,7 @@ impl Cfg {
         self.node.resize(n, FRESH);
         reset(&mut self.succ_start, n + 1, 0);
         self.succs.clear();
+        // Sized here, filled by `build_adjacency` from the counts in `size`.
         reset(&mut self.pred_start, n + 1, 0);
     }
 
@@ -107,8 +110,8 @@ impl Cfg {
         if node.mark != from {
             node.mark = from;
             self.succs.push(to);
+            node.size += 1;
             self.succ_start[from as usize + 1] += 1;
-            self.pred_start[to as usize + 1] += 1;
         }
     }
 
@@ -159,7 +162,8 @@ impl Cfg {
             succ_sum += *succ_start;
             *succ_start = succ_sum;
             node.mark = pred_sum;
-            pred_sum += *pred_start;
+            pred_sum += node.size;
+            node.size = 0;
             *pred_start = pred_sum;
         }
         self.preds.clear();
