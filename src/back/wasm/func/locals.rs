@@ -70,14 +70,20 @@ pub(in crate::back::wasm) struct LocalBuffers {
     live: Vec<Live>,
     own: Vec<bool>,
     loops: Vec<LoopSpan>,
+    /// Innermost loop per position, filled from `loop_marks` at the end of
+    /// the walk (one fill per loop boundary, not one per block).
     loop_at: Vec<u32>,
+    /// (position, innermost loop from there on), at each loop boundary.
+    loop_marks: Vec<(u32, u32)>,
+    /// The values that get a local, as (next, value) lists by start
+    /// position from `heads`, next entry of the same start; once given a
+    /// slot an entry holds (type slot, value) for the rebasing.
     order: Vec<(u32, u32)>,
-    /// Scratch of the sort of `order`.
-    count: Vec<u32>,
-    sorted: Vec<(u32, u32)>,
-    /// Slots in use, by the position where their value's interval ends:
-    /// per position the head of a list through `ending` (type, slot, next).
-    ending_head: Vec<u32>,
+    /// Per position, the heads of its list in `order` (values starting
+    /// there) and of its list in `ending` (slots whose value's interval
+    /// ends there).
+    heads: Vec<[u32; 2]>,
+    /// (type, slot, next).
     ending: Vec<(u8, u32, u32)>,
     /// The slots freed at one position, to hand back in slot order.
     freed: Vec<(u8, u32)>,
@@ -98,6 +104,8 @@ impl<'a> Fx<'a> {
     }
 
     /// Assigns `Kind::Local` to every value that needs a local.
+    // Not inlined into `translate`: its loops keep their registers.
+    #[inline(never)]
     pub(super) fn assign_locals(&mut self, tree: &Structured) {
         let first_inst = self.num_params as usize + self.f.consts.len();
         let n = self.b.vals.len();
@@ -106,81 +114,84 @@ impl<'a> Fx<'a> {
         lb.live.resize(n, Live { start: NONE, end: 0, def: NONE });
         lb.own.clear();
         lb.own.resize(n, self.has_setjmp);
-        if !self.has_setjmp {
-            self.number_positions(tree, &mut lb);
-        }
-        // Intervals, widened over loops; then the scan.
+        let npos = if self.has_setjmp { 0 } else { self.number_positions(tree, &mut lb) };
+        // Intervals, widened over loops, listed by start: values pushed in
+        // decreasing order, so each start's list runs in increasing order
+        // (the scan's order is (start, value)).
         lb.order.clear();
-        let mut max_end = 0;
-        for i in first_inst..n {
+        lb.heads.clear();
+        lb.heads.resize(npos as usize + 1, [NONE; 2]);
+        let mut last_start = 0;
+        for i in (first_inst..n).rev() {
             if !self.needs_local(i) {
                 continue;
             }
             let live = lb.live[i];
-            if live.start == NONE || live.def == NONE || live.start < live.def {
+            let s = if lb.own[i] || live.start == NONE || live.def == NONE || live.start < live.def {
                 lb.own[i] = true;
-            }
-            if lb.own[i] {
-                lb.order.push((0, i as u32));
-                continue;
-            }
-            let (s, e) = widen(&lb, live.start, live.end);
-            lb.live[i].start = s;
-            lb.live[i].end = e;
-            max_end = max_end.max(e);
-            lb.order.push((s, i as u32));
+                0
+            } else {
+                let (s, e) = widen(&lb, live.start, live.end);
+                lb.live[i].start = s;
+                lb.live[i].end = e;
+                s
+            };
+            last_start = last_start.max(s);
+            let k = lb.order.len() as u32;
+            lb.order.push((lb.heads[s as usize][0], i as u32));
+            lb.heads[s as usize][0] = k;
         }
-        sort_by_start(&mut lb);
         let mut slots = [0u32; 5];
         for t in 0..5 {
             lb.free[t].clear();
         }
-        lb.ending_head.clear();
-        lb.ending_head.resize(max_end as usize + 1, NONE);
         lb.ending.clear();
-        // Intervals ending before this position have given their slots back.
-        let mut swept = 0u32;
         // Slot per value first (stored as Local(slot)), indices after.
-        for k in 0..lb.order.len() {
-            let (s, i) = lb.order[k];
-            let i = i as usize;
-            let t = type_slot(wasm_type(self.b.vals[i].ty));
-            // The start is behind us: keep the type for the rebasing below.
-            lb.order[k].0 = t as u32;
-            let slot = if lb.own[i] {
-                slots[t] += 1;
-                slots[t] - 1
-            } else {
-                // Free the slots of the intervals that ended before `s`, in
-                // order of (end, slot): starts only grow, so one sweep over
-                // the positions does it (a min-heap of (end, slot) per type
-                // gave the same order at a log factor).
-                while swept < s {
-                    let mut e = lb.ending_head[swept as usize];
-                    if e != NONE {
-                        lb.freed.clear();
-                        while e != NONE {
-                            let (ft, slot, next) = lb.ending[e as usize];
-                            lb.freed.push((ft, slot));
-                            e = next;
-                        }
-                        lb.freed.sort_unstable();
-                        for &(ft, slot) in &lb.freed {
-                            lb.free[ft as usize].push(slot);
-                        }
-                    }
-                    swept += 1;
-                }
-                let slot = lb.free[t].pop().unwrap_or_else(|| {
+        for p in 0..=last_start as usize {
+            let mut k = lb.heads[p][0];
+            while k != NONE {
+                let (next, i) = lb.order[k as usize];
+                let i = i as usize;
+                let t = type_slot(wasm_type(self.b.vals[i].ty));
+                // The list link is behind us: keep the type for the rebasing.
+                lb.order[k as usize].0 = t as u32;
+                k = next;
+                let slot = if lb.own[i] {
                     slots[t] += 1;
                     slots[t] - 1
-                });
-                let end = lb.live[i].end as usize;
-                lb.ending.push((t as u8, slot, lb.ending_head[end]));
-                lb.ending_head[end] = (lb.ending.len() - 1) as u32;
-                slot
-            };
-            self.b.vals[i].kind = Kind::Local(slot);
+                } else {
+                    let slot = lb.free[t].pop().unwrap_or_else(|| {
+                        slots[t] += 1;
+                        slots[t] - 1
+                    });
+                    let end = lb.live[i].end as usize;
+                    lb.ending.push((t as u8, slot, lb.heads[end][1]));
+                    lb.heads[end][1] = (lb.ending.len() - 1) as u32;
+                    slot
+                };
+                self.b.vals[i].kind = Kind::Local(slot);
+            }
+            // Free the slots of the intervals ending here, for the starts
+            // after, in order of slot (per type; a min-heap of (end, slot)
+            // per type gave the same order at a log factor).
+            let mut e = lb.heads[p][1];
+            if e != NONE {
+                let (ft, slot, next) = lb.ending[e as usize];
+                if next == NONE {
+                    lb.free[ft as usize].push(slot);
+                } else {
+                    lb.freed.clear();
+                    while e != NONE {
+                        let (ft, slot, next) = lb.ending[e as usize];
+                        lb.freed.push((ft, slot));
+                        e = next;
+                    }
+                    lb.freed.sort_unstable();
+                    for &(ft, slot) in &lb.freed {
+                        lb.free[ft as usize].push(slot);
+                    }
+                }
+            }
         }
         let mut base = [0u32; 5];
         let mut next = self.num_params;
@@ -200,10 +211,13 @@ impl<'a> Fx<'a> {
     }
 
     /// The dry walk: positions of instructions and copies, loop spans.
-    fn number_positions(&mut self, tree: &Structured, lb: &mut LocalBuffers) {
+    /// Returns the number of positions.
+    #[inline(never)]
+    fn number_positions(&mut self, tree: &Structured, lb: &mut LocalBuffers) -> u32 {
         lb.loops.clear();
-        lb.loop_at.clear();
+        lb.loop_marks.clear();
         let mut cur_loop = NONE;
+        let mut npos = 0u32;
         let mut work: Vec<Walk<'_>> = Vec::with_capacity(32);
         work.push(Walk::Nodes(tree.nodes_of(tree.body)));
         let f = self.f;
@@ -219,8 +233,9 @@ impl<'a> Fx<'a> {
                         Node::Block { body, .. } => work.push(Walk::Nodes(tree.nodes_of(body))),
                         Node::Loop { body, .. } => {
                             let li = lb.loops.len() as u32;
-                            lb.loops.push(LoopSpan { start: lb.loop_at.len() as u32, end: NONE, parent: cur_loop });
+                            lb.loops.push(LoopSpan { start: npos, end: NONE, parent: cur_loop });
                             cur_loop = li;
+                            lb.loop_marks.push((npos, li));
                             work.push(Walk::EndLoop(li));
                             work.push(Walk::Nodes(tree.nodes_of(body)));
                         }
@@ -235,7 +250,7 @@ impl<'a> Fx<'a> {
                                 };
                                 let vals = &self.b.vals[..];
                                 let live = &mut lb.live[..];
-                                let mut p = lb.loop_at.len() as u32;
+                                let mut p = npos;
                                 for (inst, info) in insts.iter().zip(infos) {
                                     if !info.emit || matches!(inst.kind, InstKind::Phi { .. }) {
                                         continue;
@@ -258,7 +273,7 @@ impl<'a> Fx<'a> {
                                     }
                                     p += 1;
                                 }
-                                lb.loop_at.resize(p as usize, cur_loop);
+                                npos = p;
                             }
                             for e in tree.exits_of(exits).iter().rev() {
                                 work.push(Walk::Exit(block, e));
@@ -273,14 +288,14 @@ impl<'a> Fx<'a> {
                 }
                 Walk::EndLoop(li) => {
                     let l = &mut lb.loops[li as usize];
-                    l.end = lb.loop_at.len() as u32;
+                    l.end = npos;
                     cur_loop = l.parent;
+                    lb.loop_marks.push((npos, cur_loop));
                 }
                 Walk::Exit(from, e) => {
                     if from != NONE {
-                        let p = lb.loop_at.len() as u32;
-                        lb.loop_at.push(cur_loop);
-                        self.touch_copies(from, e.target, p, lb);
+                        self.touch_copies(from, e.target, npos, lb);
+                        npos += 1;
                     }
                     if let ExitHow::Inline(body) = e.how {
                         work.push(Walk::Nodes(tree.nodes_of(body)));
@@ -288,6 +303,14 @@ impl<'a> Fx<'a> {
                 }
             }
         }
+        lb.loop_at.clear();
+        let mut cur = NONE;
+        for &(p, l) in &lb.loop_marks {
+            lb.loop_at.resize(p as usize, cur);
+            cur = l;
+        }
+        lb.loop_at.resize(npos as usize, cur);
+        npos
     }
 
     /// Marks the phi copies of edge `from → target` at position `p`: each
@@ -312,30 +335,6 @@ impl<'a> Fx<'a> {
             }
         }
     }
-}
-
-/// Sorts `order` by (start, value): a counting sort by start, since starts
-/// are positions (below the body's size) and the values of one start are
-/// already in increasing order (they were added so). The same order as
-/// sorting the pairs, in linear time.
-fn sort_by_start(lb: &mut LocalBuffers) {
-    let Some(max) = lb.order.iter().map(|&(s, _)| s).max() else { return };
-    lb.count.clear();
-    lb.count.resize(max as usize + 2, 0);
-    for &(s, _) in &lb.order {
-        lb.count[s as usize + 1] += 1;
-    }
-    for k in 1..lb.count.len() {
-        lb.count[k] += lb.count[k - 1];
-    }
-    lb.sorted.clear();
-    lb.sorted.resize(lb.order.len(), (0, 0));
-    for &(s, i) in &lb.order {
-        let at = &mut lb.count[s as usize];
-        lb.sorted[*at as usize] = (s, i);
-        *at += 1;
-    }
-    std::mem::swap(&mut lb.order, &mut lb.sorted);
 }
 
 /// Widens `[s, e]` until no loop holds part of it: a value live on both
