@@ -14,7 +14,7 @@
 //! makes every position reachable from every other) get one local per
 //! value instead.
 
-use super::{for_each_operand, resolve_in, Fx, Kind, Term, NONE};
+use super::{for_each_operand, resolve_in, Fx, Kind, Term, Val, NONE};
 use crate::back::wasm::structure::{Exit, ExitHow, Node, Structured};
 use crate::back::wasm::types::wasm_type;
 use crate::ir::InstKind;
@@ -141,58 +141,7 @@ impl<'a> Fx<'a> {
             lb.order.push((lb.heads[s as usize][0], i as u32));
             lb.heads[s as usize][0] = k;
         }
-        let mut slots = [0u32; 5];
-        for t in 0..5 {
-            lb.free[t].clear();
-        }
-        lb.ending.clear();
-        // Slot per value first (stored as Local(slot)), indices after.
-        for p in 0..=last_start as usize {
-            let mut k = lb.heads[p][0];
-            while k != NONE {
-                let (next, i) = lb.order[k as usize];
-                let i = i as usize;
-                let t = type_slot(wasm_type(self.b.vals[i].ty));
-                // The list link is behind us: keep the type for the rebasing.
-                lb.order[k as usize].0 = t as u32;
-                k = next;
-                let slot = if lb.own[i] {
-                    slots[t] += 1;
-                    slots[t] - 1
-                } else {
-                    let slot = lb.free[t].pop().unwrap_or_else(|| {
-                        slots[t] += 1;
-                        slots[t] - 1
-                    });
-                    let end = lb.live[i].end as usize;
-                    lb.ending.push((t as u8, slot, lb.heads[end][1]));
-                    lb.heads[end][1] = (lb.ending.len() - 1) as u32;
-                    slot
-                };
-                self.b.vals[i].kind = Kind::Local(slot);
-            }
-            // Free the slots of the intervals ending here, for the starts
-            // after, in order of slot (per type; a min-heap of (end, slot)
-            // per type gave the same order at a log factor).
-            let mut e = lb.heads[p][1];
-            if e != NONE {
-                let (ft, slot, next) = lb.ending[e as usize];
-                if next == NONE {
-                    lb.free[ft as usize].push(slot);
-                } else {
-                    lb.freed.clear();
-                    while e != NONE {
-                        let (ft, slot, next) = lb.ending[e as usize];
-                        lb.freed.push((ft, slot));
-                        e = next;
-                    }
-                    lb.freed.sort_unstable();
-                    for &(ft, slot) in &lb.freed {
-                        lb.free[ft as usize].push(slot);
-                    }
-                }
-            }
-        }
+        let slots = scan(&mut self.b.vals, &mut lb, last_start as usize);
         let mut base = [0u32; 5];
         let mut next = self.num_params;
         for t in 0..5 {
@@ -335,6 +284,68 @@ impl<'a> Fx<'a> {
             }
         }
     }
+}
+
+/// The linear scan: gives each listed value a slot of its type (stored as
+/// `Local(slot)`), the first free one unless it has a local of its own;
+/// returns the number of slots per type. Its own function so that the walk
+/// over the positions keeps its registers.
+#[inline(never)]
+fn scan(vals: &mut [Val], lb: &mut LocalBuffers, last_start: usize) -> [u32; 5] {
+    let mut slots = [0u32; 5];
+    for t in 0..5 {
+        lb.free[t].clear();
+    }
+    lb.ending.clear();
+    for p in 0..=last_start {
+        let [mut k, mut e] = lb.heads[p];
+        if k != NONE {
+            while k != NONE {
+                let (next, i) = lb.order[k as usize];
+                let i = i as usize;
+                let t = type_slot(wasm_type(vals[i].ty));
+                // The list link is behind us: keep the type for the rebasing.
+                lb.order[k as usize].0 = t as u32;
+                k = next;
+                let slot = if lb.own[i] {
+                    slots[t] += 1;
+                    slots[t] - 1
+                } else {
+                    let slot = lb.free[t].pop().unwrap_or_else(|| {
+                        slots[t] += 1;
+                        slots[t] - 1
+                    });
+                    let end = lb.live[i].end as usize;
+                    lb.ending.push((t as u8, slot, lb.heads[end][1]));
+                    lb.heads[end][1] = (lb.ending.len() - 1) as u32;
+                    slot
+                };
+                vals[i].kind = Kind::Local(slot);
+            }
+            e = lb.heads[p][1];
+        }
+        // Free the slots of the intervals ending here, for the starts after,
+        // in order of slot (per type; a min-heap of (end, slot) per type
+        // gave the same order at a log factor).
+        if e != NONE {
+            let (ft, slot, next) = lb.ending[e as usize];
+            if next == NONE {
+                lb.free[ft as usize].push(slot);
+            } else {
+                lb.freed.clear();
+                while e != NONE {
+                    let (ft, slot, next) = lb.ending[e as usize];
+                    lb.freed.push((ft, slot));
+                    e = next;
+                }
+                lb.freed.sort_unstable();
+                for &(ft, slot) in &lb.freed {
+                    lb.free[ft as usize].push(slot);
+                }
+            }
+        }
+    }
+    slots
 }
 
 /// Widens `[s, e]` until no loop holds part of it: a value live on both
