@@ -297,7 +297,15 @@ fn scan(vals: &mut [Val], lb: &mut LocalBuffers, last_start: usize) -> [u32; 5] 
         lb.free[t].clear();
     }
     lb.ending.clear();
-    for p in 0..=last_start {
+    let mut p = 0;
+    loop {
+        // Most positions start and end nothing: skip them in a tight loop.
+        while lb.heads.get(p).is_some_and(|&h| h == [NONE; 2]) {
+            p += 1;
+        }
+        if p > last_start {
+            break;
+        }
         let [mut k, mut e] = lb.heads[p];
         if k != NONE {
             while k != NONE {
@@ -344,6 +352,7 @@ fn scan(vals: &mut [Val], lb: &mut LocalBuffers, last_start: usize) -> [u32; 5] 
                 }
             }
         }
+        p += 1;
     }
     slots
 }
