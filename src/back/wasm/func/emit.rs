@@ -31,15 +31,7 @@ impl<'a> Fx<'a> {
         };
         let val = self.b.vals[i];
         match val.kind {
-            Kind::Local(l) => {
-                let (at, set, end) = self.last_set;
-                if set == l && end == self.b.code.len() {
-                    self.b.code[at] = 0x22; // local.set → local.tee
-                    self.last_set.1 = NONE;
-                } else {
-                    self.op_u32(0x20, l);
-                }
-            }
+            Kind::Local(l) => self.push_local(l),
             Kind::Const => self.emit_const(i),
             Kind::Frame(off) => {
                 let fl = self.frame_local;
@@ -137,18 +129,23 @@ impl<'a> Fx<'a> {
         let v = resolve_in(&self.b.vals, first, value);
         let i = v.0.wrapping_sub(first) as usize;
         match self.b.vals.get(i).map(|val| val.kind) {
-            Some(Kind::Local(l)) => {
-                let (at, set, end) = self.last_set;
-                if set == l && end == self.b.code.len() {
-                    self.b.code[at] = 0x22; // local.set → local.tee
-                    self.last_set.1 = NONE;
-                } else {
-                    self.op_u32(0x20, l); // local.get
-                }
-            }
+            Some(Kind::Local(l)) => self.push_local(l),
             Some(Kind::Const) => self.emit_const(i),
             // What `get(value)` does, without resolving `value` again.
             _ => self.get_resolved(v),
+        }
+    }
+
+    /// `local.get l`, or the `local.set l` just written turned into a
+    /// `local.tee`.
+    #[inline(always)]
+    fn push_local(&mut self, l: u32) {
+        let (at, set, end) = self.last_set;
+        if set == l && end == self.b.code.len() {
+            self.b.code[at] = 0x22; // local.set → local.tee
+            self.last_set.1 = NONE;
+        } else {
+            self.op_u32(0x20, l); // local.get
         }
     }
 
