@@ -345,18 +345,8 @@ fn number_locals_clean(locals: &mut Vec<Local>, f: &Function, cfg: &Cfg) -> bool
     // Exactly `results.len()` instructions have results, and `results`
     // names, in increasing order, instructions whose results are numbered
     // on from the constants: so it names exactly those, correctly.
-    // Counted in two u32 halves: one usize sum over the 56-byte stride
-    // compiled to a vector loop of 6.75 instructions per instruction, this
-    // to 4.2 (callgrind). `build_clean_cfg` saw the blocks' u32 ends reach
-    // `insts.len()`, so no half overflows.
-    let (mut even, mut odd) = (0u32, 0u32);
-    let mut pairs = f.insts.chunks_exact(2);
-    for pair in &mut pairs {
-        even += pair[0].result.is_some() as u32;
-        odd += pair[1].result.is_some() as u32;
-    }
-    let last = pairs.remainder().iter().filter(|inst| inst.result.is_some()).count();
-    if even as usize + odd as usize + last != f.results.len() {
+    let with_result = f.insts.iter().filter(|inst| inst.result.is_some()).count();
+    if with_result != f.results.len() {
         return false;
     }
     locals.clear();
