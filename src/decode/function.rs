@@ -441,6 +441,134 @@ impl FunctionState {
     pub fn record(&mut self, env: &Env, pos: BitPos, code: u32, ops: &[u64]) -> Res<BodyItem> {
         let bad = |what: &str| DecodeError::new(pos, format!("malformed {what} record: {ops:?}"));
         match code {
+            code::BINOP => {
+                let (a, b, opc, flags) = match *ops {
+                    [a, b, o] => (a, b, o, 0),
+                    [a, b, o, f] => (a, b, o, f),
+                    _ => return Err(bad("binary operator")),
+                };
+                let (lhs, ty) = self.operand(a, pos)?;
+                let (rhs, _) = self.operand(b, pos)?;
+                let op = BinOp::from_code(opc).ok_or_else(|| DecodeError::new(pos, format!("unknown binary opcode {opc}")))?;
+                self.push(pos, Some(ty), || InstKind::Binop { op, lhs, rhs, flags })
+            }
+            code::CAST => {
+                let [v, ty, opc] = *ops else { return Err(bad("cast")) };
+                let (value, _) = self.operand(v, pos)?;
+                let to = env.value_type_id(ty, pos)?;
+                let op = CastOp::from_code(opc).ok_or_else(|| DecodeError::new(pos, format!("unknown cast opcode {opc}")))?;
+                self.push(pos, Some(to), || InstKind::Cast { op, value, to })
+            }
+            code::RET => {
+                let value = match *ops {
+                    [] => None,
+                    [v] => Some(self.operand(v, pos)?.0),
+                    _ => return Err(bad("return")),
+                };
+                self.push(pos, None, || InstKind::Ret { value })
+            }
+            code::BR => match *ops {
+                // Each kind built inside `push`'s closure, straight into its
+                // slot (see `push`).
+                [t] => {
+                    let target = self.block_id(t, pos)?;
+                    self.push(pos, None, || InstKind::Br { target })
+                }
+                [t, f, c] => {
+                    let cond = self.operand(c, pos)?.0;
+                    let if_true = self.block_id(t, pos)?;
+                    let if_false = self.block_id(f, pos)?;
+                    self.push(pos, None, || InstKind::CondBr { cond, if_true, if_false })
+                }
+                _ => Err(bad("branch")),
+            },
+            code::SWITCH => self.switch(env, pos, ops),
+            code::PHI => {
+                if ops.len() < 3 || ops.len() % 2 == 0 {
+                    return Err(bad("phi"));
+                }
+                let ty = env.value_type_id(ops[0], pos)?;
+                let next = self.next_value() as i64;
+                let start = self.func.phi_entries.len();
+                for pair in ops[1..].chunks_exact(2) {
+                    let abs = match next.checked_sub(sign_rotated(pair[0])).map(u32::try_from) {
+                        Some(Ok(a)) => a,
+                        _ => return Err(bad_phi_operand(pair[0], pos)),
+                    };
+                    let entry = (ValueId(abs), self.block_id(pair[1], pos)?);
+                    self.func.phi_entries.push(entry);
+                }
+                let incoming = span(start, self.func.phi_entries.len(), pos)?;
+                self.push(pos, Some(ty), || InstKind::Phi { ty, incoming })
+            }
+            code::LOAD => {
+                let [p, a, ty] = *ops else { return Err(bad("load")) };
+                let (ptr, _) = self.operand(p, pos)?;
+                let align = Self::align(a, pos)?;
+                let ty = env.value_type_id(ty, pos)?;
+                self.push(pos, Some(ty), || InstKind::Load { ptr, ty, align })
+            }
+            code::STORE => {
+                let [p, v, a] = *ops else { return Err(bad("store")) };
+                let (ptr, _) = self.operand(p, pos)?;
+                let (value, _) = self.operand(v, pos)?;
+                let align = Self::align(a, pos)?;
+                self.push(pos, None, || InstKind::Store { ptr, value, align })
+            }
+            code::CMP2 => {
+                let [a, b, p] = *ops else { return Err(bad("compare")) };
+                let (lhs, ty) = self.operand(a, pos)?;
+                let (rhs, _) = self.operand(b, pos)?;
+                let pred = CmpPred::from_code(p).ok_or_else(|| DecodeError::new(pos, format!("unknown compare predicate {p}")))?;
+                let result = match ty {
+                    ValType::Scalar(_) => ValType::I1,
+                    ValType::Vector { lanes, .. } => ValType::Vector { elem: Scalar::I1, lanes },
+                };
+                self.push(pos, Some(result), || InstKind::Cmp { pred, lhs, rhs })
+            }
+            code::CALL | code::CALL_INDIRECT => {
+                let indirect = code == code::CALL_INDIRECT;
+                let fixed = if indirect { 3 } else { 2 };
+                if ops.len() < fixed {
+                    return Err(bad("call"));
+                }
+                let cc_info = ops[0];
+                let (callee, _) = self.operand(ops[1], pos)?;
+                let ret = if indirect {
+                    env.ret_type_id(ops[2], pos)?
+                } else {
+                    let f = env.module.func_of(callee).ok_or_else(|| {
+                        DecodeError::new(pos, "direct call to a value that is not a function address")
+                    })?;
+                    env.module.function(f).sig.ret
+                };
+                let start = self.func.call_args.len();
+                for &a in &ops[fixed..] {
+                    let arg = self.operand(a, pos)?.0;
+                    self.func.call_args.push(arg);
+                }
+                let args = span(start, self.func.call_args.len(), pos)?;
+                let tail = cc_info & 1 == 1;
+                let cc = u32::try_from(cc_info >> 1).map_err(|_| bad("call"))?;
+                // Built in the closure, not beforehand: an instruction made
+                // on the stack and moved into its slot stalled the copy.
+                if indirect {
+                    self.push(pos, ret, || InstKind::CallIndirect { callee, args, ret, tail, cc })
+                } else {
+                    self.push(pos, ret, || InstKind::Call { callee, args, ret, tail, cc })
+                }
+            }
+            _ => self.record_rare(env, pos, code, ops),
+        }
+    }
+
+    /// The records of `record` that few bodies have many of, out of line
+    /// so that the loop over a body's records keeps its registers for the
+    /// common ones.
+    #[inline(never)]
+    fn record_rare(&mut self, env: &Env, pos: BitPos, code: u32, ops: &[u64]) -> Res<BodyItem> {
+        let bad = |what: &str| DecodeError::new(pos, format!("malformed {what} record: {ops:?}"));
+        match code {
             code::DECLAREBLOCKS => {
                 let [n] = *ops else { return Err(bad("declare blocks")) };
                 if self.declared.is_some() {
@@ -481,24 +609,6 @@ impl FunctionState {
                 self.func.forward_types.push(ForwardType { value: ValueId(v), ty, pos });
                 Ok(BodyItem::ForwardType(self.func.forward_types.len() - 1))
             }
-            code::BINOP => {
-                let (a, b, opc, flags) = match *ops {
-                    [a, b, o] => (a, b, o, 0),
-                    [a, b, o, f] => (a, b, o, f),
-                    _ => return Err(bad("binary operator")),
-                };
-                let (lhs, ty) = self.operand(a, pos)?;
-                let (rhs, _) = self.operand(b, pos)?;
-                let op = BinOp::from_code(opc).ok_or_else(|| DecodeError::new(pos, format!("unknown binary opcode {opc}")))?;
-                self.push(pos, Some(ty), || InstKind::Binop { op, lhs, rhs, flags })
-            }
-            code::CAST => {
-                let [v, ty, opc] = *ops else { return Err(bad("cast")) };
-                let (value, _) = self.operand(v, pos)?;
-                let to = env.value_type_id(ty, pos)?;
-                let op = CastOp::from_code(opc).ok_or_else(|| DecodeError::new(pos, format!("unknown cast opcode {opc}")))?;
-                self.push(pos, Some(to), || InstKind::Cast { op, value, to })
-            }
             code::EXTRACTELT => {
                 let [v, i] = *ops else { return Err(bad("extractelement")) };
                 let (vector, vty) = self.operand(v, pos)?;
@@ -513,53 +623,11 @@ impl FunctionState {
                 let (index, _) = self.operand(i, pos)?;
                 self.push(pos, Some(vty), || InstKind::InsertElement { vector, element, index })
             }
-            code::RET => {
-                let value = match *ops {
-                    [] => None,
-                    [v] => Some(self.operand(v, pos)?.0),
-                    _ => return Err(bad("return")),
-                };
-                self.push(pos, None, || InstKind::Ret { value })
-            }
-            code::BR => match *ops {
-                // Each kind built inside `push`'s closure, straight into its
-                // slot (see `push`).
-                [t] => {
-                    let target = self.block_id(t, pos)?;
-                    self.push(pos, None, || InstKind::Br { target })
-                }
-                [t, f, c] => {
-                    let cond = self.operand(c, pos)?.0;
-                    let if_true = self.block_id(t, pos)?;
-                    let if_false = self.block_id(f, pos)?;
-                    self.push(pos, None, || InstKind::CondBr { cond, if_true, if_false })
-                }
-                _ => Err(bad("branch")),
-            },
-            code::SWITCH => self.switch(env, pos, ops),
             code::UNREACHABLE => {
                 if !ops.is_empty() {
                     return Err(bad("unreachable"));
                 }
                 self.push(pos, None, || InstKind::Unreachable)
-            }
-            code::PHI => {
-                if ops.len() < 3 || ops.len() % 2 == 0 {
-                    return Err(bad("phi"));
-                }
-                let ty = env.value_type_id(ops[0], pos)?;
-                let next = self.next_value() as i64;
-                let start = self.func.phi_entries.len();
-                for pair in ops[1..].chunks_exact(2) {
-                    let abs = match next.checked_sub(sign_rotated(pair[0])).map(u32::try_from) {
-                        Some(Ok(a)) => a,
-                        _ => return Err(bad_phi_operand(pair[0], pos)),
-                    };
-                    let entry = (ValueId(abs), self.block_id(pair[1], pos)?);
-                    self.func.phi_entries.push(entry);
-                }
-                let incoming = span(start, self.func.phi_entries.len(), pos)?;
-                self.push(pos, Some(ty), || InstKind::Phi { ty, incoming })
             }
             code::ALLOCA => {
                 let [s, a] = *ops else { return Err(bad("alloca")) };
@@ -567,69 +635,12 @@ impl FunctionState {
                 let align = Self::align(a, pos)?;
                 self.push(pos, Some(ValType::I32), || InstKind::Alloca { size, align })
             }
-            code::LOAD => {
-                let [p, a, ty] = *ops else { return Err(bad("load")) };
-                let (ptr, _) = self.operand(p, pos)?;
-                let align = Self::align(a, pos)?;
-                let ty = env.value_type_id(ty, pos)?;
-                self.push(pos, Some(ty), || InstKind::Load { ptr, ty, align })
-            }
-            code::STORE => {
-                let [p, v, a] = *ops else { return Err(bad("store")) };
-                let (ptr, _) = self.operand(p, pos)?;
-                let (value, _) = self.operand(v, pos)?;
-                let align = Self::align(a, pos)?;
-                self.push(pos, None, || InstKind::Store { ptr, value, align })
-            }
-            code::CMP2 => {
-                let [a, b, p] = *ops else { return Err(bad("compare")) };
-                let (lhs, ty) = self.operand(a, pos)?;
-                let (rhs, _) = self.operand(b, pos)?;
-                let pred = CmpPred::from_code(p).ok_or_else(|| DecodeError::new(pos, format!("unknown compare predicate {p}")))?;
-                let result = match ty {
-                    ValType::Scalar(_) => ValType::I1,
-                    ValType::Vector { lanes, .. } => ValType::Vector { elem: Scalar::I1, lanes },
-                };
-                self.push(pos, Some(result), || InstKind::Cmp { pred, lhs, rhs })
-            }
             code::VSELECT => {
                 let [t, f, c] = *ops else { return Err(bad("select")) };
                 let (if_true, ty) = self.operand(t, pos)?;
                 let (if_false, _) = self.operand(f, pos)?;
                 let (cond, _) = self.operand(c, pos)?;
                 self.push(pos, Some(ty), || InstKind::Select { cond, if_true, if_false })
-            }
-            code::CALL | code::CALL_INDIRECT => {
-                let indirect = code == code::CALL_INDIRECT;
-                let fixed = if indirect { 3 } else { 2 };
-                if ops.len() < fixed {
-                    return Err(bad("call"));
-                }
-                let cc_info = ops[0];
-                let (callee, _) = self.operand(ops[1], pos)?;
-                let ret = if indirect {
-                    env.ret_type_id(ops[2], pos)?
-                } else {
-                    let f = env.module.func_of(callee).ok_or_else(|| {
-                        DecodeError::new(pos, "direct call to a value that is not a function address")
-                    })?;
-                    env.module.function(f).sig.ret
-                };
-                let start = self.func.call_args.len();
-                for &a in &ops[fixed..] {
-                    let arg = self.operand(a, pos)?.0;
-                    self.func.call_args.push(arg);
-                }
-                let args = span(start, self.func.call_args.len(), pos)?;
-                let tail = cc_info & 1 == 1;
-                let cc = u32::try_from(cc_info >> 1).map_err(|_| bad("call"))?;
-                // Built in the closure, not beforehand: an instruction made
-                // on the stack and moved into its slot stalled the copy.
-                if indirect {
-                    self.push(pos, ret, || InstKind::CallIndirect { callee, args, ret, tail, cc })
-                } else {
-                    self.push(pos, ret, || InstKind::Call { callee, args, ret, tail, cc })
-                }
             }
             other => Err(DecodeError::new(pos, format!("unknown function record code {other}"))),
         }
