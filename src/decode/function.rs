@@ -153,7 +153,12 @@ fn sext(v: i64, bits: u32) -> i64 {
 }
 
 pub(crate) struct FunctionState {
-    pub func: Box<Function>,
+    /// Held here, not behind a box: every instruction pushes to its
+    /// vectors, one load nearer.
+    pub func: Function,
+    /// The box `func` goes into when the body is handed out (a recycled
+    /// one, emptied, or none yet).
+    boxed: Option<Box<Function>>,
     /// `func.first_local`, read for every operand: kept here, not behind
     /// the box.
     first_local: u32,
@@ -317,15 +322,17 @@ impl FunctionState {
     pub fn new(module: &Module, id: FuncId, pos: BitPos, end: BitPos, spare: &mut Spare) -> Self {
         let params = &module.function(id).sig.params;
         let first_local = module.num_global_values();
-        let func = match spare.func.take() {
-            Some(mut f) => {
+        let mut boxed = spare.func.take();
+        let func = match boxed.as_deref_mut() {
+            Some(f) => {
+                let mut f = std::mem::take(f);
                 f.id = id;
                 f.first_local = first_local;
                 f.params.extend_from_slice(params);
                 f.pos = pos;
                 f
             }
-            None => Box::new(Function { id, first_local, params: params.clone(), pos, ..Function::default() }),
+            None => Function { id, first_local, params: params.clone(), pos, ..Function::default() },
         };
         let mut local_types = std::mem::take(&mut spare.local_types);
         local_types.clear();
@@ -337,6 +344,7 @@ impl FunctionState {
         FunctionState {
             local_types,
             func,
+            boxed,
             first_local,
             forward,
             forward_due,
@@ -838,7 +846,13 @@ impl FunctionState {
         spare.local_types = self.local_types;
         spare.forward = self.forward;
         spare.forward_due = self.forward_due;
-        self.func
+        match self.boxed {
+            Some(mut b) => {
+                *b = self.func;
+                b
+            }
+            None => Box::new(self.func),
+        }
     }
 }
 

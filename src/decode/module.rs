@@ -86,7 +86,7 @@ impl ModuleState {
     }
 
     pub fn function(&self) -> Option<&Function> {
-        self.body.as_ref().map(|b| &*b.func)
+        self.body.as_ref().map(|b| &b.func)
     }
 
     pub fn value_type(&self, v: ValueId) -> Option<ValType> {
