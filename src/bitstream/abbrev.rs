@@ -35,6 +35,9 @@ pub struct Abbrev {
     /// the code from here, not the input, and the fields from the load that
     /// held the abbreviation index, with no test of the shape per record.
     simple_code: Option<u32>,
+    /// Whether the operands end in an array of fixed(8): bytes, which a
+    /// sink that wants them gets as such (`read_bytes_fast`).
+    byte_array: bool,
 }
 
 /// An abbreviation's scalars as the record fast path reads them: every
@@ -154,7 +157,8 @@ impl Abbrev {
             Some(f) if scalars == ops.len() && f.packed => f.first_literal.and_then(|c| u32::try_from(c).ok()),
             _ => None,
         };
-        Ok(Abbrev { ops, scalars, fast, simple_code })
+        let byte_array = ops[scalars..] == [AbbrevOp::Array, AbbrevOp::Fixed(8)];
+        Ok(Abbrev { ops, scalars, fast, simple_code, byte_array })
     }
 
     pub fn ops(&self) -> &[AbbrevOp] {
@@ -300,9 +304,60 @@ impl Abbrev {
     /// `(word, bits)`: the next bits of the input, already loaded, and how
     /// many of them are valid.
     #[inline(always)]
-    pub(crate) fn read_record_fast(&self, reader: &mut FastBits, buf: &mut Vec<u64>, (word, bits): (u64, u32)) -> Option<usize> {
+    pub(crate) fn read_record_fast(&self, reader: &mut FastBits, buf: &mut Vec<u64>, loaded: (u64, u32)) -> Option<usize> {
         // A local copy, so it can live in registers; written back on success.
         let mut r = *reader;
+        self.read_scalars_fast(&mut r, buf, loaded)?;
+        let scalars = self.scalars;
+        let [AbbrevOp::Array, elem] = self.ops[scalars..] else {
+            *reader = r;
+            return Some(scalars);
+        };
+        let len = r.vbr6()?;
+        let bits = elem_min_bits(elem);
+        if bits == 0 || len > r.remaining() / bits {
+            return None;
+        }
+        let items = slots(buf, scalars, len as usize);
+        match elem {
+            // Seven bytes or nine char6 values per load.
+            AbbrevOp::Fixed(8) => {
+                let mut runs = items.chunks_exact_mut(7);
+                for run in &mut runs {
+                    let word = r.peek()?;
+                    for (k, v) in run.iter_mut().enumerate() {
+                        *v = (word >> (8 * k)) & 0xff;
+                    }
+                    r.skip(56);
+                }
+                runs.into_remainder().iter_mut().try_for_each(|v| r.read(8).map(|x| *v = x))?
+            }
+            AbbrevOp::Char6 => {
+                let mut runs = items.chunks_exact_mut(9);
+                for run in &mut runs {
+                    let word = r.peek()?;
+                    for (k, v) in run.iter_mut().enumerate() {
+                        *v = char6_decode(word >> (6 * k)) as u64;
+                    }
+                    r.skip(54);
+                }
+                runs.into_remainder().iter_mut().try_for_each(|v| r.read(6).map(|x| *v = char6_decode(x) as u64))?
+            }
+            AbbrevOp::Vbr(6) => r.vbr6_run(items)?,
+            AbbrevOp::Fixed(n) => items.iter_mut().try_for_each(|v| r.read(n).map(|x| *v = x))?,
+            AbbrevOp::Vbr(n) => items.iter_mut().try_for_each(|v| r.vbr(n).map(|x| *v = x))?,
+            AbbrevOp::Literal(_) | AbbrevOp::Array => return None,
+        }
+        *reader = r;
+        Some(scalars + len as usize)
+    }
+
+    /// The scalars of a record (the operands before any array) on the fast
+    /// path, into the first values of `buf`; `(word, bits)` as for
+    /// `read_record_fast`. `None` where that would give up; `r` has then
+    /// moved by an unknown amount (the callers read on a copy).
+    #[inline(always)]
+    fn read_scalars_fast(&self, r: &mut FastBits, buf: &mut Vec<u64>, (word, bits): (u64, u32)) -> Option<()> {
         let scalars = self.scalars;
         let out = slots(buf, 0, scalars);
         if let Some(fast) = &self.fast {
@@ -352,47 +407,47 @@ impl Abbrev {
                 };
             }
         }
-        let [AbbrevOp::Array, elem] = self.ops[scalars..] else {
-            *reader = r;
-            return Some(scalars);
-        };
-        let len = r.vbr6()?;
-        let bits = elem_min_bits(elem);
-        if bits == 0 || len > r.remaining() / bits {
+        Some(())
+    }
+
+    /// `read_record_fast` for an abbreviation ending in an array of
+    /// fixed(8) (`byte_array`): its scalars into `buf`, its array into
+    /// `bytes`, seven bytes per load and one store each. Answers how many
+    /// of each; `None` for other abbreviations and wherever
+    /// `read_record_fast` would give up (then the caller reads the record
+    /// with that, on the same terms).
+    #[inline(always)]
+    pub(crate) fn read_bytes_fast(
+        &self,
+        reader: &mut FastBits,
+        buf: &mut Vec<u64>,
+        bytes: &mut Vec<u8>,
+        loaded: (u64, u32),
+    ) -> Option<(usize, usize)> {
+        if !self.byte_array {
             return None;
         }
-        let items = slots(buf, scalars, len as usize);
-        match elem {
-            // Seven bytes or nine char6 values per load.
-            AbbrevOp::Fixed(8) => {
-                let mut runs = items.chunks_exact_mut(7);
-                for run in &mut runs {
-                    let word = r.peek()?;
-                    for (k, v) in run.iter_mut().enumerate() {
-                        *v = (word >> (8 * k)) & 0xff;
-                    }
-                    r.skip(56);
-                }
-                runs.into_remainder().iter_mut().try_for_each(|v| r.read(8).map(|x| *v = x))?
-            }
-            AbbrevOp::Char6 => {
-                let mut runs = items.chunks_exact_mut(9);
-                for run in &mut runs {
-                    let word = r.peek()?;
-                    for (k, v) in run.iter_mut().enumerate() {
-                        *v = char6_decode(word >> (6 * k)) as u64;
-                    }
-                    r.skip(54);
-                }
-                runs.into_remainder().iter_mut().try_for_each(|v| r.read(6).map(|x| *v = char6_decode(x) as u64))?
-            }
-            AbbrevOp::Vbr(6) => r.vbr6_run(items)?,
-            AbbrevOp::Fixed(n) => items.iter_mut().try_for_each(|v| r.read(n).map(|x| *v = x))?,
-            AbbrevOp::Vbr(n) => items.iter_mut().try_for_each(|v| r.vbr(n).map(|x| *v = x))?,
-            AbbrevOp::Literal(_) | AbbrevOp::Array => return None,
+        let mut r = *reader;
+        self.read_scalars_fast(&mut r, buf, loaded)?;
+        let len = r.vbr6()?;
+        // Bounded by the bits left, as `read_record_fast` bounds it.
+        if len > r.remaining() / 8 {
+            return None;
         }
+        let len = len as usize;
+        if bytes.len() < len {
+            grow_bytes(bytes, len);
+        }
+        let out = &mut bytes[..len];
+        let mut runs = out.chunks_exact_mut(7);
+        for run in &mut runs {
+            let word = r.peek()?;
+            run.copy_from_slice(&word.to_le_bytes()[..7]);
+            r.skip(56);
+        }
+        runs.into_remainder().iter_mut().try_for_each(|v| r.read(8).map(|x| *v = x as u8))?;
         *reader = r;
-        Some(scalars + len as usize)
+        Some((self.scalars, len))
     }
 
     /// Whether `values` (code first) can be written with this abbreviation.
@@ -539,6 +594,13 @@ pub(crate) fn slots(buf: &mut Vec<u64>, from: usize, n: usize) -> &mut [u64] {
 #[cold]
 #[inline(never)]
 fn grow(buf: &mut Vec<u64>, len: usize) {
+    buf.resize(len, 0);
+}
+
+/// `grow` for the bytes of `Abbrev::read_bytes_fast`, which only grow too.
+#[cold]
+#[inline(never)]
+fn grow_bytes(buf: &mut Vec<u8>, len: usize) {
     buf.resize(len, 0);
 }
 

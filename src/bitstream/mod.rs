@@ -40,7 +40,7 @@ pub use cursor::BitCursor;
 pub use error::{Error, ErrorKind};
 pub use header::Header;
 pub use parser::{BlockInfo, BlockRange, Event, Parser, ParserBuffers, Step};
-pub(crate) use parser::RecordSink;
+pub(crate) use parser::{as_values, RecordSink};
 pub use crate::pos::BitPos;
 pub use writer::{BitWriter, WriteError, Writer};
 

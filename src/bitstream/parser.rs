@@ -166,6 +166,8 @@ struct Core {
     /// buffer only grows (see `abbrev::slots`).
     ops: Vec<u64>,
     ops_len: usize,
+    /// The byte arrays of `RecordSink::bytes_record` (only grows).
+    bytes: Vec<u8>,
     /// For `resume_block`: the parser reads one block, not a module.
     resume_depth: Option<usize>,
     /// Position of the last ENTER_SUBBLOCK item read.
@@ -213,6 +215,7 @@ impl<'a> Parser<'a> {
             setbid: None,
             ops: Vec::new(),
             ops_len: 0,
+            bytes: Vec::new(),
             resume_depth: None,
             last_enter: 0,
             saw_module: false,
@@ -362,7 +365,7 @@ impl<'a> Parser<'a> {
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(crate) fn fast_records<S: RecordSink>(&mut self, each: &mut S) -> Result<(), S::Error> {
-        let Core { top, blockinfo, stack, ops, pos, ops_len, .. } = &mut self.core;
+        let Core { top, blockinfo, stack, ops, pos, ops_len, bytes, .. } = &mut self.core;
         let cx = FastCx::new(&self.data, self.base, *top);
         // The block's abbreviations found once for the run.
         let inherited = match top.inherited {
@@ -384,8 +387,23 @@ impl<'a> Parser<'a> {
         let mut values = std::mem::take(ops);
         let mut len = *ops_len;
         let result = loop {
-            let Some((start, _, code, n)) = cx.record(abbrev, &mut at, &mut values) else { break Ok(()) };
+            let mut byte_run = None;
+            let bytes_out = if S::BYTES { Some(&mut *bytes) } else { None };
+            let Some((start, _, code, n)) = cx.record(abbrev, &mut at, &mut values, bytes_out, &mut byte_run) else {
+                break Ok(());
+            };
             len = n;
+            if let Some(nbytes) = byte_run {
+                let (Some(record), Some(data)) = (values.get(1..n), bytes.get(..nbytes)) else {
+                    // Never (the buffers hold that many); left to the careful path.
+                    at = start;
+                    break Ok(());
+                };
+                if let Err(e) = each.bytes_record(BitPos(start), code, record, data) {
+                    break Err(e);
+                }
+                continue;
+            }
             let Some(record) = values.get(1..n) else {
                 // Never (the buffer holds `n` values); left to the careful path.
                 at = start;
@@ -466,6 +484,21 @@ impl<'a> Parser<'a> {
 pub(crate) trait RecordSink {
     type Error;
     fn record(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Result<(), Self::Error>;
+    /// Whether records whose abbreviation ends in an array of fixed(8)
+    /// come to `bytes_record`, the array as bytes (the globals' data:
+    /// no value per byte to write, read back and check).
+    const BYTES: bool = false;
+    /// A record whose values are `ops` followed by `bytes`. The default
+    /// hands them to `record` as values.
+    fn bytes_record(&mut self, pos: BitPos, code: u32, ops: &[u64], bytes: &[u8]) -> Result<(), Self::Error> {
+        as_values(self, pos, code, ops, bytes)
+    }
+}
+
+/// A record of `RecordSink::bytes_record` handed to `record` as values.
+pub(crate) fn as_values<S: RecordSink + ?Sized>(sink: &mut S, pos: BitPos, code: u32, ops: &[u64], bytes: &[u8]) -> Result<(), S::Error> {
+    let values: Vec<u64> = ops.iter().copied().chain(bytes.iter().map(|&b| b as u64)).collect();
+    sink.record(pos, code, &values)
 }
 
 /// What the record fast path reads with, borrowed apart from the rest of
@@ -497,6 +530,8 @@ impl<'c> FastCx<'c> {
         abbrev: impl Fn(usize) -> Option<&'a Abbrev>,
         pos: &mut u64,
         ops: &mut Vec<u64>,
+        bytes: Option<&mut Vec<u8>>,
+        byte_run: &mut Option<usize>,
     ) -> Option<(u64, u32, u32, usize)> {
         let f = self.top;
         let at = *pos;
@@ -561,6 +596,20 @@ impl<'c> FastCx<'c> {
                     r.skip(used);
                     *pos = self.base_bit + r.pos();
                     return Some((at, id as u32, code, len));
+                }
+                // With `bytes` (a sink that takes them), an array of bytes
+                // goes there: the values are then `ops[..len]` and the bytes.
+                if let Some(bytes) = bytes {
+                    if let Some((len, nbytes)) = abbrev.read_bytes_fast(&mut r, ops, bytes, rest) {
+                        // The same checks as every record's below.
+                        let code = u32::try_from(*ops[..len].first()?).ok()?;
+                        if f.block_id == BLOCKINFO_BLOCK_ID && code == 1 {
+                            return None;
+                        }
+                        *pos = self.base_bit + r.pos();
+                        *byte_run = Some(nbytes);
+                        return Some((at, id as u32, code, len));
+                    }
                 }
                 abbrev.read_record_fast(&mut r, ops, rest)?
             }
@@ -676,7 +725,7 @@ impl Core {
                 stack.last()?.local.get(i - f.inherited)
             }
         };
-        let (at, id, code, len) = FastCx::new(data, base, f).record(abbrev, pos, ops)?;
+        let (at, id, code, len) = FastCx::new(data, base, f).record(abbrev, pos, ops, None, &mut None)?;
         *ops_len = len;
         Some((at, id, code))
     }
@@ -1000,6 +1049,19 @@ mod tests {
                 Ok(())
             }
         }
+        /// `Collect` taking byte arrays as bytes.
+        struct Bytes(Collect, usize);
+        impl RecordSink for Bytes {
+            type Error = BitPos;
+            fn record(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Result<(), BitPos> {
+                self.0.record(pos, code, ops)
+            }
+            const BYTES: bool = true;
+            fn bytes_record(&mut self, pos: BitPos, code: u32, ops: &[u64], bytes: &[u8]) -> Result<(), BitPos> {
+                self.1 += 1;
+                as_values(&mut self.0, pos, code, ops, bytes)
+            }
+        }
         let bytes = many_shapes();
         let mut expected = Vec::new();
         let mut p = Parser::new(&bytes);
@@ -1025,6 +1087,19 @@ mod tests {
         }
         assert_eq!(sink.0, expected);
         assert!(runs > 3 && expected.len() > 900);
+        // The same with the byte arrays taken as bytes.
+        let mut sink = Bytes(Collect(Vec::new(), usize::MAX), 0);
+        let mut p = Parser::new(&bytes);
+        loop {
+            p.fast_records(&mut sink).unwrap();
+            match p.next_event().unwrap() {
+                Event::Record { pos, code, ops, .. } => sink.0 .0.push(format!("{pos:?} {code} {ops:?}")),
+                Event::End => break,
+                _ => {}
+            }
+        }
+        assert_eq!(sink.0 .0, expected);
+        assert!(sink.1 > 20, "{} records as bytes", sink.1);
         // Refusing the 100th record: the run stops there, and the parser
         // goes on after it.
         let mut sink = Collect(Vec::new(), 100);

@@ -396,6 +396,13 @@ impl ModuleState {
     }
 
     fn global_record(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Res<Decoded> {
+        self.global_record_with(pos, code, ops, None)
+    }
+
+    /// `global_record`; with `data`, a DATA record whose values are
+    /// `data` (then `ops` is empty), read as bytes.
+    #[inline]
+    fn global_record_with(&mut self, pos: BitPos, code: u32, ops: &[u64], data: Option<&[u8]>) -> Res<Decoded> {
         let bad = || DecodeError::new(pos, format!("malformed globals record (code {code}): {ops:?}"));
         let g = &mut self.globals;
         if code == 5 {
@@ -467,7 +474,10 @@ impl ModuleState {
                         }
                         Initializer::ZeroFill(n)
                     }
-                    (3, bytes) => Initializer::Data(bytes_of(bytes, pos, "data value")?),
+                    (3, bytes) => match data {
+                        Some(data) => Initializer::Data(data.to_vec()),
+                        None => Initializer::Data(bytes_of(bytes, pos, "data value")?),
+                    },
                     (4, &[v]) => Initializer::Reloc { target: value_id(v, pos)?, addend: 0 },
                     (4, &[v, x]) => {
                         // The addend is written as a 32-bit two's complement value.
@@ -530,6 +540,16 @@ impl RecordSink for GlobalRecords<'_> {
     fn record(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Res<()> {
         self.any = true;
         self.state.global_record(pos, code, ops).map(drop)
+    }
+    const BYTES: bool = true;
+    #[inline]
+    fn bytes_record(&mut self, pos: BitPos, code: u32, ops: &[u64], bytes: &[u8]) -> Res<()> {
+        self.any = true;
+        if code == 3 && ops.is_empty() {
+            return self.state.global_record_with(pos, code, ops, Some(bytes)).map(drop);
+        }
+        // Any other record with a byte array: as values (no file seen has one).
+        crate::bitstream::as_values(self, pos, code, ops, bytes)
     }
 }
 
