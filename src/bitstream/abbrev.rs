@@ -31,10 +31,11 @@ pub struct Abbrev {
     /// or none, then fixed and VBR fields only (else it reads `ops`).
     fast: Option<FastScalars>,
     /// For the shape most records have (`fast` packed, its first operand a
-    /// literal code, no array): that code. The record fast path then takes
-    /// the code from here, not the input, and the fields from the load that
-    /// held the abbreviation index, with no test of the shape per record.
-    simple_code: Option<u32>,
+    /// literal code, no array, at most three fields): what the record fast
+    /// path reads them with. It then takes the code from here, not the
+    /// input, and the fields from the load that held the abbreviation
+    /// index, with no test of the shape per record.
+    simple: Simple,
     /// Whether the operands end in an array of fixed(8): bytes, which a
     /// sink that wants them gets as such (`read_bytes_fast`).
     byte_array: bool,
@@ -57,6 +58,35 @@ struct FastScalars {
     continues: u64,
     /// Bits the fields take when `packed` and no continuation bit is set.
     bits: u32,
+}
+
+/// `Abbrev::simple`, in the abbreviation itself rather than behind an
+/// `Option` and a vector: read for most records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Simple {
+    code: u32,
+    /// How many fields follow the code (0..=3), or `NOT_SIMPLE`.
+    fields: u8,
+    /// `FastScalars::bits`.
+    bits: u8,
+    /// `FastScalars::continues`.
+    continues: u64,
+    /// The fields; the unused ones have mask 0, so they read as 0 (into
+    /// values past the record's, which nothing reads).
+    field: [FastField; 3],
+}
+
+const NOT_SIMPLE: u8 = u8::MAX;
+
+impl Simple {
+    fn of(scalars: usize, ops: usize, fast: Option<&FastScalars>) -> Simple {
+        const UNUSED: FastField = FastField { mask: 0, hi: 0, width: 0, shift: 0 };
+        let mut s = Simple { code: 0, fields: NOT_SIMPLE, bits: 0, continues: 0, field: [UNUSED; 3] };
+        let Some(f) = fast.filter(|f| scalars == ops && f.packed && f.fields.len() <= 3) else { return s };
+        let Some(code) = f.first_literal.and_then(|c| u32::try_from(c).ok()) else { return s };
+        s.field[..f.fields.len()].copy_from_slice(&f.fields);
+        Simple { code, fields: f.fields.len() as u8, bits: f.bits as u8, continues: f.continues, ..s }
+    }
 }
 
 /// A fixed or VBR field: take `width` bits; for VBR, a set top bit among
@@ -153,12 +183,9 @@ impl Abbrev {
         }
         let scalars = ops.iter().position(|op| *op == AbbrevOp::Array).unwrap_or(ops.len());
         let fast = FastScalars::of(&ops[..scalars]);
-        let simple_code = match &fast {
-            Some(f) if scalars == ops.len() && f.packed => f.first_literal.and_then(|c| u32::try_from(c).ok()),
-            _ => None,
-        };
+        let simple = Simple::of(scalars, ops.len(), fast.as_ref());
         let byte_array = ops[scalars..] == [AbbrevOp::Array, AbbrevOp::Fixed(8)];
-        Ok(Abbrev { ops, scalars, fast, simple_code, byte_array })
+        Ok(Abbrev { ops, scalars, fast, simple, byte_array })
     }
 
     pub fn ops(&self) -> &[AbbrevOp] {
@@ -256,47 +283,39 @@ impl Abbrev {
     }
 
     /// `read_record` on the fast path for abbreviations of the common shape
-    /// (see `simple_code`): the values into `buf` (code first), from `word`
+    /// (see `simple`): the values into `buf` (code first), from `word`
     /// whose low `avail` bits are the input's next; answers the code, the
     /// number of values and the bits used. `None` for any other shape or
     /// when the fields run past `avail`: then `read_record_fast` decides.
     #[inline(always)]
     pub(crate) fn read_simple(&self, buf: &mut Vec<u64>, word: u64, avail: u32) -> Option<(u32, usize, u32)> {
-        let code = self.simple_code?;
-        let s = self.fast.as_ref()?;
-        let n = s.fields.len() + 1;
-        let out = slots(buf, 0, n);
-        let (first, rest) = out.split_first_mut()?;
-        *first = code as u64;
-        let used = if word & s.continues == 0 && s.bits <= avail {
-            // Each field at its place; unrolled for the usual counts.
-            #[cfg(not(target_arch = "wasm32"))]
-            match s.fields.len() {
-                1 => packed_fields_n::<1>(word, &s.fields, rest)?,
-                2 => packed_fields_n::<2>(word, &s.fields, rest)?,
-                3 => packed_fields_n::<3>(word, &s.fields, rest)?,
-                _ => rest.iter_mut().zip(&s.fields).for_each(|(slot, field)| *slot = (word >> field.shift) & field.mask),
+        let s = &self.simple;
+        if s.fields == NOT_SIMPLE {
+            return None;
+        }
+        let n = s.fields as usize + 1;
+        // Four values always: the code and up to three fields.
+        let out: &mut [u64; 4] = slots(buf, 0, 4).try_into().ok()?;
+        out[0] = s.code as u64;
+        let used = if word & s.continues == 0 && s.bits as u32 <= avail {
+            // Each field at its place, all three (unused ones read 0).
+            for k in 0..3 {
+                out[k + 1] = (word >> s.field[k].shift) & s.field[k].mask;
             }
-            #[cfg(target_arch = "wasm32")]
-            for (slot, field) in rest.iter_mut().zip(&s.fields) {
-                *slot = (word >> field.shift) & field.mask;
-            }
-            s.bits
+            s.bits as u32
         } else {
-            // Unrolled for the usual field counts (the function block's
-            // abbreviations have one to three).
+            // Unrolled for the field counts.
             #[cfg(not(target_arch = "wasm32"))]
-            match s.fields.len() {
-                1 => fields_in_word_n::<1>(word, avail, &s.fields, rest)?,
-                2 => fields_in_word_n::<2>(word, avail, &s.fields, rest)?,
-                3 => fields_in_word_n::<3>(word, avail, &s.fields, rest)?,
-                _ => fields_in_word(word, avail, &s.fields, rest)?,
+            match s.fields {
+                1 => fields_in_word_n::<1>(word, avail, &s.field[..1], &mut out[1..2])?,
+                2 => fields_in_word_n::<2>(word, avail, &s.field[..2], &mut out[1..3])?,
+                _ => fields_in_word_n::<3>(word, avail, &s.field[..], &mut out[1..])?,
             }
             // One loop in the package (its size budget).
             #[cfg(target_arch = "wasm32")]
-            fields_in_word(word, avail, &s.fields, rest)?
+            fields_in_word(word, avail, &s.field[..n - 1], &mut out[1..n])?
         };
-        Some((code, n, used))
+        Some((s.code, n, used))
     }
 
     /// `read_record` on the fast path: `None` wherever that would not
@@ -530,19 +549,6 @@ fn fields_in_word(word: u64, avail: u32, fields: &[FastField], out: &mut [u64]) 
         *slot = value;
     }
     Some(off)
-}
-
-/// Packed fields with no continuation, each at its `shift`, for exactly
-/// `N` fields (unrolled).
-#[cfg(not(target_arch = "wasm32"))]
-#[inline(always)]
-fn packed_fields_n<const N: usize>(word: u64, fields: &[FastField], out: &mut [u64]) -> Option<()> {
-    let fields: &[FastField; N] = fields.try_into().ok()?;
-    let out: &mut [u64; N] = out.try_into().ok()?;
-    for k in 0..N {
-        out[k] = (word >> fields[k].shift) & fields[k].mask;
-    }
-    Some(())
 }
 
 /// `fields_in_word` for exactly `N` fields, unrolled. Chunks are taken
