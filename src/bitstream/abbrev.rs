@@ -375,7 +375,9 @@ impl Abbrev {
     /// path, into the first values of `buf`; `(word, bits)` as for
     /// `read_record_fast`. `None` where that would give up; `r` has then
     /// moved by an unknown amount (the callers read on a copy).
-    #[inline(always)]
+    // One copy in the package (its size budget), not one per caller.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     fn read_scalars_fast(&self, r: &mut FastBits, buf: &mut Vec<u64>, (word, bits): (u64, u32)) -> Option<()> {
         let scalars = self.scalars;
         let out = slots(buf, 0, scalars);
@@ -435,7 +437,8 @@ impl Abbrev {
     /// of each; `None` for other abbreviations and wherever
     /// `read_record_fast` would give up (then the caller reads the record
     /// with that, on the same terms).
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(crate) fn read_bytes_fast(
         &self,
         reader: &mut FastBits,

@@ -400,8 +400,10 @@ impl ModuleState {
     }
 
     /// `global_record`; with `data`, a DATA record whose values are
-    /// `data` (then `ops` is empty), read as bytes.
-    #[inline]
+    /// `data` (then `ops` is empty), read as bytes. One copy for both
+    /// in the package (its size budget).
+    #[cfg_attr(not(target_arch = "wasm32"), inline)]
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     fn global_record_with(&mut self, pos: BitPos, code: u32, ops: &[u64], data: Option<&[u8]>) -> Res<Decoded> {
         let bad = || DecodeError::new(pos, format!("malformed globals record (code {code}): {ops:?}"));
         let g = &mut self.globals;
