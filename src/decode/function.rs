@@ -320,17 +320,12 @@ impl FunctionState {
         let params = &module.function(id).sig.params;
         let first_local = module.num_global_values();
         let mut boxed = spare.func.take();
-        let func = match boxed.as_deref_mut() {
-            Some(f) => {
-                let mut f = std::mem::take(f);
-                f.id = id;
-                f.first_local = first_local;
-                f.params.extend_from_slice(params);
-                f.pos = pos;
-                f
-            }
-            None => Function { id, first_local, params: params.clone(), pos, ..Function::default() },
-        };
+        // The recycled body's buffers (emptied), or new ones.
+        let mut func = boxed.as_deref_mut().map(std::mem::take).unwrap_or_default();
+        func.id = id;
+        func.first_local = first_local;
+        func.params.extend_from_slice(params);
+        func.pos = pos;
         let mut local_types = std::mem::take(&mut spare.local_types);
         local_types.clear();
         local_types.extend_from_slice(params);
