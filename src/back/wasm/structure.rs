@@ -193,8 +193,6 @@ struct Scratch {
     cfg: Cfg,
     loops: LoopForest,
     layout: Layout,
-    /// `Layout::build`'s sequence of each node.
-    seq_of: Vec<u32>,
 }
 
 impl Structured {
@@ -300,7 +298,7 @@ fn structure_with<'a>(
         return;
     }
     let mut sc = out.scratch.take().unwrap_or_default();
-    let Scratch { graph, cfg, loops, layout, seq_of } = &mut *sc;
+    let Scratch { graph, cfg, loops, layout } = &mut *sc;
     graph.fill(num_blocks, succs);
     reducible_cfg(graph, engine, known, cfg);
     let mut rounds = 0;
@@ -322,7 +320,7 @@ fn structure_with<'a>(
             Vec::new()
         };
         if wide.is_empty() {
-            layout.build(graph, cfg, out, seq_of);
+            layout.build(graph, cfg, loops, out);
             out.scratch = Some(sc);
             return;
         }
@@ -1032,14 +1030,8 @@ enum Place {
 /// Where each node's code goes (by RPO position) and the labels.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Layout {
-    place: Vec<Place>,
-    /// Nodes placed by each node (inline at its exits, or after its
-    /// `block`s), in RPO: `kids[kid_start[x]..kid_start[x + 1]]`.
-    kid_start: Vec<usize>,
-    kids: Vec<u32>,
-    is_header: Vec<bool>,
-    loop_label: Vec<u32>,
-    block_label: Vec<u32>,
+    /// Per position; see [`Slot`].
+    slot: Vec<Slot>,
     num_labels: u32,
     /// Deepest body nesting of the tree (bodies inside a basic block's
     /// exits included).
@@ -1048,32 +1040,69 @@ struct Layout {
     fanout: usize,
     // Scratch.
     hoist: Vec<(u32, u32, u32)>,
-    parent: Vec<u32>,
-    start: Vec<u32>,
     ancestors: AncestorScratch,
+    /// `build`'s per-position state.
+    open: Vec<Open>,
+}
+
+/// What `Layout::fill` works out for one node, in one record so that its
+/// passes touch one array (counts first, then the depths they give).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Slot {
+    place: Place,
+    /// `place` of the node's `Inline` kids that dominate further code is to
+    /// become `Inner` (they would nest too deep).
+    demote: bool,
+    /// The node that places this one (its dominator, or for `Outer` the
+    /// loop it goes after).
+    parent: u32,
+    /// Kids placed `Inner`, `Outer`, and `Inline` ones that are not leaves
+    /// (what a demotion adds to `inner`).
+    inner: u32,
+    outer: u32,
+    demotable: u32,
+    /// Depth at which the next `Inner` (`Outer`) kid's code starts, counted
+    /// down kid by kid (later siblings get the outer `block`s), and the
+    /// depth of the node's basic block's body.
+    next_inner: u32,
+    next_outer: u32,
+    body_depth: u32,
+    loop_label: u32,
+    block_label: u32,
+}
+
+const FRESH_SLOT: Slot = Slot {
+    place: Place::Inline,
+    demote: false,
+    parent: NONE,
+    inner: 0,
+    outer: 0,
+    demotable: 0,
+    next_inner: 0,
+    next_outer: 0,
+    body_depth: 0,
+    loop_label: NONE,
+    block_label: NONE,
+};
+
+/// `Layout::build`'s state of one node: its code so far (`NONE`: empty),
+/// the `Inner` and `Outer` kids whose code is done (lists through `next`,
+/// in RPO order: built latest first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Open {
+    seq: u32,
+    inner: u32,
+    outer: u32,
+    next: u32,
 }
 
 impl Layout {
     /// The layout of `cfg` with loops `loops`, in this one's buffers.
     fn fill(&mut self, cfg: &Cfg, loops: &LoopForest, max_inline_depth: u32) {
         let m = cfg.len();
-        let Layout {
-            place,
-            kid_start,
-            kids,
-            is_header,
-            loop_label,
-            block_label,
-            num_labels,
-            depth: max_depth,
-            fanout,
-            hoist,
-            parent,
-            start,
-            ancestors,
-        } = self;
-        reset(place, m, Place::Inline);
-        place[0] = Place::Root;
+        let Layout { slot, num_labels, depth: max_depth, fanout, hoist, ancestors, .. } = self;
+        reset(slot, m, FRESH_SLOT);
+        slot[0].place = Place::Root;
         let is_leaf = |i: u32| !loops.is_header[i as usize] && !cfg.has_dom_children(i);
 
         // A node that leaves loops on the way from its dominator `d` goes
@@ -1086,79 +1115,77 @@ impl Layout {
             let target_loop = loops.enclosing(i);
             let leaves_loops = target_loop != loops.loop_of[d as usize];
             if forward_in == 1 && (!leaves_loops || is_leaf(i)) {
-                continue; // Inline (possibly demoted by depth below).
-            }
-            if leaves_loops {
-                place[i as usize] = Place::Outer;
+                // Inline (possibly demoted by depth below).
+                slot[i as usize].parent = d;
+                slot[d as usize].demotable += !is_leaf(i) as u32;
+            } else if leaves_loops {
+                slot[i as usize].place = Place::Outer;
                 hoist.push((i, loops.loop_of[d as usize], loops.depth_of(target_loop) + 1));
             } else {
-                place[i as usize] = Place::Inner;
+                slot[i as usize].place = Place::Inner;
+                slot[i as usize].parent = d;
+                slot[d as usize].inner += 1;
             }
         }
-        ancestor_loops(loops, hoist, m, parent, ancestors);
-        for i in 1..m {
-            if place[i] != Place::Outer {
-                parent[i] = cfg.idom[i];
-            }
+        ancestor_loops(loops, hoist, m, ancestors);
+        for &(i, h, _) in hoist.iter() {
+            slot[i as usize].parent = h;
+            slot[h as usize].outer += 1;
         }
-        group_by_into(&parent[1..], 1, m, kid_start, kids);
 
-        // Depth at which each node's code starts (its first node's body
-        // depth); demote inline nodes that would nest too deep.
-        reset(start, m, 0u32);
+        // In RPO, so a node's parent is done before it: the depth at which
+        // the node's code starts (its first node's body depth) comes from
+        // its parent; demote inline kids that would nest too deep; number
+        // the labels.
         let mut depth = 0;
+        let mut next_label = 0u32;
         *fanout = 0;
         for x in 0..m {
-            let kids = &kids[kid_start[x]..kid_start[x + 1]];
-            let count = |p: Place| kids.iter().filter(|&&y| place[y as usize] == p).count() as u32;
-            let (n_outer, mut n_inner) = (count(Place::Outer), count(Place::Inner));
-            let s = start[x];
-            let in_loop = loops.is_header[x] as u32;
-            if s + n_outer + in_loop + n_inner + 1 > max_inline_depth {
-                for &y in kids {
-                    if place[y as usize] == Place::Inline && !is_leaf(y) {
-                        place[y as usize] = Place::Inner;
-                        n_inner += 1;
-                    }
+            let s = if x == 0 {
+                0
+            } else {
+                let p = slot[x].parent as usize;
+                if slot[x].place == Place::Inline && slot[p].demote && !is_leaf(x as u32) {
+                    slot[x].place = Place::Inner;
                 }
-            }
-            // Places of `x`'s kids are final from here on.
-            *fanout = (*fanout).max(n_outer.max(n_inner) as usize);
-            // Later siblings in RPO get the outer `block`s.
-            let (mut outer_rank, mut inner_rank) = (n_outer, n_inner);
-            for &y in kids {
-                start[y as usize] = match place[y as usize] {
+                match slot[x].place {
                     Place::Outer => {
-                        outer_rank -= 1;
-                        s + outer_rank
+                        slot[p].next_outer -= 1;
+                        slot[p].next_outer
                     }
                     Place::Inner => {
-                        inner_rank -= 1;
-                        s + n_outer + in_loop + inner_rank
+                        slot[p].next_inner -= 1;
+                        slot[p].next_inner
                     }
-                    _ => s + n_outer + in_loop + n_inner + 1,
-                };
+                    _ => slot[p].body_depth + 1,
+                }
+            };
+            let in_loop = loops.is_header[x] as u32;
+            let sx = &mut slot[x];
+            let n_outer = sx.outer;
+            if s + n_outer + in_loop + sx.inner + 1 > max_inline_depth && sx.demotable != 0 {
+                sx.inner += sx.demotable;
+                sx.demote = true;
             }
+            let n_inner = sx.inner;
+            // Places of `x`'s kids are final from here on.
+            *fanout = (*fanout).max(n_outer.max(n_inner) as usize);
+            sx.next_outer = s + n_outer;
             // The basic block's body is at depth s + n_outer + in_loop +
             // n_inner, counting the function body as depth 0.
-            depth = depth.max(s + n_outer + in_loop + n_inner + 1);
-        }
-
-        reset(loop_label, m, NONE);
-        reset(block_label, m, NONE);
-        let mut next = 0u32;
-        for i in 0..m {
-            if loops.is_header[i] {
-                loop_label[i] = next;
-                next += 1;
+            sx.body_depth = s + n_outer + in_loop + n_inner;
+            sx.next_inner = sx.body_depth;
+            depth = depth.max(sx.body_depth + 1);
+            if in_loop != 0 {
+                sx.loop_label = next_label;
+                next_label += 1;
             }
-            if matches!(place[i], Place::Inner | Place::Outer) {
-                block_label[i] = next;
-                next += 1;
+            if matches!(sx.place, Place::Inner | Place::Outer) {
+                sx.block_label = next_label;
+                next_label += 1;
             }
         }
-        is_header.clone_from(&loops.is_header);
-        *num_labels = next;
+        *num_labels = next_label;
         *max_depth = depth;
     }
 
@@ -1172,15 +1199,19 @@ impl Layout {
             // No node is that wide (nearly always): no need to count again.
             return groups;
         }
-        for x in 0..cfg.len() {
-            let kids = &self.kids[self.kid_start[x]..self.kid_start[x + 1]];
+        let m = cfg.len();
+        let parents: Vec<u32> = self.slot[1..].iter().map(|s| s.parent).collect();
+        let (mut kid_start, mut kids) = (Vec::new(), Vec::new());
+        group_by_into(&parents, 1, m, &mut kid_start, &mut kids);
+        for x in 0..m {
+            let kids = &kids[kid_start[x]..kid_start[x + 1]];
             for p in [Place::Inner, Place::Outer] {
-                let count = kids.iter().filter(|&&y| self.place[y as usize] == p).count();
+                let count = kids.iter().filter(|&&y| self.slot[y as usize].place == p).count();
                 if count > max_fanout {
                     let group: Vec<u32> = kids
                         .iter()
                         .copied()
-                        .filter(|&y| self.place[y as usize] == p && cfg.order[y as usize] < graph.num_blocks)
+                        .filter(|&y| self.slot[y as usize].place == p && cfg.order[y as usize] < graph.num_blocks)
                         .collect();
                     if group.len() >= 2 {
                         groups.push(group);
@@ -1195,23 +1226,23 @@ impl Layout {
     /// node's children are done before it). Sequences are built back to
     /// front, so that putting a `block` in front of a long sequence is a
     /// push; a finished sequence is copied into `out.nodes` in order.
-    fn build(&self, graph: &Graph, cfg: &Cfg, out: &mut Structured, seq_of: &mut Vec<u32>) {
+    fn build(&mut self, graph: &Graph, cfg: &Cfg, loops: &LoopForest, out: &mut Structured) {
         let m = cfg.len();
-        // The sequence each node's code is so far (`NONE`: empty).
-        reset(seq_of, m, NONE);
+        let Layout { slot, open, .. } = self;
+        reset(open, m, Open { seq: NONE, inner: NONE, outer: NONE, next: NONE });
         for x in (0..m).rev() {
             let node = cfg.order[x];
             let exits_start = out.exits.len() as u32;
             for e in graph.out(node) {
                 let j = cfg.pos[e.to as usize] as usize;
                 let how = if j <= x {
-                    ExitHow::Br(LabelId(self.loop_label[j]))
-                } else if self.place[j] != Place::Inline {
-                    ExitHow::Br(LabelId(self.block_label[j]))
+                    ExitHow::Br(LabelId(slot[j].loop_label))
+                } else if slot[j].place != Place::Inline {
+                    ExitHow::Br(LabelId(slot[j].block_label))
                 } else {
                     // Inline bodies go to `out.nodes`, never to `out.exits`:
                     // this node's exits stay one run.
-                    ExitHow::Inline(out.finish(std::mem::replace(&mut seq_of[j], NONE)))
+                    ExitHow::Inline(out.finish(std::mem::replace(&mut open[j].seq, NONE)))
                 };
                 let set_dispatch = (e.dispatch_value != NONE).then_some((DISPATCH_VAR, e.dispatch_value));
                 out.exits.push(Exit { target: e.target, set_dispatch, how });
@@ -1223,20 +1254,34 @@ impl Layout {
                 Node::Dispatch { var: DISPATCH_VAR, exits }
             };
             let mut seq = out.push_front(NONE, code);
-            let kids = &self.kids[self.kid_start[x]..self.kid_start[x + 1]];
-            for &y in kids.iter().filter(|&&y| self.place[y as usize] == Place::Inner) {
-                seq = after_block(out, seq, LabelId(self.block_label[y as usize]), &mut seq_of[y as usize]);
+            let mut y = open[x].inner;
+            while y != NONE {
+                seq = after_block(out, seq, LabelId(slot[y as usize].block_label), &mut open[y as usize].seq);
+                y = open[y as usize].next;
             }
-            if self.is_header[x] {
+            if loops.is_header[x] {
                 let body = out.finish(seq);
-                seq = out.push_front(NONE, Node::Loop { label: LabelId(self.loop_label[x]), body });
+                seq = out.push_front(NONE, Node::Loop { label: LabelId(slot[x].loop_label), body });
             }
-            for &y in kids.iter().filter(|&&y| self.place[y as usize] == Place::Outer) {
-                seq = after_block(out, seq, LabelId(self.block_label[y as usize]), &mut seq_of[y as usize]);
+            let mut y = open[x].outer;
+            while y != NONE {
+                seq = after_block(out, seq, LabelId(slot[y as usize].block_label), &mut open[y as usize].seq);
+                y = open[y as usize].next;
             }
-            seq_of[x] = seq;
+            open[x].seq = seq;
+            // Into the parent's list of code to put after its `block`s.
+            let p = slot[x].parent as usize;
+            match slot[x].place {
+                Place::Inner => {
+                    open[x].next = std::mem::replace(&mut open[p].inner, x as u32);
+                }
+                Place::Outer => {
+                    open[x].next = std::mem::replace(&mut open[p].outer, x as u32);
+                }
+                _ => {}
+            }
         }
-        out.body = out.finish(std::mem::replace(&mut seq_of[0], NONE));
+        out.body = out.finish(std::mem::replace(&mut open[0].seq, NONE));
         out.num_labels = self.num_labels;
         out.num_dispatch_vars = (graph.num_nodes() > graph.num_blocks as usize) as u32;
     }
@@ -1295,10 +1340,9 @@ struct AncestorScratch {
 }
 
 /// For each query `(node, loop, depth)`, the loop containing `loop` at
-/// nesting depth `depth`, stored at `node` of `answer` (`NONE` elsewhere);
-/// one walk over the loop forest.
-fn ancestor_loops(loops: &LoopForest, queries: &[(u32, u32, u32)], m: usize, answer: &mut Vec<u32>, sc: &mut AncestorScratch) {
-    reset(answer, m, NONE);
+/// nesting depth `depth`, stored in place of `loop`; one walk over the loop
+/// forest.
+fn ancestor_loops(loops: &LoopForest, queries: &mut [(u32, u32, u32)], m: usize, sc: &mut AncestorScratch) {
     if queries.is_empty() {
         return;
     }
@@ -1309,10 +1353,10 @@ fn ancestor_loops(loops: &LoopForest, queries: &[(u32, u32, u32)], m: usize, ans
     parent_of_nested.clear();
     parent_of_nested.extend((0..m).map(|h| if loops.is_header[h] { loops.parent[h] } else { NONE }));
     group_by_into(parent_of_nested, 0, m, child_start, children);
-    let answer_at = |h: usize, path: &[u32], answer: &mut [u32]| {
+    let mut answer_at = |h: usize, path: &[u32]| {
         for &q in &by_loop[query_start[h]..query_start[h + 1]] {
-            let (node, _, depth) = queries[q as usize];
-            answer[node as usize] = path[depth as usize - 1];
+            let depth = queries[q as usize].2;
+            queries[q as usize].1 = path[depth as usize - 1];
         }
     };
     path.clear();
@@ -1320,7 +1364,7 @@ fn ancestor_loops(loops: &LoopForest, queries: &[(u32, u32, u32)], m: usize, ans
     for root in (0..m).filter(|&h| loops.is_header[h] && loops.parent[h] == NONE) {
         stack.push((root as u32, child_start[root]));
         path.push(root as u32);
-        answer_at(root, path, answer);
+        answer_at(root, path);
         while let Some(top) = stack.last_mut() {
             let (h, next) = *top;
             if next < child_start[h as usize + 1] {
@@ -1328,7 +1372,7 @@ fn ancestor_loops(loops: &LoopForest, queries: &[(u32, u32, u32)], m: usize, ans
                 let c = children[next];
                 stack.push((c, child_start[c as usize]));
                 path.push(c);
-                answer_at(c as usize, path, answer);
+                answer_at(c as usize, path);
             } else {
                 stack.pop();
                 path.pop();
