@@ -304,7 +304,7 @@ fn structure_with<'a>(
     let mut rounds = 0;
     let mut flat = false;
     loop {
-        loops.fill(cfg);
+        loops.fill(cfg, known.filter(|_| cfg.from_known).unwrap_or(engine));
         layout.fill(cfg, loops, limits.inline_depth);
         if layout.depth > limits.tree_depth && !flat {
             // Pathological nesting (random graphs, not compiled code): one
@@ -478,32 +478,41 @@ impl Graph {
     }
 }
 
-/// Reverse postorder, predecessors and dominators of the nodes reachable
-/// from block 0. Everything but `order`/`pos` is indexed by RPO position.
+/// Reverse postorder and dominators of the nodes reachable from block 0.
+/// Everything but `order`/`pos` is indexed by RPO position.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Cfg {
     /// Reachable nodes in reverse postorder (`order[0] == 0`).
     order: Vec<u32>,
     /// Node → RPO position, `NONE` if unreachable.
     pos: Vec<u32>,
-    /// Predecessor positions, one per edge (duplicates kept).
-    pred_start: Vec<usize>,
-    preds: Vec<u32>,
-    /// Immediate dominator (`idom[0] == 0`).
-    idom: Vec<u32>,
-    /// Dominator-tree preorder number (children in RPO order) and subtree
-    /// size, read from the engine: `a` dominates `b` iff `b`'s number is in
-    /// `a`'s `pre .. pre + size`.
-    dom_pre: Vec<u32>,
-    dom_size: Vec<u32>,
+    /// Immediate dominator and dominator-tree interval of each position.
+    dom: Vec<Dom>,
     /// Every retreating edge goes to a node dominating its source.
     reducible: bool,
+    /// The analysis is `known`'s (not the engine's): the graph whose
+    /// predecessors [`LoopForest::fill`] reads.
+    from_known: bool,
     /// Per position: its predecessors before it (forward in-edges), and
     /// whether one is at or after it (a retreating edge: a loop header).
     forward_in: Vec<u32>,
     back_in: Vec<bool>,
+    /// Some position has a retreating in-edge.
+    has_loops: bool,
     // Scratch.
     edge_list: Vec<(u32, u32)>,
+}
+
+/// Dominator facts of one position, together since they are read together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Dom {
+    /// Immediate dominator (position; the entry's is 0).
+    idom: u32,
+    /// Dominator-tree preorder number (children in RPO order) and subtree
+    /// size, read from the engine: `a` dominates `b` iff `b`'s number is in
+    /// `a`'s `pre .. pre + size`.
+    pre: u32,
+    size: u32,
 }
 
 impl Cfg {
@@ -512,8 +521,8 @@ impl Cfg {
     /// into this one's buffers.
     fn analyze(&mut self, graph: &Graph, engine: &mut DomCfg, known: Option<&DomCfg>) {
         let n = graph.num_nodes();
-        let dom: &DomCfg = match known {
-            Some(k) if k.len() == n => k,
+        let (dom, from_known): (&DomCfg, bool) = match known {
+            Some(k) if k.len() == n => (k, true),
             _ => {
                 let edges = &mut self.edge_list;
                 edges.clear();
@@ -521,10 +530,11 @@ impl Cfg {
                     edges.extend(graph.out(v).iter().map(|e| (v, e.to)));
                 }
                 engine.compute(n, edges);
-                engine
+                (engine, false)
             }
         };
-        let Cfg { order, pos, pred_start, preds, idom, dom_pre, dom_size, forward_in, back_in, .. } = self;
+        self.from_known = from_known;
+        let Cfg { order, pos, dom: doms, forward_in, back_in, .. } = self;
         order.clear();
         order.extend_from_slice(dom.rpo());
         reset(pos, n, NONE);
@@ -534,71 +544,48 @@ impl Cfg {
         let m = order.len();
 
         // Positions index everything below, so the engine's per-block
-        // answers are gathered in RPO order (first: the predecessor pass
-        // below checks reducibility with them).
-        idom.clear();
-        dom_pre.clear();
-        dom_size.clear();
-        for &v in order.iter() {
-            idom.push(dom.idom(v).map_or(0, |d| pos[d as usize]));
+        // answers are gathered in RPO order (first: the edge pass below
+        // checks reducibility with them).
+        doms.clear();
+        doms.extend(order.iter().map(|&v| {
             let (pre, size) = dom.dom_interval(v);
-            dom_pre.push(pre);
-            dom_size.push(size);
-        }
+            Dom { idom: dom.idom(v).map_or(0, |d| pos[d as usize]), pre, size }
+        }));
 
-        reset(pred_start, m + 1, 0usize);
-        for &v in order.iter() {
-            for e in graph.out(v) {
-                pred_start[pos[e.to as usize] as usize + 1] += 1;
-            }
-        }
-        for i in 0..m {
-            pred_start[i + 1] += pred_start[i];
-        }
-        // Filled from each start, which moves every start one group on;
-        // moved back after.
-        reset(preds, pred_start[m], 0u32);
         reset(forward_in, m, 0u32);
         reset(back_in, m, false);
         let mut reducible = true;
+        let mut has_loops = false;
         for (i, &v) in order.iter().enumerate() {
             for e in graph.out(v) {
                 let j = pos[e.to as usize] as usize;
-                preds[pred_start[j]] = i as u32;
-                pred_start[j] += 1;
                 if i < j {
                     forward_in[j] += 1;
                 } else {
                     back_in[j] = true;
+                    has_loops = true;
+                    // `dominates` (the function needs `self` whole).
+                    reducible &= doms[i].pre.wrapping_sub(doms[j].pre) < doms[j].size;
                 }
-                // `dominates` (the function needs `self` whole).
-                reducible &= j > i || dom_pre[i].wrapping_sub(dom_pre[j]) < dom_size[j];
             }
         }
         self.reducible = reducible;
-        for i in (1..=m).rev() {
-            pred_start[i] = pred_start[i - 1];
-        }
-        pred_start[0] = 0;
+        self.has_loops = has_loops;
     }
 
     fn len(&self) -> usize {
         self.order.len()
     }
 
-    fn preds(&self, i: u32) -> &[u32] {
-        &self.preds[self.pred_start[i as usize]..self.pred_start[i as usize + 1]]
-    }
-
     fn has_dom_children(&self, i: u32) -> bool {
-        self.dom_size[i as usize] > 1
+        self.dom[i as usize].size > 1
     }
 
     /// Whether position `a` dominates position `b` (reflexive).
     fn dominates(&self, a: u32, b: u32) -> bool {
         let (a, b) = (a as usize, b as usize);
         // One comparison: a `b` numbered before `a` wraps far past any size.
-        self.dom_pre[b].wrapping_sub(self.dom_pre[a]) < self.dom_size[a]
+        self.dom[b].pre.wrapping_sub(self.dom[a].pre) < self.dom[a].size
     }
 
     /// Whether every retreating edge goes to a node dominating its source
@@ -639,11 +626,11 @@ fn make_reducible(graph: &mut Graph, cfg: &Cfg) -> bool {
                 let (mut a, mut b) = (i as u32, j);
                 while a != b {
                     while a > b {
-                        a = cfg.idom[a as usize];
+                        a = cfg.dom[a as usize].idom;
                         work += 1;
                     }
                     while b > a {
-                        b = cfg.idom[b as usize];
+                        b = cfg.dom[b as usize].idom;
                         work += 1;
                     }
                 }
@@ -656,7 +643,7 @@ fn make_reducible(graph: &mut Graph, cfg: &Cfg) -> bool {
     }
     // The outermost of those dominators; their strictly dominated sets are
     // disjoint and hold every bad edge.
-    tops.sort_unstable_by_key(|&d| cfg.dom_pre[d as usize]);
+    tops.sort_unstable_by_key(|&d| cfg.dom[d as usize].pre);
     tops.dedup();
     let mut roots: Vec<u32> = Vec::new();
     for d in tops {
@@ -666,13 +653,13 @@ fn make_reducible(graph: &mut Graph, cfg: &Cfg) -> bool {
     }
     // Position of each preorder number: a subtree is a range of them.
     let mut at_pre = vec![0u32; cfg.len()];
-    for (i, &t) in cfg.dom_pre.iter().enumerate() {
-        at_pre[t as usize] = i as u32;
+    for (i, d) in cfg.dom.iter().enumerate() {
+        at_pre[d.pre as usize] = i as u32;
     }
     let mut root_of = vec![NONE; graph.num_nodes()];
     let mut regions: Vec<Region> = Vec::new();
     for (k, &d) in roots.iter().enumerate() {
-        let (pre, size) = (cfg.dom_pre[d as usize] as usize, cfg.dom_size[d as usize] as usize);
+        let (pre, size) = (cfg.dom[d as usize].pre as usize, cfg.dom[d as usize].size as usize);
         let nodes: Vec<u32> = at_pre[pre + 1..pre + size].iter().map(|&p| cfg.order[p as usize]).collect();
         for &v in &nodes {
             root_of[v as usize] = k as u32;
@@ -942,23 +929,31 @@ struct LoopForest {
 }
 
 impl LoopForest {
-    /// The loops of `cfg`, in this one's buffers.
-    fn fill(&mut self, cfg: &Cfg) {
+    /// The loops of `cfg`, in this one's buffers; `dom` is the engine (or
+    /// `known`) that analyzed it, whose predecessor lists are read.
+    fn fill(&mut self, cfg: &Cfg, dom: &DomCfg) {
         let m = cfg.len();
         let LoopForest { is_header, loop_of, parent, depth, rep, work } = self;
         // Headers: targets of retreating edges (noted by `Cfg::analyze`).
         is_header.clone_from(&cfg.back_in);
+        reset(loop_of, m, NONE);
+        if !cfg.has_loops {
+            // Nothing else is read without a header.
+            return;
+        }
         // Headers from the innermost (latest in RPO) out: walk back from the
         // back edges' sources; a node already in an inner loop stands for
-        // that whole loop through the union-find `rep`.
+        // that whole loop through the union-find `rep`. The engine's
+        // predecessor lists are by node and without duplicates (enough for
+        // walking), and name unreachable nodes too.
+        let preds = |i: u32| dom.preds(cfg.order[i as usize]).iter().map(|&p| cfg.pos[p as usize]).filter(|&p| p != NONE);
         rep.clear();
         rep.extend(0..m as u32);
-        reset(loop_of, m, NONE);
         reset(parent, m, NONE);
         work.clear();
         for h in (0..m as u32).rev().filter(|&h| is_header[h as usize]) {
             loop_of[h as usize] = h;
-            work.extend(cfg.preds(h).iter().copied().filter(|&p| p > h));
+            work.extend(preds(h).filter(|&p| p > h));
             while let Some(x) = work.pop() {
                 let r = find(rep, x);
                 if r == h {
@@ -970,7 +965,7 @@ impl LoopForest {
                 } else {
                     loop_of[r as usize] = h;
                 }
-                work.extend(cfg.preds(r).iter().copied().filter(|&p| p < r));
+                work.extend(preds(r).filter(|&p| p < r));
             }
         }
         reset(depth, m, 0u32);
@@ -1110,7 +1105,7 @@ impl Layout {
         // `depth(enclosing(i)) + 1`. Answered offline, below.
         hoist.clear(); // (node, from loop, depth)
         for i in 1..m as u32 {
-            let d = cfg.idom[i as usize];
+            let d = cfg.dom[i as usize].idom;
             let forward_in = cfg.forward_in[i as usize];
             let target_loop = loops.enclosing(i);
             let leaves_loops = target_loop != loops.loop_of[d as usize];
