@@ -320,7 +320,7 @@ fn structure_with<'a>(
             Vec::new()
         };
         if wide.is_empty() {
-            layout.build(graph, cfg, loops, out);
+            layout.build(graph, cfg, out);
             out.scratch = Some(sc);
             return;
         }
@@ -493,10 +493,6 @@ struct Cfg {
     /// The analysis is `known`'s (not the engine's): the graph whose
     /// predecessors [`LoopForest::fill`] reads.
     from_known: bool,
-    /// Per position: its predecessors before it (forward in-edges), and
-    /// whether one is at or after it (a retreating edge: a loop header).
-    forward_in: Vec<u32>,
-    back_in: Vec<bool>,
     /// Some position has a retreating in-edge.
     has_loops: bool,
     // Scratch.
@@ -513,6 +509,10 @@ struct Dom {
     /// `a`'s `pre .. pre + size`.
     pre: u32,
     size: u32,
+    /// Predecessors before it (forward in-edges), and whether one is at or
+    /// after it (a retreating edge: a loop header).
+    forward_in: u32,
+    header: bool,
 }
 
 impl Cfg {
@@ -534,14 +534,13 @@ impl Cfg {
             }
         };
         self.from_known = from_known;
-        let Cfg { order, pos, dom: doms, forward_in, back_in, .. } = self;
+        let Cfg { order, pos, dom: doms, .. } = self;
         order.clear();
         order.extend_from_slice(dom.rpo());
         reset(pos, n, NONE);
         for (i, &v) in order.iter().enumerate() {
             pos[v as usize] = i as u32;
         }
-        let m = order.len();
 
         // Positions index everything below, so the engine's per-block
         // answers are gathered in RPO order (first: the edge pass below
@@ -549,20 +548,18 @@ impl Cfg {
         doms.clear();
         doms.extend(order.iter().map(|&v| {
             let (pre, size) = dom.dom_interval(v);
-            Dom { idom: dom.idom(v).map_or(0, |d| pos[d as usize]), pre, size }
+            Dom { idom: dom.idom(v).map_or(0, |d| pos[d as usize]), pre, size, forward_in: 0, header: false }
         }));
 
-        reset(forward_in, m, 0u32);
-        reset(back_in, m, false);
         let mut reducible = true;
         let mut has_loops = false;
         for (i, &v) in order.iter().enumerate() {
             for e in graph.out(v) {
                 let j = pos[e.to as usize] as usize;
                 if i < j {
-                    forward_in[j] += 1;
+                    doms[j].forward_in += 1;
                 } else {
-                    back_in[j] = true;
+                    doms[j].header = true;
                     has_loops = true;
                     // `dominates` (the function needs `self` whole).
                     reducible &= doms[i].pre.wrapping_sub(doms[j].pre) < doms[j].size;
@@ -579,6 +576,11 @@ impl Cfg {
 
     fn has_dom_children(&self, i: u32) -> bool {
         self.dom[i as usize].size > 1
+    }
+
+    /// Whether position `i` is the target of a retreating edge.
+    fn is_header(&self, i: u32) -> bool {
+        self.dom[i as usize].header
     }
 
     /// Whether position `a` dominates position `b` (reflexive).
@@ -912,15 +914,14 @@ impl SccScratch {
     }
 }
 
-/// Loop nesting of a reducible graph, by RPO position.
+/// Loop nesting of a reducible graph, by RPO position (the headers are
+/// `Cfg::is_header`). Empty when the graph has no loop (`Cfg::has_loops`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct LoopForest {
-    is_header: Vec<bool>,
-    /// Innermost loop containing the node (a header's own loop contains it),
+    /// Innermost loop containing the node, not counting its own loop if it
+    /// is a header (so for a header, the loop strictly containing its loop),
     /// by header position; `NONE` outside every loop.
-    loop_of: Vec<u32>,
-    /// For a header, the innermost loop strictly containing its loop.
-    parent: Vec<u32>,
+    outer: Vec<u32>,
     /// For a header, the number of loops containing it, its own included.
     depth: Vec<u32>,
     // Scratch.
@@ -932,15 +933,12 @@ impl LoopForest {
     /// The loops of `cfg`, in this one's buffers; `dom` is the engine (or
     /// `known`) that analyzed it, whose predecessor lists are read.
     fn fill(&mut self, cfg: &Cfg, dom: &DomCfg) {
-        let m = cfg.len();
-        let LoopForest { is_header, loop_of, parent, depth, rep, work } = self;
-        // Headers: targets of retreating edges (noted by `Cfg::analyze`).
-        is_header.clone_from(&cfg.back_in);
-        reset(loop_of, m, NONE);
         if !cfg.has_loops {
-            // Nothing else is read without a header.
+            // Nothing is read without a header.
             return;
         }
+        let m = cfg.len();
+        let LoopForest { outer, depth, rep, work } = self;
         // Headers from the innermost (latest in RPO) out: walk back from the
         // back edges' sources; a node already in an inner loop stands for
         // that whole loop through the union-find `rep`. The engine's
@@ -949,10 +947,9 @@ impl LoopForest {
         let preds = |i: u32| dom.preds(cfg.order[i as usize]).iter().map(|&p| cfg.pos[p as usize]).filter(|&p| p != NONE);
         rep.clear();
         rep.extend(0..m as u32);
-        reset(parent, m, NONE);
+        reset(outer, m, NONE);
         work.clear();
-        for h in (0..m as u32).rev().filter(|&h| is_header[h as usize]) {
-            loop_of[h as usize] = h;
+        for h in (0..m as u32).rev().filter(|&h| cfg.is_header(h)) {
             work.extend(preds(h).filter(|&p| p > h));
             while let Some(x) = work.pop() {
                 let r = find(rep, x);
@@ -960,26 +957,30 @@ impl LoopForest {
                     continue;
                 }
                 rep[r as usize] = h;
-                if is_header[r as usize] {
-                    parent[r as usize] = h;
-                } else {
-                    loop_of[r as usize] = h;
-                }
+                outer[r as usize] = h;
                 work.extend(preds(r).filter(|&p| p < r));
             }
         }
-        reset(depth, m, 0u32);
-        for h in (0..m).filter(|&h| is_header[h]) {
-            depth[h] = 1 + if parent[h] == NONE { 0 } else { depth[parent[h] as usize] };
+        // Read at headers only, which are all written.
+        if depth.len() < m {
+            depth.resize(m, 0);
+        }
+        for h in (0..m).filter(|&h| cfg.is_header(h as u32)) {
+            depth[h] = 1 + if outer[h] == NONE { 0 } else { depth[outer[h] as usize] };
         }
     }
 
     /// Innermost loop containing `i`, not counting `i`'s own loop.
     fn enclosing(&self, i: u32) -> u32 {
-        if self.is_header[i as usize] {
-            self.parent[i as usize]
+        self.outer[i as usize]
+    }
+
+    /// Innermost loop containing `i` (its own, for a header).
+    fn loop_of(&self, cfg: &Cfg, i: u32) -> u32 {
+        if cfg.is_header(i) {
+            i
         } else {
-            self.loop_of[i as usize]
+            self.outer[i as usize]
         }
     }
 
@@ -1034,7 +1035,7 @@ struct Layout {
     /// Most `Inner` (or `Outer`) nodes one node places.
     fanout: usize,
     // Scratch.
-    hoist: Vec<(u32, u32, u32)>,
+    hoist: Vec<(u32, u32, u32, u32)>,
     ancestors: AncestorScratch,
     /// `build`'s per-position state.
     open: Vec<Open>,
@@ -1098,32 +1099,48 @@ impl Layout {
         let Layout { slot, num_labels, depth: max_depth, fanout, hoist, ancestors, .. } = self;
         reset(slot, m, FRESH_SLOT);
         slot[0].place = Place::Root;
-        let is_leaf = |i: u32| !loops.is_header[i as usize] && !cfg.has_dom_children(i);
+        let is_leaf = |i: u32| !cfg.is_header(i) && !cfg.has_dom_children(i);
 
         // A node that leaves loops on the way from its dominator `d` goes
         // after the outermost loop it leaves: the loop enclosing `d` at depth
-        // `depth(enclosing(i)) + 1`. Answered offline, below.
-        hoist.clear(); // (node, from loop, depth)
+        // `depth(enclosing(i)) + 1`. Answered below.
+        hoist.clear(); // (node, from loop, depth, answer)
         for i in 1..m as u32 {
-            let d = cfg.dom[i as usize].idom;
-            let forward_in = cfg.forward_in[i as usize];
-            let target_loop = loops.enclosing(i);
-            let leaves_loops = target_loop != loops.loop_of[d as usize];
+            let Dom { idom: d, forward_in, .. } = cfg.dom[i as usize];
+            let leaves_loops = cfg.has_loops && loops.enclosing(i) != loops.loop_of(cfg, d);
             if forward_in == 1 && (!leaves_loops || is_leaf(i)) {
                 // Inline (possibly demoted by depth below).
                 slot[i as usize].parent = d;
                 slot[d as usize].demotable += !is_leaf(i) as u32;
             } else if leaves_loops {
                 slot[i as usize].place = Place::Outer;
-                hoist.push((i, loops.loop_of[d as usize], loops.depth_of(target_loop) + 1));
+                hoist.push((i, loops.loop_of(cfg, d), loops.depth_of(loops.enclosing(i)) + 1, NONE));
             } else {
                 slot[i as usize].place = Place::Inner;
                 slot[i as usize].parent = d;
                 slot[d as usize].inner += 1;
             }
         }
-        ancestor_loops(loops, hoist, m, ancestors);
-        for &(i, h, _) in hoist.iter() {
+        // Each by walking up from its loop (loops nest a few deep), unless
+        // that takes more than linear time in all: then in one walk over the
+        // loop forest.
+        let mut steps = 2 * m + 64;
+        for q in hoist.iter_mut() {
+            let mut h = q.1;
+            while loops.depth[h as usize] > q.2 && steps > 0 {
+                h = loops.outer[h as usize];
+                steps -= 1;
+            }
+            q.3 = h;
+        }
+        if steps == 0 {
+            ancestor_loops(cfg, loops, hoist, ancestors);
+        } else if cfg!(test) {
+            let mut offline = hoist.clone();
+            ancestor_loops(cfg, loops, &mut offline, ancestors);
+            assert_eq!(*hoist, offline, "walks and the offline answers differ");
+        }
+        for &(i, _, _, h) in hoist.iter() {
             slot[i as usize].parent = h;
             slot[h as usize].outer += 1;
         }
@@ -1155,7 +1172,7 @@ impl Layout {
                     _ => slot[p].body_depth + 1,
                 }
             };
-            let in_loop = loops.is_header[x] as u32;
+            let in_loop = cfg.is_header(x as u32) as u32;
             let sx = &mut slot[x];
             let n_outer = sx.outer;
             if s + n_outer + in_loop + sx.inner + 1 > max_inline_depth && sx.demotable != 0 {
@@ -1221,7 +1238,7 @@ impl Layout {
     /// node's children are done before it). Sequences are built back to
     /// front, so that putting a `block` in front of a long sequence is a
     /// push; a finished sequence is copied into `out.nodes` in order.
-    fn build(&mut self, graph: &Graph, cfg: &Cfg, loops: &LoopForest, out: &mut Structured) {
+    fn build(&mut self, graph: &Graph, cfg: &Cfg, out: &mut Structured) {
         let m = cfg.len();
         let Layout { slot, open, .. } = self;
         reset(open, m, Open { seq: NONE, inner: NONE, outer: NONE, next: NONE });
@@ -1254,7 +1271,7 @@ impl Layout {
                 seq = after_block(out, seq, LabelId(slot[y as usize].block_label), &mut open[y as usize].seq);
                 y = open[y as usize].next;
             }
-            if loops.is_header[x] {
+            if cfg.is_header(x as u32) {
                 let body = out.finish(seq);
                 seq = out.push_front(NONE, Node::Loop { label: LabelId(slot[x].loop_label), body });
             }
@@ -1334,29 +1351,30 @@ struct AncestorScratch {
     stack: Vec<(u32, usize)>,
 }
 
-/// For each query `(node, loop, depth)`, the loop containing `loop` at
-/// nesting depth `depth`, stored in place of `loop`; one walk over the loop
+/// For each query `(node, loop, depth, _)`, the loop containing `loop` at
+/// nesting depth `depth`, stored in its last field; one walk over the loop
 /// forest.
-fn ancestor_loops(loops: &LoopForest, queries: &mut [(u32, u32, u32)], m: usize, sc: &mut AncestorScratch) {
+fn ancestor_loops(cfg: &Cfg, loops: &LoopForest, queries: &mut [(u32, u32, u32, u32)], sc: &mut AncestorScratch) {
     if queries.is_empty() {
         return;
     }
+    let m = cfg.len();
     let AncestorScratch { keys, query_start, by_loop, parent_of_nested, child_start, children, path, stack } = sc;
     keys.clear();
     keys.extend(queries.iter().map(|q| q.1));
     group_by_into(keys, 0, m, query_start, by_loop);
     parent_of_nested.clear();
-    parent_of_nested.extend((0..m).map(|h| if loops.is_header[h] { loops.parent[h] } else { NONE }));
+    parent_of_nested.extend((0..m as u32).map(|h| if cfg.is_header(h) { loops.outer[h as usize] } else { NONE }));
     group_by_into(parent_of_nested, 0, m, child_start, children);
     let mut answer_at = |h: usize, path: &[u32]| {
         for &q in &by_loop[query_start[h]..query_start[h + 1]] {
             let depth = queries[q as usize].2;
-            queries[q as usize].1 = path[depth as usize - 1];
+            queries[q as usize].3 = path[depth as usize - 1];
         }
     };
     path.clear();
     stack.clear();
-    for root in (0..m).filter(|&h| loops.is_header[h] && loops.parent[h] == NONE) {
+    for root in (0..m).filter(|&h| cfg.is_header(h as u32) && loops.outer[h] == NONE) {
         stack.push((root as u32, child_start[root]));
         path.push(root as u32);
         answer_at(root, path);
