@@ -2313,6 +2313,35 @@ mod tests {
     }
 
     #[test]
+    fn many_exits_from_a_deep_loop_nest() {
+        // Each exit leaves every loop and dominates code (so it goes after
+        // the outermost loop), so finding that loop by walking up the forest
+        // would take depth × exits steps: past the budget, the offline walk
+        // answers them all.
+        let (d, k) = (200u32, 200u32);
+        let header = |i: u32| (1 + i) as usize;
+        let body = |j: u32| 1 + d + j;
+        let latch = |i: u32| 1 + d + k + i;
+        let exit = |j: u32| 1 + 2 * d + k + 2 * j;
+        let end = 1 + 2 * d + 3 * k;
+        let mut succs = vec![Vec::new(); end as usize + 1];
+        succs[0] = vec![header(0) as u32];
+        for i in 0..d {
+            succs[header(i)] = vec![if i + 1 < d { header(i + 1) as u32 } else { body(0) }];
+        }
+        for j in 0..k {
+            succs[body(j) as usize] = vec![if j + 1 < k { body(j + 1) } else { latch(d - 1) }, exit(j)];
+            succs[exit(j) as usize] = vec![exit(j) + 1];
+            succs[exit(j) as usize + 1] = vec![end];
+        }
+        for i in 0..d {
+            succs[latch(i) as usize] = vec![header(i) as u32, if i > 0 { latch(i - 1) } else { end }];
+        }
+        let s = check(&succs, 20, 1);
+        assert!(!has_dispatch(&s));
+    }
+
+    #[test]
     fn deep_loop_nests_are_fast() {
         for depth in [50, 20_000] {
             let nest = loop_nest(depth);
