@@ -1151,7 +1151,7 @@ impl Layout {
         // the labels.
         let mut depth = 0;
         let mut next_label = 0u32;
-        *fanout = 0;
+        let mut widest = 0;
         for x in 0..m {
             let s = if x == 0 {
                 0
@@ -1181,7 +1181,7 @@ impl Layout {
             }
             let n_inner = sx.inner;
             // Places of `x`'s kids are final from here on.
-            *fanout = (*fanout).max(n_outer.max(n_inner) as usize);
+            widest = widest.max(n_outer.max(n_inner));
             sx.next_outer = s + n_outer;
             // The basic block's body is at depth s + n_outer + in_loop +
             // n_inner, counting the function body as depth 0.
@@ -1199,6 +1199,7 @@ impl Layout {
         }
         *num_labels = next_label;
         *max_depth = depth;
+        *fanout = widest as usize;
     }
 
     /// Groups of nodes (RPO positions) placed after more than `max_fanout`
