@@ -176,9 +176,6 @@ pub struct Structured {
     pub num_dispatch_vars: u32,
     nodes: Vec<Node>,
     exits: Vec<Exit>,
-    /// Scratch of `Layout::build`: sequences under construction, as
-    /// linked lists (node, previous entry), newest first.
-    seqs: Vec<(Node, u32)>,
     /// The working graph and its analyses, kept for the next body. Out of
     /// here while a body is structured; an `Option` so that taking it
     /// leaves nothing to allocate and drop in its place.
@@ -212,25 +209,6 @@ impl Structured {
         self.num_dispatch_vars = 0;
         self.nodes.clear();
         self.exits.clear();
-        self.seqs.clear();
-    }
-
-    /// Puts `node` in front of sequence `seq` (a `seqs` entry or `NONE`
-    /// for an empty one); the new sequence.
-    fn push_front(&mut self, seq: u32, node: Node) -> u32 {
-        self.seqs.push((node, seq));
-        self.seqs.len() as u32 - 1
-    }
-
-    /// Sequence `seq` as a body, in execution order.
-    fn finish(&mut self, mut seq: u32) -> Body {
-        let start = self.nodes.len() as u32;
-        while seq != NONE {
-            let (node, next) = self.seqs[seq as usize];
-            self.nodes.push(node);
-            seq = next;
-        }
-        Body { start, end: self.nodes.len() as u32 }
     }
 }
 
@@ -1081,15 +1059,29 @@ const FRESH_SLOT: Slot = Slot {
     block_label: NONE,
 };
 
-/// `Layout::build`'s state of one node: its code so far (`NONE`: empty),
-/// the `Inner` and `Outer` kids whose code is done (lists through `next`,
-/// in RPO order: built latest first).
+/// `Layout::build`'s state of one node: its code, a sequence `head`
+/// followed by the code of node `tail` (`NONE`: nothing), copied into a
+/// body where it is placed; the `Inner` and `Outer` kids whose code is done
+/// (lists through `next`, in RPO order: built latest first).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Open {
-    seq: u32,
+    head: Node,
+    tail: u32,
     inner: u32,
     outer: u32,
     next: u32,
+}
+
+/// The sequence `head` then the code of node `tail` (and so on), as a body.
+fn finish(out: &mut Structured, open: &[Open], head: Node, mut tail: u32) -> Body {
+    let start = out.nodes.len() as u32;
+    out.nodes.push(head);
+    while tail != NONE {
+        let o = &open[tail as usize];
+        out.nodes.push(o.head);
+        tail = o.tail;
+    }
+    Body { start, end: out.nodes.len() as u32 }
 }
 
 impl Layout {
@@ -1242,7 +1234,8 @@ impl Layout {
     fn build(&mut self, graph: &Graph, cfg: &Cfg, out: &mut Structured) {
         let m = cfg.len();
         let Layout { slot, open, .. } = self;
-        reset(open, m, Open { seq: NONE, inner: NONE, outer: NONE, next: NONE });
+        let head = Node::Basic { block: 0, exits: Exits::default() };
+        reset(open, m, Open { head, tail: NONE, inner: NONE, outer: NONE, next: NONE });
         for x in (0..m).rev() {
             let node = cfg.order[x];
             let exits_start = out.exits.len() as u32;
@@ -1255,33 +1248,40 @@ impl Layout {
                 } else {
                     // Inline bodies go to `out.nodes`, never to `out.exits`:
                     // this node's exits stay one run.
-                    ExitHow::Inline(out.finish(std::mem::replace(&mut open[j].seq, NONE)))
+                    ExitHow::Inline(finish(out, open, open[j].head, open[j].tail))
                 };
                 let set_dispatch = (e.dispatch_value != NONE).then_some((DISPATCH_VAR, e.dispatch_value));
                 out.exits.push(Exit { target: e.target, set_dispatch, how });
             }
             let exits = Exits { start: exits_start, end: out.exits.len() as u32 };
-            let code = if node < graph.num_blocks {
+            let mut head = if node < graph.num_blocks {
                 Node::Basic { block: node, exits }
             } else {
                 Node::Dispatch { var: DISPATCH_VAR, exits }
             };
-            let mut seq = out.push_front(NONE, code);
+            let mut tail = NONE;
+            // `block $label <code so far> end`, then the kid's code.
             let mut y = open[x].inner;
             while y != NONE {
-                seq = after_block(out, seq, LabelId(slot[y as usize].block_label), &mut open[y as usize].seq);
+                let body = finish(out, open, head, tail);
+                head = Node::Block { label: LabelId(slot[y as usize].block_label), body };
+                tail = y;
                 y = open[y as usize].next;
             }
             if cfg.is_header(x as u32) {
-                let body = out.finish(seq);
-                seq = out.push_front(NONE, Node::Loop { label: LabelId(slot[x].loop_label), body });
+                let body = finish(out, open, head, tail);
+                head = Node::Loop { label: LabelId(slot[x].loop_label), body };
+                tail = NONE;
             }
             let mut y = open[x].outer;
             while y != NONE {
-                seq = after_block(out, seq, LabelId(slot[y as usize].block_label), &mut open[y as usize].seq);
+                let body = finish(out, open, head, tail);
+                head = Node::Block { label: LabelId(slot[y as usize].block_label), body };
+                tail = y;
                 y = open[y as usize].next;
             }
-            open[x].seq = seq;
+            open[x].head = head;
+            open[x].tail = tail;
             // Into the parent's list of code to put after its `block`s.
             let p = slot[x].parent as usize;
             match slot[x].place {
@@ -1294,7 +1294,7 @@ impl Layout {
                 _ => {}
             }
         }
-        out.body = out.finish(std::mem::replace(&mut open[0].seq, NONE));
+        out.body = finish(out, open, open[0].head, open[0].tail);
         out.num_labels = self.num_labels;
         out.num_dispatch_vars = (graph.num_nodes() > graph.num_blocks as usize) as u32;
     }
@@ -1330,14 +1330,6 @@ fn group_by_into(key: &[u32], first: u32, groups: usize, start: &mut Vec<usize>,
     start[0] = 0;
 }
 
-
-/// `block $label <body> end` followed by `rest` (taken), as a sequence.
-fn after_block(out: &mut Structured, body: u32, label: LabelId, rest: &mut u32) -> u32 {
-    let rest = std::mem::replace(rest, NONE);
-    debug_assert!(rest != NONE, "code placed after a block is missing");
-    let body = out.finish(body);
-    out.push_front(rest, Node::Block { label, body })
-}
 
 /// Buffers of [`ancestor_loops`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
