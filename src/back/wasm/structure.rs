@@ -473,6 +473,8 @@ struct Cfg {
     from_known: bool,
     /// Some position has a retreating in-edge.
     has_loops: bool,
+    /// The positions that do (loop headers), in increasing order.
+    headers: Vec<u32>,
     // Scratch.
     edge_list: Vec<(u32, u32)>,
 }
@@ -512,7 +514,7 @@ impl Cfg {
             }
         };
         self.from_known = from_known;
-        let Cfg { order, pos, dom: doms, .. } = self;
+        let Cfg { order, pos, dom: doms, headers, .. } = self;
         order.clear();
         order.extend_from_slice(dom.rpo());
         reset(pos, n, NONE);
@@ -530,22 +532,25 @@ impl Cfg {
         }));
 
         let mut reducible = true;
-        let mut has_loops = false;
+        headers.clear();
         for (i, &v) in order.iter().enumerate() {
             for e in graph.out(v) {
                 let j = pos[e.to as usize] as usize;
                 if i < j {
                     doms[j].forward_in += 1;
                 } else {
-                    doms[j].header = true;
-                    has_loops = true;
+                    if !doms[j].header {
+                        doms[j].header = true;
+                        headers.push(j as u32);
+                    }
                     // `dominates` (the function needs `self` whole).
                     reducible &= doms[i].pre.wrapping_sub(doms[j].pre) < doms[j].size;
                 }
             }
         }
+        headers.sort_unstable();
         self.reducible = reducible;
-        self.has_loops = has_loops;
+        self.has_loops = !headers.is_empty();
     }
 
     fn len(&self) -> usize {
@@ -927,7 +932,7 @@ impl LoopForest {
         rep.extend(0..m as u32);
         reset(outer, m, NONE);
         work.clear();
-        for h in (0..m as u32).rev().filter(|&h| cfg.is_header(h)) {
+        for &h in cfg.headers.iter().rev() {
             work.extend(preds(h).filter(|&p| p > h));
             while let Some(x) = work.pop() {
                 let r = find(rep, x);
@@ -943,7 +948,8 @@ impl LoopForest {
         if depth.len() < m {
             depth.resize(m, 0);
         }
-        for h in (0..m).filter(|&h| cfg.is_header(h as u32)) {
+        for &h in &cfg.headers {
+            let h = h as usize;
             depth[h] = 1 + if outer[h] == NONE { 0 } else { depth[outer[h] as usize] };
         }
     }
