@@ -283,7 +283,7 @@ fn structure_with<'a>(
     let mut flat = false;
     loop {
         loops.fill(cfg, known.filter(|_| cfg.from_known).unwrap_or(engine));
-        layout.fill(cfg, loops, limits.inline_depth);
+        layout.fill(cfg, loops, limits.inline_depth, limits.tree_depth);
         if layout.depth > limits.tree_depth && !flat {
             // Pathological nesting (random graphs, not compiled code): one
             // dispatcher in front of every block nests a handful deep.
@@ -1014,7 +1014,7 @@ struct Layout {
     slot: Vec<Slot>,
     num_labels: u32,
     /// Deepest body nesting of the tree (bodies inside a basic block's
-    /// exits included).
+    /// exits included), or for a small body a bound of it within the caps.
     depth: u32,
     /// Most `Inner` (or `Outer`) nodes one node places.
     fanout: usize,
@@ -1092,7 +1092,7 @@ fn finish(out: &mut Structured, open: &[Open], head: Node, mut tail: u32) -> Bod
 
 impl Layout {
     /// The layout of `cfg` with loops `loops`, in this one's buffers.
-    fn fill(&mut self, cfg: &Cfg, loops: &LoopForest, max_inline_depth: u32) {
+    fn fill(&mut self, cfg: &Cfg, loops: &LoopForest, max_inline_depth: u32, max_tree_depth: u32) {
         let m = cfg.len();
         let Layout { slot, num_labels, depth: max_depth, fanout, hoist, ancestors, .. } = self;
         reset(slot, m, FRESH_SLOT);
@@ -1143,13 +1143,36 @@ impl Layout {
             slot[h as usize].outer += 1;
         }
 
+        let mut depth = 0;
+        let mut next_label = 0u32;
+        let mut widest = 0;
+        // Each level of nesting is a label (a node has at most two) or an
+        // inline step, so the tree nests at most `3m + 1` deep: in a body
+        // that small (most of them) no inline node is demoted and the depth
+        // is within bounds, so only the labels need numbering.
+        let bound = 3 * m as u64 + 1;
+        if bound <= max_inline_depth.min(max_tree_depth) as u64 {
+            for x in 0..m {
+                let sx = &mut slot[x];
+                widest = widest.max(sx.outer.max(sx.inner));
+                if cfg.is_header(x as u32) {
+                    sx.loop_label = next_label;
+                    next_label += 1;
+                }
+                if matches!(sx.place, Place::Inner | Place::Outer) {
+                    sx.block_label = next_label;
+                    next_label += 1;
+                }
+            }
+            *num_labels = next_label;
+            *max_depth = bound as u32;
+            *fanout = widest as usize;
+            return;
+        }
         // In RPO, so a node's parent is done before it: the depth at which
         // the node's code starts (its first node's body depth) comes from
         // its parent; demote inline kids that would nest too deep; number
         // the labels.
-        let mut depth = 0;
-        let mut next_label = 0u32;
-        let mut widest = 0;
         for x in 0..m {
             let s = if x == 0 {
                 0
