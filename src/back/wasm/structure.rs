@@ -518,15 +518,14 @@ impl Cfg {
         order.clear();
         order.extend_from_slice(dom.rpo());
         reset(pos, n, NONE);
-        for (i, &v) in order.iter().enumerate() {
-            pos[v as usize] = i as u32;
-        }
 
         // Positions index everything below, so the engine's per-block
         // answers are gathered in RPO order (first: the edge pass below
-        // checks reducibility with them).
+        // checks reducibility with them). An idom comes before its node in
+        // RPO, so its position is known by then.
         doms.clear();
-        doms.extend(order.iter().map(|&v| {
+        doms.extend(order.iter().enumerate().map(|(i, &v)| {
+            pos[v as usize] = i as u32;
             let (pre, size) = dom.dom_interval(v);
             Dom { idom: dom.idom(v).map_or(0, |d| pos[d as usize]), pre, size, forward_in: 0, header: false }
         }));
