@@ -270,15 +270,19 @@ impl<'a> Fx<'a> {
         let mut removed = false;
         let f = self.f;
         let first = f.first_local;
-        for k in (0..f.insts.len()).rev() {
-            let inst = &f.insts[k];
-            let Some((v, _)) = inst.result else { continue };
-            if !self.b.insts[k].emit {
+        // Walks the results (last first: an instruction's operands are
+        // released before their definitions are looked at), so that a used
+        // result, nearly all of them, costs one test.
+        let first_inst = self.num_params as usize + f.consts.len();
+        for (r, id) in f.results.iter().enumerate().rev() {
+            let i = first_inst + r;
+            let Some(val) = self.b.vals.get(i).copied() else { continue };
+            if val.uses != 0 || val.pinned {
                 continue;
             }
-            let Some(i) = self.local_index(v) else { continue };
-            let val = self.b.vals[i];
-            if val.uses != 0 || val.pinned {
+            let k = id.0 as usize;
+            let Some(inst) = f.insts.get(k) else { continue };
+            if inst.result.map(|(v, _)| v.0.wrapping_sub(first) as usize) != Some(i) || !self.b.insts[k].emit {
                 continue;
             }
             let dead = match val.kind {
