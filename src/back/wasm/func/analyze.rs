@@ -626,8 +626,10 @@ impl<'a> Fx<'a> {
                     self.push(*lhs, fl);
                     // An exact division by 2^k is a shift whose count
                     // `lower` writes itself.
-                    if *op != BinOp::SDiv || self.exact_sdiv_shift(*op, *lhs, *rhs).is_none() {
-                        self.push(*rhs, fr);
+                    let shift = if *op == BinOp::SDiv { self.exact_sdiv_shift(*op, *lhs, *rhs) } else { None };
+                    match shift {
+                        Some(s) => self.b.insts[k].lowering = Lowering::ExactShift(s as u8),
+                        None => self.push(*rhs, fr),
                     }
                 } else if vector_binop(*op, t).is_some() {
                     self.push(*lhs, Fixup::None);
@@ -644,7 +646,11 @@ impl<'a> Fx<'a> {
             }
             Cmp { pred, lhs, rhs } => {
                 let t = self.ty(*lhs);
-                if let Some(x) = self.eqz_operand(*pred, *lhs, *rhs).or_else(|| self.truthy_operand(k)) {
+                if let Some(x) = self.eqz_operand(*pred, *lhs, *rhs) {
+                    self.b.insts[k].lowering = Lowering::Eqz;
+                    self.push(x, Fixup::None);
+                } else if let Some(x) = self.truthy_operand(k) {
+                    self.b.insts[k].lowering = Lowering::Truthy;
                     self.push(x, Fixup::None);
                 } else if cmp_is_simple(*pred, t) {
                     let fix = match (pred, t) {
@@ -702,7 +708,9 @@ impl<'a> Fx<'a> {
                 for &a in f.args(*args) {
                     self.push(a, Fixup::None);
                 }
-                if self.direct_target(*callee, f.args(*args), inst).is_none() {
+                if self.direct_target(*callee, f.args(*args), inst).is_some() {
+                    self.b.insts[k].lowering = Lowering::Direct;
+                } else {
                     self.push(*callee, Fixup::None);
                 }
             }

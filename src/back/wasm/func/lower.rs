@@ -15,9 +15,9 @@ impl<'a> Fx<'a> {
     pub(super) fn lower(&mut self, k: usize, inst: &'a Inst) -> bool {
         use InstKind::*;
         match &inst.kind {
-            Binop { op, lhs, rhs, .. } => self.lower_binop(*op, *lhs, *rhs),
+            Binop { op, lhs, rhs, .. } => self.lower_binop(*op, *lhs, *rhs, self.b.insts[k].lowering),
             Cast { op, value, to } => self.lower_cast(*op, self.ty(*value), *to),
-            Cmp { pred, lhs, rhs } => self.lower_cmp(*pred, *lhs, *rhs, k),
+            Cmp { pred, lhs, rhs } => self.lower_cmp(*pred, *lhs, *rhs, self.b.insts[k].lowering),
             Select { cond, .. } => {
                 if self.ty(*cond).is_vector() {
                     self.w().v128_bitselect();
@@ -105,7 +105,11 @@ impl<'a> Fx<'a> {
             }
             CallIndirect { callee, args, ret, .. } => {
                 let args = self.f.args(*args);
-                if let Some(d) = self.direct_target(*callee, args, inst) {
+                let direct = match self.b.insts[k].lowering {
+                    Lowering::Direct => self.direct_target(*callee, args, inst),
+                    _ => None,
+                };
+                if let Some(d) = direct {
                     for _ in 0..d.drop {
                         self.w().drop();
                     }
@@ -175,15 +179,15 @@ impl<'a> Fx<'a> {
         self.b.call_sites.push((at, len, callee, unguarded));
     }
 
-    pub(super) fn lower_binop(&mut self, op: BinOp, lhs: ValueId, rhs: ValueId) {
+    pub(super) fn lower_binop(&mut self, op: BinOp, lhs: ValueId, rhs: ValueId, how: Lowering) {
         let t = self.ty(lhs);
         match t {
             IrType::Scalar(s) if s.is_float() => self.float_binop(op, s),
-            IrType::Scalar(Scalar::I32) if op == BinOp::SDiv && let Some(k) = self.exact_sdiv_shift(op, lhs, rhs) => {
-                self.w().i32_const(k as i32).i32_shr_s();
+            IrType::Scalar(Scalar::I32) if let Lowering::ExactShift(k) = how => {
+                self.w().i32_const(i32::from(k)).i32_shr_s();
             }
-            IrType::Scalar(Scalar::I64) if op == BinOp::SDiv && let Some(k) = self.exact_sdiv_shift(op, lhs, rhs) => {
-                self.w().i64_const(k as i64).i64_shr_s();
+            IrType::Scalar(Scalar::I64) if let Lowering::ExactShift(k) = how => {
+                self.w().i64_const(i64::from(k)).i64_shr_s();
             }
             IrType::Scalar(s) => {
                 self.int_binop(op, s == Scalar::I64);
@@ -603,18 +607,19 @@ impl<'a> Fx<'a> {
     }
 
     #[allow(clippy::needless_return)] // a bug arm must match the sink type of the others
-    pub(super) fn lower_cmp(&mut self, pred: CmpPred, lhs: ValueId, rhs: ValueId, k: usize) {
+    pub(super) fn lower_cmp(&mut self, pred: CmpPred, lhs: ValueId, rhs: ValueId, how: Lowering) {
         let t = self.ty(lhs);
-        if self.truthy_operand(k).is_some() {
-            return;
-        }
-        if self.eqz_operand(pred, lhs, rhs).is_some() {
-            if t == IrType::I64 {
-                self.w().i64_eqz();
-            } else {
-                self.w().i32_eqz();
+        match how {
+            Lowering::Truthy => return,
+            Lowering::Eqz => {
+                if t == IrType::I64 {
+                    self.w().i64_eqz();
+                } else {
+                    self.w().i32_eqz();
+                }
+                return;
             }
-            return;
+            _ => {}
         }
         match t {
             IrType::Scalar(s) if s.is_int() => {

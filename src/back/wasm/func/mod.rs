@@ -165,6 +165,23 @@ pub(super) struct InstInfo {
     pub offset: u32,
     /// A `br` whose pushes are the phi copies of its edge.
     pub copies_planned: bool,
+    /// What `plan` chose for `lower` (decided once, so the two agree).
+    pub lowering: Lowering,
+}
+
+/// A lowering choice `plan` makes from the operands and uses, which its
+/// pushes depend on; `lower` follows it rather than deciding again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Lowering {
+    Plain,
+    /// `icmp eq x, 0`: `x` pushed, then `eqz`.
+    Eqz,
+    /// `icmp ne x, 0` used only as a condition: `x` pushed, nothing else.
+    Truthy,
+    /// `sdiv x, 2^k` exact: `x` pushed, then a shift by k.
+    ExactShift(u8),
+    /// `call_indirect` of a constant function address: a direct call.
+    Direct,
 }
 
 impl Default for InstInfo {
@@ -180,6 +197,7 @@ impl Default for InstInfo {
             addr: NONE,
             offset: 0,
             copies_planned: false,
+            lowering: Lowering::Plain,
         }
     }
 }
