@@ -70,7 +70,6 @@ impl<'a> Fx<'a> {
 
         self.build_vblocks()?;
         self.find_aliases();
-        self.count_uses();
         self.place_static_allocas();
         if self.remove_dead_code() {
             // Exact counts and single users over what is left.
@@ -134,30 +133,73 @@ impl<'a> Fx<'a> {
     /// Casts that are nothing in wasm (zext to i32 of a zero-extended
     /// value, same-representation bitcasts, sext of a mask) become aliases
     /// of their operand and are not emitted.
+    ///
+    /// The same walk counts the uses of each value by the instructions
+    /// still emitted, and notes the last user (what `count_uses` does):
+    /// operands as written, the uses of an alias moved to the value it
+    /// stands for at the end. A user matters only to a value used once, so
+    /// the order of the moves does not.
     pub(super) fn find_aliases(&mut self) {
         let f = self.f;
+        let first = f.first_local;
+        let mut aliased = std::mem::take(&mut self.b.aliased);
+        aliased.clear();
         for blk in &f.blocks {
             self.b.cse.clear();
             for k in blk.start as usize..blk.end as usize {
                 let inst = &f.insts[k];
-                let Some((v, _)) = inst.result else { continue };
-                let Some(i) = self.local_index(v) else { continue };
-                if let InstKind::Cast { op, value, to } = inst.kind {
-                    if value != v && is_noop_cast(op, self.ty(value), to) {
-                        self.b.vals[i].alias = value.0;
-                        self.b.insts[k].emit = false;
-                        continue;
+                if let Some((v, _)) = inst.result {
+                    if let Some(i) = self.local_index(v) {
+                        if let Some(alias) = self.alias_of(inst, v) {
+                            self.b.vals[i].alias = alias;
+                            self.b.insts[k].emit = false;
+                            aliased.push(i as u32);
+                            continue;
+                        }
                     }
                 }
-                // The same pure computation earlier in the block: reuse it.
-                let Some(key) = self.cse_key(&inst.kind) else { continue };
-                let earlier = self.b.cse.get_or_insert(key, v.0);
-                if earlier != v.0 {
-                    self.b.vals[i].alias = earlier;
-                    self.b.insts[k].emit = false;
-                }
+                let user = if matches!(inst.kind, InstKind::Phi { .. }) { NONE } else { k as u32 };
+                let vals = &mut self.b.vals;
+                for_each_operand(f, &inst.kind, |o| {
+                    if let Some(val) = vals.get_mut(o.0.wrapping_sub(first) as usize) {
+                        val.uses += 1;
+                        val.user = user;
+                    }
+                });
             }
         }
+        let vals = &mut self.b.vals;
+        for &a in &aliased {
+            let a = a as usize;
+            let Val { uses, user, .. } = vals[a];
+            if uses == 0 {
+                continue;
+            }
+            vals[a].uses = 0;
+            vals[a].user = NONE;
+            let t = resolve_in(vals, first, ValueId(a as u32 + first)).0.wrapping_sub(first) as usize;
+            if let Some(tv) = vals.get_mut(t) {
+                if tv.uses == 0 {
+                    tv.user = user;
+                }
+                tv.uses += uses;
+            }
+        }
+        self.b.aliased = aliased;
+    }
+
+    /// The earlier value the result `v` of `inst` is (see `find_aliases`).
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    fn alias_of(&mut self, inst: &Inst, v: ValueId) -> Option<u32> {
+        if let InstKind::Cast { op, value, to } = inst.kind {
+            if value != v && is_noop_cast(op, self.ty(value), to) {
+                return Some(value.0);
+            }
+        }
+        // The same pure computation earlier in the block: reuse it.
+        let key = self.cse_key(&inst.kind)?;
+        let earlier = self.b.cse.get_or_insert(key, v.0);
+        (earlier != v.0).then_some(earlier)
     }
 
     /// What makes two instructions compute the same value: integer

@@ -288,6 +288,8 @@ pub(super) struct Buffers {
     pub addr_found: Vec<(u32, u32, u32, ValueId, u32)>,
     /// The loads and stores of the body, and its phis, in order.
     pub mem_insts: Vec<u32>,
+    /// The values found to be aliases (value indices).
+    pub aliased: Vec<u32>,
     pub phi_insts: Vec<u32>,
     /// Pure computations of the block being scanned, for reuse.
     pub cse: CseTable,
