@@ -734,6 +734,7 @@ impl<'a> Fx<'a> {
             CondBr { cond, .. } => self.push(*cond, Fixup::None),
             Switch { cond, cases, ty, .. } => {
                 if self.switch_is_dense(*ty, f.cases(*cases)) {
+                    self.b.insts[k].lowering = Lowering::DenseSwitch;
                     self.push(*cond, Fixup::None);
                 }
             }

@@ -13,7 +13,7 @@
 //! `L` (or of code that ends there), a `br L` is left out. The walk keeps an
 //! explicit work stack, so deep nesting cannot overflow the Rust stack.
 
-use super::{Fx, Term, NONE};
+use super::{Fx, Lowering, Term, NONE};
 use crate::back::wasm::structure::{Body, Exit, ExitHow, LabelId, Node, Structured};
 use crate::ir::{InstKind, Scalar, SwitchCase, ValType as IrType, ValueId};
 use wasm_encoder::{BlockType, ValType as W};
@@ -235,7 +235,10 @@ impl<'a> Fx<'a> {
                     work.push(Work::Exit(vb, e0, fall));
                 }
             }
-            InstKind::Switch { ty, cond, cases, .. } => self.emit_switch(vb, *ty, *cond, f.cases(*cases), exits, fall, work),
+            InstKind::Switch { ty, cond, cases, .. } => {
+                let dense = self.b.insts[last].lowering == Lowering::DenseSwitch;
+                self.emit_switch(vb, *ty, *cond, f.cases(*cases), dense, exits, fall, work)
+            }
             _ => self.bug("a block that does not end in a terminator"),
         }
     }
@@ -455,6 +458,7 @@ impl<'a> Fx<'a> {
         ty: IrType,
         cond: ValueId,
         cases: &[SwitchCase],
+        dense: bool,
         exits: &'t [Exit],
         fall: Fall,
         work: &mut Vec<Work<'t>>,
@@ -473,7 +477,8 @@ impl<'a> Fx<'a> {
             return;
         }
         let wrappers = self.assign_slots(vb, exits);
-        if self.switch_is_dense(ty, cases) {
+        // As `plan` decided (it pushed the condition for a table).
+        if dense {
             // The condition is on the stack. index = cond - lo.
             let lo = cases.iter().map(|c| case_value(c.value, bits)).min().unwrap_or(0);
             let hi = cases.iter().map(|c| case_value(c.value, bits)).max().unwrap_or(0);

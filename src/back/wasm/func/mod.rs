@@ -182,6 +182,8 @@ pub(super) enum Lowering {
     ExactShift(u8),
     /// `call_indirect` of a constant function address: a direct call.
     Direct,
+    /// A switch as one `br_table` (its condition pushed), not a search.
+    DenseSwitch,
 }
 
 impl Default for InstInfo {
