@@ -197,7 +197,7 @@ impl<'a> Fx<'a> {
             }
         }
         // The same pure computation earlier in the block: reuse it.
-        let key = self.cse_key(&inst.kind)?;
+        let key = self.cse_key(inst)?;
         let earlier = self.b.cse.get_or_insert(key, v.0);
         (earlier != v.0).then_some(earlier)
     }
@@ -205,11 +205,11 @@ impl<'a> Fx<'a> {
     /// What makes two instructions compute the same value: integer
     /// arithmetic, compares and casts, with operands seen through aliases
     /// (and ordered, for commutative operators).
-    pub(super) fn cse_key(&self, kind: &InstKind) -> Option<CseKey> {
+    pub(super) fn cse_key(&self, inst: &Inst) -> Option<CseKey> {
         let r = |v: ValueId| self.resolve(v).0;
-        Some(match *kind {
+        Some(match inst.kind {
             InstKind::Binop { op, lhs, rhs, .. } => {
-                let t = self.ty(lhs);
+                let t = self.binop_type(inst, lhs);
                 if !t.is_int_or_int_vector() {
                     return None;
                 }
@@ -657,7 +657,7 @@ impl<'a> Fx<'a> {
         use InstKind::*;
         match &inst.kind {
             Binop { op, lhs, rhs, .. } => {
-                let t = self.ty(*lhs);
+                let t = self.binop_type(inst, *lhs);
                 if let IrType::Scalar(s) = t {
                     let (fl, fr) = match (op, s) {
                         (BinOp::AShr, _) => (sext_fixup(s), Fixup::None),

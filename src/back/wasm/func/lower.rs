@@ -15,7 +15,10 @@ impl<'a> Fx<'a> {
     pub(super) fn lower(&mut self, k: usize, inst: &'a Inst) -> bool {
         use InstKind::*;
         match &inst.kind {
-            Binop { op, lhs, rhs, .. } => self.lower_binop(*op, *lhs, *rhs, self.b.insts[k].lowering),
+            Binop { op, lhs, rhs, .. } => {
+                let t = self.binop_type(inst, *lhs);
+                self.lower_binop(*op, t, *lhs, *rhs, self.b.insts[k].lowering)
+            }
             Cast { op, value, to } => self.lower_cast(*op, self.ty(*value), *to),
             Cmp { pred, lhs, rhs } => self.lower_cmp(*pred, *lhs, *rhs, self.b.insts[k].lowering),
             Select { cond, .. } => {
@@ -179,8 +182,7 @@ impl<'a> Fx<'a> {
         self.b.call_sites.push((at, len, callee, unguarded));
     }
 
-    pub(super) fn lower_binop(&mut self, op: BinOp, lhs: ValueId, rhs: ValueId, how: Lowering) {
-        let t = self.ty(lhs);
+    pub(super) fn lower_binop(&mut self, op: BinOp, t: IrType, lhs: ValueId, rhs: ValueId, how: Lowering) {
         match t {
             IrType::Scalar(s) if s.is_float() => self.float_binop(op, s),
             IrType::Scalar(Scalar::I32) if let Lowering::ExactShift(k) = how => {

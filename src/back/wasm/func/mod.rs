@@ -902,6 +902,16 @@ impl<'a> Fx<'a> {
         }
     }
 
+    /// The type of binop `inst` and of its operands: its result's, which
+    /// the decoder took from its left operand (no lookup of that operand).
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    pub(super) fn binop_type(&self, inst: &Inst, lhs: ValueId) -> IrType {
+        match inst.result {
+            Some((_, t)) => t,
+            None => self.ty(lhs),
+        }
+    }
+
     /// The integer constant `v`, if it is one.
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     pub(super) fn const_int(&self, v: ValueId) -> Option<i64> {
