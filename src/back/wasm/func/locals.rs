@@ -14,7 +14,7 @@
 //! makes every position reachable from every other) get one local per
 //! value instead.
 
-use super::{for_each_operand, resolve_in, Fx, Kind, Term, Val, NONE};
+use super::{for_each_operand, resolve_in, Callee, Fx, InstInfo, Kind, ModuleCx, Term, Val, NONE};
 use crate::back::wasm::structure::{Exit, ExitHow, Node, Structured};
 use crate::back::wasm::types::wasm_type;
 use crate::ir::InstKind;
@@ -66,27 +66,26 @@ pub(super) struct LoopSpan {
 /// Buffers of the allocation, reused between functions.
 #[derive(Default)]
 pub(in crate::back::wasm) struct LocalBuffers {
-    /// Per value: first and last position, and that of its definition.
+    /// Per value: first and last position, and that of its definition
+    /// (once it is given a slot: its type slot); `end == NONE` once it is
+    /// known to need a local of its own.
     live: Vec<Live>,
-    own: Vec<bool>,
     loops: Vec<LoopSpan>,
     /// Innermost loop per position, filled from `loop_marks` at the end of
     /// the walk (one fill per loop boundary, not one per block).
     loop_at: Vec<u32>,
     /// (position, innermost loop from there on), at each loop boundary.
     loop_marks: Vec<(u32, u32)>,
-    /// The values that get a local, as (next, value) lists by start
-    /// position from `heads`, next entry of the same start; once given a
-    /// slot an entry holds (type slot, value) for the rebasing.
+    /// The values that get a local, as (next, value) lists from `heads`:
+    /// by start position, then (the same entries, once given a slot) by
+    /// end position.
     order: Vec<(u32, u32)>,
-    /// Per position, the heads of its list in `order` (values starting
-    /// there) and of its list in `ending` (slots whose value's interval
-    /// ends there).
+    /// Per position, the heads of its lists in `order` of the values
+    /// starting there, and (linked again once started) of those whose
+    /// interval ends there.
     heads: Vec<[u32; 2]>,
-    /// (type, slot, next).
-    ending: Vec<(u8, u32, u32)>,
     /// The slots freed at one position, to hand back in slot order.
-    freed: Vec<(u8, u32)>,
+    freed: Vec<(u32, u32)>,
     free: [Vec<u32>; 5],
 }
 
@@ -97,12 +96,6 @@ enum Walk<'t> {
 }
 
 impl<'a> Fx<'a> {
-    /// Whether value index `i` gets a local.
-    pub(super) fn needs_local(&self, i: usize) -> bool {
-        let v = &self.b.vals[i];
-        v.kind == Kind::None && v.uses > 0
-    }
-
     /// Assigns `Kind::Local` to every value that needs a local.
     // Not inlined into `translate`: its loops keep their registers.
     #[inline(never)]
@@ -112,34 +105,41 @@ impl<'a> Fx<'a> {
         let mut lb = std::mem::take(&mut self.b.locals);
         lb.live.clear();
         lb.live.resize(n, Live { start: NONE, end: 0, def: NONE });
-        lb.own.clear();
-        lb.own.resize(n, self.has_setjmp);
         let npos = if self.has_setjmp { 0 } else { self.number_positions(tree, &mut lb) };
         // Intervals, widened over loops, listed by start: values pushed in
         // decreasing order, so each start's list runs in increasing order
-        // (the scan's order is (start, value)).
+        // (the scan's order is (start, value)). A value read before its
+        // definition in emission order, or never defined there, gets a
+        // local of its own (`end == NONE`), taken at position 0.
         lb.order.clear();
         lb.heads.clear();
         lb.heads.resize(npos as usize + 1, [NONE; 2]);
         let mut last_start = 0;
-        for i in (first_inst..n).rev() {
-            if !self.needs_local(i) {
-                continue;
+        {
+            let vals = &self.b.vals[..];
+            let LocalBuffers { live, order, heads, loops, loop_at, .. } = &mut lb;
+            for i in (first_inst..n).rev() {
+                // Whether it needs a local.
+                let v = &vals[i];
+                if v.kind != Kind::None || v.uses == 0 {
+                    continue;
+                }
+                let mut l = live[i];
+                let s = if self.has_setjmp || l.def == NONE || l.start < l.def {
+                    l.end = NONE;
+                    0
+                } else {
+                    let (s, e) = widen(loops, loop_at, l.start, l.end);
+                    l.start = s;
+                    l.end = e;
+                    s
+                };
+                live[i] = l;
+                last_start = last_start.max(s);
+                let k = order.len() as u32;
+                order.push((heads[s as usize][0], i as u32));
+                heads[s as usize][0] = k;
             }
-            let live = lb.live[i];
-            let s = if lb.own[i] || live.start == NONE || live.def == NONE || live.start < live.def {
-                lb.own[i] = true;
-                0
-            } else {
-                let (s, e) = widen(&lb, live.start, live.end);
-                lb.live[i].start = s;
-                lb.live[i].end = e;
-                s
-            };
-            last_start = last_start.max(s);
-            let k = lb.order.len() as u32;
-            lb.order.push((lb.heads[s as usize][0], i as u32));
-            lb.heads[s as usize][0] = k;
         }
         let slots = scan(&mut self.b.vals, &mut lb, last_start as usize);
         let mut base = [0u32; 5];
@@ -148,10 +148,11 @@ impl<'a> Fx<'a> {
             base[t] = next;
             next += slots[t];
         }
-        for &(t, i) in &lb.order {
+        for &(_, i) in &lb.order {
+            let t = lb.live[i as usize].def as usize;
             let val = &mut self.b.vals[i as usize];
             if let Kind::Local(slot) = val.kind {
-                val.kind = Kind::Local(base[t as usize] + slot);
+                val.kind = Kind::Local(base[t] + slot);
             }
         }
         self.num_value_locals = next - self.num_params;
@@ -198,21 +199,33 @@ impl<'a> Fx<'a> {
                                     continue;
                                 };
                                 let vals = &self.b.vals[..];
+                                let pushes = &self.b.pushes[..];
                                 let live = &mut lb.live[..];
                                 let mut p = npos;
                                 for (inst, info) in insts.iter().zip(infos) {
-                                    if !info.emit || matches!(inst.kind, InstKind::Phi { .. }) {
+                                    if !info.emit {
                                         continue;
                                     }
-                                    let mut touch = |v: u32| {
-                                        let v = resolve_in(vals, first, crate::ir::ValueId(v)).0;
-                                        if let Some(l) = live.get_mut(v.wrapping_sub(first) as usize) {
-                                            l.touch(p);
+                                    match reads(self.cx, &inst.kind, info) {
+                                        Reads::Pushes => {
+                                            // Already resolved through aliases.
+                                            let (ps, pe) = (info.push_start as usize, info.push_end as usize);
+                                            for push in pushes.get(ps..pe).unwrap_or(&[]) {
+                                                if let Some(l) = live.get_mut(push.value.0.wrapping_sub(first) as usize) {
+                                                    l.touch(p);
+                                                }
+                                            }
                                         }
-                                    };
-                                    for_each_operand(f, &inst.kind, |o| touch(o.0));
-                                    if info.addr != NONE {
-                                        touch(info.addr);
+                                        Reads::All => {
+                                            for_each_operand(f, &inst.kind, |o| {
+                                                let v = resolve_in(vals, first, o).0;
+                                                if let Some(l) = live.get_mut(v.wrapping_sub(first) as usize) {
+                                                    l.touch(p);
+                                                }
+                                            });
+                                        }
+                                        Reads::Phi => continue,
+                                        Reads::None => {}
                                     }
                                     if let Some((v, _)) = inst.result {
                                         if let Some(l) = live.get_mut(v.0.wrapping_sub(first) as usize) {
@@ -286,69 +299,115 @@ impl<'a> Fx<'a> {
     }
 }
 
+/// Where the reads of an instruction are found.
+enum Reads {
+    /// It reads no value: a `br` (its pushes, if any, are the edge's phi
+    /// copies, which the edge's own position reads), `unreachable`.
+    None,
+    /// A phi: read and written on the edges, it has no position.
+    Phi,
+    /// Its pushes (`analyze`'s plan) hold every operand that may live in a
+    /// local, resolved through aliases: the others are constants,
+    /// functions, or an absorbed address `add` (which has no use left, so
+    /// no local).
+    Pushes,
+    /// Some operands are read by the lowering rather than pushed (switch
+    /// search trees, dynamic allocas, lane-wise vector code, intrinsics):
+    /// all of them.
+    All,
+}
+
+/// Where [`Fx::number_positions`] finds `kind`'s reads. Must agree with
+/// `Fx::plan` (analyze.rs) for the kinds it sends to `Reads::Pushes`.
+#[inline(always)]
+fn reads(cx: &ModuleCx, kind: &InstKind, info: &InstInfo) -> Reads {
+    match kind {
+        InstKind::Br { .. } | InstKind::Unreachable => Reads::None,
+        InstKind::Phi { .. } => Reads::Phi,
+        InstKind::Cast { .. }
+        | InstKind::Select { .. }
+        | InstKind::Load { .. }
+        | InstKind::Store { .. }
+        | InstKind::Ret { .. }
+        | InstKind::CondBr { .. }
+        | InstKind::CallIndirect { .. } => Reads::Pushes,
+        // Without pushes they are lowered from locals (vector or
+        // non-simple compares).
+        InstKind::Binop { .. } | InstKind::Cmp { .. } if info.push_end > info.push_start => Reads::Pushes,
+        InstKind::Call { callee, .. } if matches!(cx.callee(*callee), Some(Callee::Defined { .. })) => Reads::Pushes,
+        _ => Reads::All,
+    }
+}
+
 /// The linear scan: gives each listed value a slot of its type (stored as
-/// `Local(slot)`), the first free one unless it has a local of its own;
-/// returns the number of slots per type. Its own function so that the walk
-/// over the positions keeps its registers.
+/// `Local(slot)`, the type slot in its `live.def`), the first free one
+/// unless it has a local of its own; returns the number of slots per type.
+/// Its own function so that the walk over the positions keeps its
+/// registers.
 #[inline(never)]
 fn scan(vals: &mut [Val], lb: &mut LocalBuffers, last_start: usize) -> [u32; 5] {
     let mut slots = [0u32; 5];
-    for t in 0..5 {
-        lb.free[t].clear();
+    let LocalBuffers { live, order, heads, freed, free, .. } = lb;
+    let (live, order, heads) = (&mut live[..], &mut order[..], &mut heads[..]);
+    for f in free.iter_mut() {
+        f.clear();
     }
-    lb.ending.clear();
+    let slot_of = |v: &Val| match v.kind {
+        Kind::Local(slot) => slot,
+        _ => 0,
+    };
     let mut p = 0;
     loop {
         // Most positions start and end nothing: skip them in a tight loop.
-        while lb.heads.get(p).is_some_and(|&h| h == [NONE; 2]) {
+        while heads.get(p).is_some_and(|&h| h == [NONE; 2]) {
             p += 1;
         }
         if p > last_start {
             break;
         }
-        let [mut k, mut e] = lb.heads[p];
-        if k != NONE {
-            while k != NONE {
-                let (next, i) = lb.order[k as usize];
-                let i = i as usize;
-                let t = type_slot(wasm_type(vals[i].ty));
-                // The list link is behind us: keep the type for the rebasing.
-                lb.order[k as usize].0 = t as u32;
-                k = next;
-                let slot = if lb.own[i] {
+        let mut k = heads[p][0];
+        while let Some(&(next, i)) = order.get(k as usize) {
+            let i = i as usize;
+            let t = type_slot(wasm_type(vals[i].ty));
+            let l = &mut live[i];
+            l.def = t as u32;
+            let slot = if l.end == NONE {
+                slots[t] += 1;
+                slots[t] - 1
+            } else {
+                let slot = free[t].pop().unwrap_or_else(|| {
                     slots[t] += 1;
                     slots[t] - 1
-                } else {
-                    let slot = lb.free[t].pop().unwrap_or_else(|| {
-                        slots[t] += 1;
-                        slots[t] - 1
-                    });
-                    let end = lb.live[i].end as usize;
-                    lb.ending.push((t as u8, slot, lb.heads[end][1]));
-                    lb.heads[end][1] = (lb.ending.len() - 1) as u32;
-                    slot
-                };
-                vals[i].kind = Kind::Local(slot);
-            }
-            e = lb.heads[p][1];
+                });
+                // The start list's link is behind us: the entry now links
+                // the list of intervals ending at `l.end`.
+                let e = l.end as usize;
+                order[k as usize].0 = heads[e][1];
+                heads[e][1] = k;
+                slot
+            };
+            vals[i].kind = Kind::Local(slot);
+            k = next;
         }
         // Free the slots of the intervals ending here, for the starts after,
         // in order of slot (per type; a min-heap of (end, slot) per type
         // gave the same order at a log factor).
-        if e != NONE {
-            let (ft, slot, next) = lb.ending[e as usize];
+        let e = heads[p][1];
+        if let Some(&(next, i)) = order.get(e as usize) {
+            let i = i as usize;
             if next == NONE {
-                lb.free[ft as usize].push(slot);
+                free[live[i].def as usize].push(slot_of(&vals[i]));
             } else {
-                lb.freed.clear();
-                while e != NONE {
-                    let (ft, slot, next) = lb.ending[e as usize];
-                    lb.freed.push((ft, slot));
+                freed.clear();
+                let mut e = e;
+                while let Some(&(next, i)) = order.get(e as usize) {
+                    let i = i as usize;
+                    freed.push((live[i].def, slot_of(&vals[i])));
                     e = next;
                 }
-                lb.freed.sort_unstable();
-                for &(ft, slot) in &lb.freed {
-                    lb.free[ft as usize].push(slot);
+                freed.sort_unstable();
+                for &(t, slot) in freed.iter() {
+                    free[t as usize].push(slot);
                 }
             }
         }
@@ -359,21 +418,25 @@ fn scan(vals: &mut [Val], lb: &mut LocalBuffers, last_start: usize) -> [u32; 5] 
 
 /// Widens `[s, e]` until no loop holds part of it: a value live on both
 /// sides of a loop boundary is live around the whole loop.
-fn widen(lb: &LocalBuffers, mut s: u32, mut e: u32) -> (u32, u32) {
+fn widen(loops: &[LoopSpan], loop_at: &[u32], mut s: u32, mut e: u32) -> (u32, u32) {
+    let innermost = |p: u32| loop_at.get(p as usize).copied().unwrap_or(NONE);
+    if innermost(s) == innermost(e) {
+        // Both ends in the same loop (or in none): every loop around one
+        // holds the other, and any loop between lies wholly inside.
+        return (s, e);
+    }
     loop {
         let (s0, e0) = (s, e);
-        let mut l = lb.loop_at.get(s as usize).copied().unwrap_or(NONE);
-        while l != NONE {
-            let span = lb.loops[l as usize];
+        let mut l = innermost(s);
+        while let Some(&span) = loops.get(l as usize) {
             if span.end <= e {
                 s = s.min(span.start);
                 e = e.max(span.end);
             }
             l = span.parent;
         }
-        let mut l = lb.loop_at.get(e as usize).copied().unwrap_or(NONE);
-        while l != NONE {
-            let span = lb.loops[l as usize];
+        let mut l = innermost(e);
+        while let Some(&span) = loops.get(l as usize) {
             if span.start > s {
                 s = s.min(span.start);
                 e = e.max(span.end);
