@@ -67,8 +67,9 @@ pub(super) struct LoopSpan {
 #[derive(Default)]
 pub(in crate::back::wasm) struct LocalBuffers {
     /// Per value: first and last position, and that of its definition
-    /// (once it is given a slot: its type slot); `end == NONE` once it is
-    /// known to need a local of its own.
+    /// (once given a slot: the slot and its type slot for the first and
+    /// the last); `end == NONE` once it is known to need a local of its
+    /// own.
     live: Vec<Live>,
     loops: Vec<LoopSpan>,
     /// Innermost loop per position, filled from `loop_marks` at the end of
@@ -86,6 +87,8 @@ pub(in crate::back::wasm) struct LocalBuffers {
     heads: Vec<[u32; 2]>,
     /// The slots freed at one position, to hand back in slot order.
     freed: Vec<(u32, u32)>,
+    /// The values given a slot of a type other than i32.
+    typed: Vec<u32>,
     free: [Vec<u32>; 5],
 }
 
@@ -141,19 +144,16 @@ impl<'a> Fx<'a> {
                 heads[s as usize][0] = k;
             }
         }
-        let slots = scan(&mut self.b.vals, &mut lb, last_start as usize);
+        let slots = scan(&mut self.b.vals, &mut lb, last_start as usize, self.num_params);
         let mut base = [0u32; 5];
         let mut next = self.num_params;
         for t in 0..5 {
             base[t] = next;
             next += slots[t];
         }
-        for &(_, i) in &lb.order {
-            let t = lb.live[i as usize].def as usize;
-            let val = &mut self.b.vals[i as usize];
-            if let Kind::Local(slot) = val.kind {
-                val.kind = Kind::Local(base[t] + slot);
-            }
+        for &i in &lb.typed {
+            let l = lb.live[i as usize];
+            self.b.vals[i as usize].kind = Kind::Local(base[l.def as usize] + l.start);
         }
         self.num_value_locals = next - self.num_params;
         self.b.local_counts = slots;
@@ -339,23 +339,21 @@ fn reads(cx: &ModuleCx, kind: &InstKind, info: &InstInfo) -> Reads {
     }
 }
 
-/// The linear scan: gives each listed value a slot of its type (stored as
-/// `Local(slot)`, the type slot in its `live.def`), the first free one
-/// unless it has a local of its own; returns the number of slots per type.
-/// Its own function so that the walk over the positions keeps its
-/// registers.
+/// The linear scan: gives each listed value a slot of its type, the first
+/// free one unless it has a local of its own, kept in its `live` as (slot,
+/// _, type slot); returns the number of slots per type. An i32 value's
+/// local is `first + slot` (i32 locals come first); the others are listed
+/// in `typed`, to be rebased once all counts are known. Its own function
+/// so that the walk over the positions keeps its registers.
 #[inline(never)]
-fn scan(vals: &mut [Val], lb: &mut LocalBuffers, last_start: usize) -> [u32; 5] {
+fn scan(vals: &mut [Val], lb: &mut LocalBuffers, last_start: usize, first: u32) -> [u32; 5] {
     let mut slots = [0u32; 5];
-    let LocalBuffers { live, order, heads, freed, free, .. } = lb;
+    let LocalBuffers { live, order, heads, freed, free, typed, .. } = lb;
     let (live, order, heads) = (&mut live[..], &mut order[..], &mut heads[..]);
     for f in free.iter_mut() {
         f.clear();
     }
-    let slot_of = |v: &Val| match v.kind {
-        Kind::Local(slot) => slot,
-        _ => 0,
-    };
+    typed.clear();
     let mut p = 0;
     loop {
         // Most positions start and end nothing: skip them in a tight loop.
@@ -367,10 +365,8 @@ fn scan(vals: &mut [Val], lb: &mut LocalBuffers, last_start: usize) -> [u32; 5] 
         }
         let mut k = heads[p][0];
         while let Some(&(next, i)) = order.get(k as usize) {
-            let i = i as usize;
-            let t = type_slot(wasm_type(vals[i].ty));
-            let l = &mut live[i];
-            l.def = t as u32;
+            let t = type_slot(wasm_type(vals[i as usize].ty));
+            let l = &mut live[i as usize];
             let slot = if l.end == NONE {
                 slots[t] += 1;
                 slots[t] - 1
@@ -386,7 +382,12 @@ fn scan(vals: &mut [Val], lb: &mut LocalBuffers, last_start: usize) -> [u32; 5] 
                 heads[e][1] = k;
                 slot
             };
-            vals[i].kind = Kind::Local(slot);
+            (l.start, l.def) = (slot, t as u32);
+            if t == 0 {
+                vals[i as usize].kind = Kind::Local(first + slot);
+            } else {
+                typed.push(i);
+            }
             k = next;
         }
         // Free the slots of the intervals ending here, for the starts after,
@@ -394,15 +395,15 @@ fn scan(vals: &mut [Val], lb: &mut LocalBuffers, last_start: usize) -> [u32; 5] 
         // gave the same order at a log factor).
         let e = heads[p][1];
         if let Some(&(next, i)) = order.get(e as usize) {
-            let i = i as usize;
             if next == NONE {
-                free[live[i].def as usize].push(slot_of(&vals[i]));
+                let l = &live[i as usize];
+                free[l.def as usize].push(l.start);
             } else {
                 freed.clear();
                 let mut e = e;
                 while let Some(&(next, i)) = order.get(e as usize) {
-                    let i = i as usize;
-                    freed.push((live[i].def, slot_of(&vals[i])));
+                    let l = &live[i as usize];
+                    freed.push((l.def, l.start));
                     e = next;
                 }
                 freed.sort_unstable();
