@@ -14,7 +14,7 @@
 //! makes every position reachable from every other) get one local per
 //! value instead.
 
-use super::{for_each_operand, resolve_in, Callee, Fx, InstInfo, Kind, ModuleCx, Term, Val, NONE};
+use super::{for_each_operand, resolve_in, Fx, Kind, Term, Val, NONE};
 use crate::back::wasm::structure::{Exit, ExitHow, Node, Structured};
 use crate::back::wasm::types::wasm_type;
 use crate::ir::InstKind;
@@ -199,33 +199,21 @@ impl<'a> Fx<'a> {
                                     continue;
                                 };
                                 let vals = &self.b.vals[..];
-                                let pushes = &self.b.pushes[..];
                                 let live = &mut lb.live[..];
                                 let mut p = npos;
                                 for (inst, info) in insts.iter().zip(infos) {
-                                    if !info.emit {
+                                    if !info.emit || matches!(inst.kind, InstKind::Phi { .. }) {
                                         continue;
                                     }
-                                    match reads(self.cx, &inst.kind, info) {
-                                        Reads::Pushes => {
-                                            // Already resolved through aliases.
-                                            let (ps, pe) = (info.push_start as usize, info.push_end as usize);
-                                            for push in pushes.get(ps..pe).unwrap_or(&[]) {
-                                                if let Some(l) = live.get_mut(push.value.0.wrapping_sub(first) as usize) {
-                                                    l.touch(p);
-                                                }
-                                            }
+                                    let mut touch = |v: u32| {
+                                        let v = resolve_in(vals, first, crate::ir::ValueId(v)).0;
+                                        if let Some(l) = live.get_mut(v.wrapping_sub(first) as usize) {
+                                            l.touch(p);
                                         }
-                                        Reads::All => {
-                                            for_each_operand(f, &inst.kind, |o| {
-                                                let v = resolve_in(vals, first, o).0;
-                                                if let Some(l) = live.get_mut(v.wrapping_sub(first) as usize) {
-                                                    l.touch(p);
-                                                }
-                                            });
-                                        }
-                                        Reads::Phi => continue,
-                                        Reads::None => {}
+                                    };
+                                    for_each_operand(f, &inst.kind, |o| touch(o.0));
+                                    if info.addr != NONE {
+                                        touch(info.addr);
                                     }
                                     if let Some((v, _)) = inst.result {
                                         if let Some(l) = live.get_mut(v.0.wrapping_sub(first) as usize) {
@@ -296,46 +284,6 @@ impl<'a> Fx<'a> {
                 l.def = l.def.min(p);
             }
         }
-    }
-}
-
-/// Where the reads of an instruction are found.
-enum Reads {
-    /// It reads no value: a `br` (its pushes, if any, are the edge's phi
-    /// copies, which the edge's own position reads), `unreachable`.
-    None,
-    /// A phi: read and written on the edges, it has no position.
-    Phi,
-    /// Its pushes (`analyze`'s plan) hold every operand that may live in a
-    /// local, resolved through aliases: the others are constants,
-    /// functions, or an absorbed address `add` (which has no use left, so
-    /// no local).
-    Pushes,
-    /// Some operands are read by the lowering rather than pushed (switch
-    /// search trees, dynamic allocas, lane-wise vector code, intrinsics):
-    /// all of them.
-    All,
-}
-
-/// Where [`Fx::number_positions`] finds `kind`'s reads. Must agree with
-/// `Fx::plan` (analyze.rs) for the kinds it sends to `Reads::Pushes`.
-#[inline(always)]
-fn reads(cx: &ModuleCx, kind: &InstKind, info: &InstInfo) -> Reads {
-    match kind {
-        InstKind::Br { .. } | InstKind::Unreachable => Reads::None,
-        InstKind::Phi { .. } => Reads::Phi,
-        InstKind::Cast { .. }
-        | InstKind::Select { .. }
-        | InstKind::Load { .. }
-        | InstKind::Store { .. }
-        | InstKind::Ret { .. }
-        | InstKind::CondBr { .. }
-        | InstKind::CallIndirect { .. } => Reads::Pushes,
-        // Without pushes they are lowered from locals (vector or
-        // non-simple compares).
-        InstKind::Binop { .. } | InstKind::Cmp { .. } if info.push_end > info.push_start => Reads::Pushes,
-        InstKind::Call { callee, .. } if matches!(cx.callee(*callee), Some(Callee::Defined { .. })) => Reads::Pushes,
-        _ => Reads::All,
     }
 }
 
