@@ -336,19 +336,12 @@ fn build_clean_cfg(f: &Function, cfg: &mut Cfg) -> bool {
     true
 }
 
-/// `number_locals` for a body that `build_clean_cfg` accepted, walking
-/// `Function::results` (not every instruction) and giving each value its
-/// block's dominator interval. False, with `locals` to be rebuilt, when the
-/// numbering is not exactly right: then `number_locals` says why.
+/// `number_locals` for a body that `build_clean_cfg` accepted, giving each
+/// value its block's dominator interval. False, with `locals` to be
+/// rebuilt, when the numbering is not exactly right: then `number_locals`
+/// says why.
 #[inline(never)]
 fn number_locals_clean(locals: &mut Vec<Local>, f: &Function, cfg: &Cfg) -> bool {
-    // Exactly `results.len()` instructions have results, and `results`
-    // names, in increasing order, instructions whose results are numbered
-    // on from the constants: so it names exactly those, correctly.
-    let with_result = f.insts.iter().filter(|inst| inst.result.is_some()).count();
-    if with_result != f.results.len() {
-        return false;
-    }
     locals.clear();
     let entry = cfg.dom_interval(0);
     locals.extend(f.params.iter().map(|&ty| Local::new(ty, 0, entry)));
@@ -356,28 +349,26 @@ fn number_locals_clean(locals: &mut Vec<Local>, f: &Function, cfg: &Cfg) -> bool
     let base = locals.len();
     locals.resize(base + f.results.len(), Local::new(ValType::I32, 0, NO_DOM));
     let first = f.first_inst_value();
-    // The blocks tile the instructions, so the results of each block are
-    // the next ones below its end; `min` (one past the last) keeps them
-    // increasing.
+    // One walk over the instructions (the blocks tile them): the k-th
+    // with a result must be `results[k]` and define value `first + k`, and
+    // there must be as many as `results` lists. (Walking `results` instead
+    // needs a count of the instructions with results: a second walk.)
     let (insts, results, slots) = (&f.insts[..], &f.results[..], &mut locals[base..]);
     let mut k = 0usize;
-    let mut min = 0u32;
     let mut numbered = true;
     for (b, blk) in f.blocks.iter().enumerate() {
         let dom = cfg.dom_interval(b as u32);
-        while let (Some(&InstId(i)), Some(slot)) = (results.get(k), slots.get_mut(k)) {
-            if i >= blk.end {
-                break;
+        let (start, end) = (blk.start as usize, blk.end as usize);
+        for (i, inst) in insts[start..end].iter().enumerate().map(|(j, inst)| (start + j, inst)) {
+            if let Some((v, ty)) = inst.result {
+                let (Some(&InstId(listed)), Some(slot)) = (results.get(k), slots.get_mut(k)) else { return false };
+                numbered &= (listed as usize == i) & (v.0 == first.wrapping_add(k as u32));
+                *slot = Local::new(ty, i as u32 + 1, dom);
+                k += 1;
             }
-            let Some((v, ty)) = insts.get(i as usize).and_then(|inst| inst.result) else { return false };
-            numbered &= (i >= min) & (v.0 == first.wrapping_add(k as u32));
-            *slot = Local::new(ty, i + 1, dom);
-            min = i + 1;
-            k += 1;
         }
     }
-    numbered &= k == results.len();
-    numbered
+    numbered & (k == results.len())
 }
 
 /// Checks that the blocks tile the body and end in terminators, then
