@@ -902,15 +902,16 @@ impl Cx<'_> {
             }
             InstKind::Call { callee, args, ret, cc, .. } => {
                 let args = self.f.args(args);
-                // Direct calls of ordinary functions (intrinsics have more rules).
+                // Direct calls (intrinsics have rules on constant operands too).
                 let Some(decl) = self.m.functions.get(callee.0 as usize) else { return false };
                 let sig = &decl.sig;
                 let result = inst.result.map(|(_, t)| t);
-                if cc != 0 || (decl.is_proto && is_intrinsic_name(decl)) || ret != sig.ret || result != ret {
+                if cc != 0 || ret != sig.ret || result != ret {
                     return false;
                 }
                 args.len() == sig.params.len()
                     && args.iter().zip(&sig.params).all(|(&a, &p)| self.quick_op(at, a).is_some_and(|c| code_is(c, p)))
+                    && !(decl.is_proto && is_intrinsic_name(decl) && !self.quick_intrinsic_args(decl, args))
             }
             InstKind::Select { cond, if_true, if_false } => {
                 let (Some(a), Some(b)) = (self.quick_op(at, if_true), self.quick_op(at, if_false)) else { return false };
@@ -969,6 +970,20 @@ impl Cx<'_> {
             }
         }
         seen.count_ones() as usize == preds.len()
+    }
+
+    /// `check_intrinsic_call` finding nothing, for intrinsics other than
+    /// cmpxchg (whose two orders are compared): each constant operand
+    /// allowed.
+    #[inline(never)]
+    fn quick_intrinsic_args(&self, decl: &FunctionDecl, args: &[ValueId]) -> bool {
+        let Some(intrinsic) = decl.name.as_deref().and_then(Intrinsic::lookup) else { return false };
+        let arg = |k: usize| args.get(k).and_then(|&a| self.const_int(a));
+        !matches!(intrinsic, Intrinsic::AtomicCmpxchg(_))
+            && constant_rule(intrinsic).is_none_or(|(_, k, allowed)| arg(k).is_some_and(allowed))
+            && intrinsic.memory_order_args().iter().all(|&(k, use_)| {
+                arg(k).and_then(MemoryOrder::from_value).is_some_and(|o| o.allowed_for(use_))
+            })
     }
 
     /// `op` without reporting: the type code of a defined operand whose
@@ -1439,20 +1454,7 @@ impl Cx<'_> {
 
     fn check_intrinsic_call(&mut self, at: &At<'_>, intrinsic: Intrinsic, decl: &FunctionDecl, args: &[ValueId]) {
         let arg_const = |cx: &Self, k: usize| args.get(k).and_then(|&a| cx.const_int(a));
-        // Each family's constant operand, and whether its value is allowed.
-        let rule: Option<ConstantRule> = match intrinsic {
-            Intrinsic::Memcpy | Intrinsic::Memmove | Intrinsic::Memset => {
-                Some(("bad alignment", MEM_INTRINSIC_ALIGN_ARG, |x| x == 1))
-            }
-            Intrinsic::AtomicRmw(_) => {
-                Some(("invalid atomicRMW operation", RMW_OP_ARG, |x| RmwOp::from_value(x).is_some()))
-            }
-            Intrinsic::AtomicIsLockFree => {
-                Some(("invalid atomic lock-free byte size", LOCK_FREE_SIZE_ARG, |x| matches!(x, 1 | 2 | 4 | 8)))
-            }
-            _ => None,
-        };
-        if let Some((reason, k, allowed)) = rule {
+        if let Some((reason, k, allowed)) = constant_rule(intrinsic) {
             if !arg_const(self, k).is_some_and(allowed) {
                 let value = self.arg_name(args, k);
                 let msg = match intrinsic {
@@ -1575,6 +1577,20 @@ impl<'a> Operands<'a> {
 /// An intrinsic's constant operand: the abicheck reason, the operand index
 /// and which values are allowed.
 type ConstantRule = (&'static str, usize, fn(i64) -> bool);
+
+/// Each intrinsic family's constant operand, if it has one.
+fn constant_rule(intrinsic: Intrinsic) -> Option<ConstantRule> {
+    match intrinsic {
+        Intrinsic::Memcpy | Intrinsic::Memmove | Intrinsic::Memset => {
+            Some(("bad alignment", MEM_INTRINSIC_ALIGN_ARG, |x| x == 1))
+        }
+        Intrinsic::AtomicRmw(_) => Some(("invalid atomicRMW operation", RMW_OP_ARG, |x| RmwOp::from_value(x).is_some())),
+        Intrinsic::AtomicIsLockFree => {
+            Some(("invalid atomic lock-free byte size", LOCK_FREE_SIZE_ARG, |x| matches!(x, 1 | 2 | 4 | 8)))
+        }
+        _ => None,
+    }
+}
 
 /// A value type in one byte, for the quick checks (`Cx::quick_ok`): the
 /// scalars in `Scalar` order, then the allowed vector types
