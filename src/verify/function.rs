@@ -348,27 +348,28 @@ fn number_locals_clean(locals: &mut Vec<Local>, f: &Function, cfg: &Cfg) -> bool
     locals.extend(f.consts.iter().map(|c| Local::new(c.ty, 0, entry)));
     let base = locals.len();
     locals.resize(base + f.results.len(), Local::new(ValType::I32, 0, NO_DOM));
-    let first = f.first_inst_value();
     // One walk over the instructions (the blocks tile them): the k-th
-    // with a result must be `results[k]` and define value `first + k`, and
-    // there must be as many as `results` lists. (Walking `results` instead
-    // needs a count of the instructions with results: a second walk.)
-    let (insts, results, slots) = (&f.insts[..], &f.results[..], &mut locals[base..]);
-    let mut k = 0usize;
+    // with a result must be `results[k]` and define the k-th value after
+    // the constants, and there must be as many as `results` lists.
+    // (Walking `results` instead needs a count of the instructions with
+    // results: a second walk.)
+    let insts = &f.insts[..];
+    let mut listed = f.results.iter().zip(&mut locals[base..]);
+    let mut next_value = f.first_inst_value();
     let mut numbered = true;
     for (b, blk) in f.blocks.iter().enumerate() {
         let dom = cfg.dom_interval(b as u32);
         let (start, end) = (blk.start as usize, blk.end as usize);
         for (i, inst) in insts[start..end].iter().enumerate().map(|(j, inst)| (start + j, inst)) {
             if let Some((v, ty)) = inst.result {
-                let (Some(&InstId(listed)), Some(slot)) = (results.get(k), slots.get_mut(k)) else { return false };
-                numbered &= (listed as usize == i) & (v.0 == first.wrapping_add(k as u32));
+                let Some((&InstId(listed_i), slot)) = listed.next() else { return false };
+                numbered &= (listed_i as usize == i) & (v.0 == next_value);
                 *slot = Local::new(ty, i as u32 + 1, dom);
-                k += 1;
+                next_value = next_value.wrapping_add(1);
             }
         }
     }
-    numbered & (k == results.len())
+    numbered & listed.next().is_none()
 }
 
 /// Checks that the blocks tile the body and end in terminators, then
