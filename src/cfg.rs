@@ -483,13 +483,18 @@ impl Cfg {
 /// `budget`; `None` when it runs out.
 #[inline]
 fn intersect(node: &[Node], mut a: u32, mut b: u32, budget: &mut u64) -> Option<u32> {
+    // Each side climbs while it is later in reverse postorder than the
+    // other, whose number stays put meanwhile.
+    let (mut ra, mut rb) = (node[a as usize].rpo, node[b as usize].rpo);
     while a != b {
-        while node[a as usize].rpo > node[b as usize].rpo {
+        while ra > rb {
             a = node[a as usize].idom;
+            ra = node[a as usize].rpo;
             *budget = budget.checked_sub(1)?;
         }
-        while node[b as usize].rpo > node[a as usize].rpo {
+        while rb > ra {
             b = node[b as usize].idom;
+            rb = node[b as usize].rpo;
             *budget = budget.checked_sub(1)?;
         }
     }
