@@ -199,6 +199,7 @@ impl FunctionVerifier {
         let (phi_entries, case_values) = (&mut self.phi_entries, &mut self.case_values);
         if structured {
             let layout = Layout { cfg: &self.cfg };
+            let mut edges = PhiEdges::default();
             for (b, blk) in f.blocks.iter().enumerate() {
                 let b = b as u32;
                 let reachable = layout.cfg.is_reachable(b);
@@ -206,10 +207,12 @@ impl FunctionVerifier {
                 let (start, end) = (blk.start as usize, blk.end as usize);
                 // The leading phis: neither misplaced nor terminators.
                 let mut i = start;
+                edges.len = 0;
                 while let Some(inst) = f.insts.get(i).filter(|_| i < end) {
                     let InstKind::Phi { ty, incoming } = inst.kind else { break };
-                    let quick_phi = || {
-                        inst.result.is_some_and(|(_, r)| r == ty) && cx.quick_phi(b, &layout, ty, f.incoming(incoming))
+                    let mut quick_phi = || {
+                        inst.result.is_some_and(|(_, r)| r == ty)
+                            && cx.quick_phi(b, &layout, ty, f.incoming(incoming), &mut edges)
                     };
                     if !(quick && quick_phi()) {
                         let at = At { i, inst, block: Some(b), dom: None, pre };
@@ -455,6 +458,44 @@ fn add_successors(f: &Function, b: u32, kind: &InstKind, cfg: &mut Cfg) -> bool 
         _ => return false,
     }
     true
+}
+
+/// The incoming blocks of a phi that name each predecessor of its block
+/// once (as `PhiEdges::fill` found), with their dominator-tree preorder
+/// numbers (`UNREACHABLE` for blocks where nothing needs to be available).
+#[derive(Default)]
+struct PhiEdges {
+    /// 0: nothing found yet in this block.
+    len: usize,
+    block: [u32; 8],
+    pre: [u32; 8],
+}
+
+/// `PhiEdges::pre` of an unreachable block (no reachable block has it).
+const UNREACHABLE: u32 = u32::MAX;
+
+impl PhiEdges {
+    /// Takes the blocks of `incoming` if they are exactly the predecessors
+    /// of block `b`, each once (a few: searched in a line and marked).
+    fn fill(&mut self, b: u32, cfg: &Cfg, incoming: &[(ValueId, BlockId)]) -> bool {
+        self.len = 0;
+        let preds = cfg.preds(b);
+        if incoming.is_empty() || incoming.len() != preds.len() || incoming.len() > 8 {
+            return false;
+        }
+        let mut seen = 0u32;
+        for (j, &(_, bb)) in incoming.iter().enumerate() {
+            let Some(k) = preds.iter().position(|&p| p == bb.0) else { return false };
+            seen |= 1 << k;
+            self.block[j] = bb.0;
+            self.pre[j] = if cfg.is_reachable(bb.0) { cfg.dom_interval(bb.0).0 } else { UNREACHABLE };
+        }
+        if seen.count_ones() as usize != preds.len() {
+            return false;
+        }
+        self.len = incoming.len();
+        true
+    }
 }
 
 /// The block structure, when the body has one (dominator intervals of the
@@ -935,42 +976,39 @@ impl Cx<'_> {
 
     /// `check_phi` finding nothing, for the common shape: one entry per
     /// predecessor (a few, each named once), values of the phi's type that
-    /// are available at the end of their blocks.
+    /// are available at the end of their blocks. `edges` holds what the
+    /// last phi of block `b` this accepted found about its entries' blocks
+    /// (the phis of a block usually name the same blocks in the same
+    /// order): then only the values are left to check.
     #[inline(never)]
-    fn quick_phi(&self, b: u32, l: &Layout<'_>, ty: ValType, incoming: &[(ValueId, BlockId)]) -> bool {
-        let preds = l.cfg.preds(b);
+    fn quick_phi(
+        &self,
+        b: u32,
+        l: &Layout<'_>,
+        ty: ValType,
+        incoming: &[(ValueId, BlockId)],
+        edges: &mut PhiEdges,
+    ) -> bool {
         let tc = ty_code(ty);
-        if tc >= OTHER_CODE || incoming.is_empty() || incoming.len() != preds.len() || incoming.len() > 8 {
+        if tc >= OTHER_CODE {
             return false;
         }
-        // Each entry's block found among the predecessors (a few, searched
-        // in a line) and marked: as many distinct ones as there are is
-        // exactly the predecessors.
-        let mut seen = 0u32;
-        for &(v, bb) in incoming {
-            let Some(k) = preds.iter().position(|&p| p == bb.0) else { return false };
-            seen |= 1 << k;
-            // Definition, type and intrinsic use only (a phi may use its
-            // own result); availability is per edge: the definition's
-            // block (the entry block's for parameters and constants) must
-            // dominate a reachable incoming block, compared by dominator
-            // intervals (`Cfg::dominates`).
-            match self.locals.get(v.0.wrapping_sub(self.f.first_local) as usize) {
-                Some(&Local { code, dom: (dp, ds), .. }) => {
-                    let (bp, _) = l.cfg.dom_interval(bb.0);
-                    if code != tc || (l.cfg.is_reachable(bb.0) && bp.wrapping_sub(dp) >= ds) {
-                        return false;
-                    }
-                }
-                None if v.0 < self.f.first_local => {
-                    if tc != I32_CODE || self.is_intrinsic_value(v) {
-                        return false;
-                    }
-                }
-                None => return false,
-            }
+        let known = incoming.len() == edges.len && incoming.iter().zip(&edges.block).all(|(&(_, bb), &e)| bb.0 == e);
+        if !known && !edges.fill(b, l.cfg, incoming) {
+            return false;
         }
-        seen.count_ones() as usize == preds.len()
+        // Definition, type and intrinsic use only (a phi may use its own
+        // result); availability is per edge: the definition's block (the
+        // entry block's for parameters and constants) must dominate a
+        // reachable incoming block, compared by dominator intervals
+        // (`Cfg::dominates`).
+        incoming.iter().zip(&edges.pre).all(|(&(v, _), &bp)| {
+            match self.locals.get(v.0.wrapping_sub(self.f.first_local) as usize) {
+                Some(&Local { code, dom: (dp, ds), .. }) => code == tc && (bp == UNREACHABLE || bp.wrapping_sub(dp) < ds),
+                None if v.0 < self.f.first_local => tc == I32_CODE && !self.is_intrinsic_value(v),
+                None => false,
+            }
+        })
     }
 
     /// `check_intrinsic_call` finding nothing, for intrinsics other than
