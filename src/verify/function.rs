@@ -316,24 +316,27 @@ fn number_locals_in_order(locals: &mut Vec<Local>, f: &Function) -> Result<(), (
 /// The clean path's `build_structure` (which it must match when it returns
 /// true): if the blocks tile the body and each ends with a terminator,
 /// builds the CFG and returns true; otherwise false, having reported
-/// nothing.
+/// nothing (and left a graph to be cleared).
 #[inline(never)]
 fn build_clean_cfg(f: &Function, cfg: &mut Cfg) -> bool {
+    if f.blocks.is_empty() {
+        return false;
+    }
+    // Tiling and terminators checked in the walk that adds the edges.
+    cfg.begin(f.blocks.len());
     let mut expected_start = 0u32;
-    for blk in &f.blocks {
+    for (b, blk) in f.blocks.iter().enumerate() {
         if blk.start != expected_start || blk.end <= blk.start {
             return false;
         }
         expected_start = blk.end;
-    }
-    if f.blocks.is_empty() || expected_start as usize != f.insts.len() {
-        return false;
-    }
-    cfg.begin(f.blocks.len());
-    for (b, blk) in f.blocks.iter().enumerate() {
-        if !add_successors(f, b as u32, &f.insts[blk.end as usize - 1].kind, cfg) {
+        let Some(last) = f.insts.get(blk.end as usize - 1) else { return false };
+        if !add_successors(f, b as u32, &last.kind, cfg) {
             return false;
         }
+    }
+    if expected_start as usize != f.insts.len() {
+        return false;
     }
     cfg.finish();
     true
