@@ -202,8 +202,9 @@ impl FunctionVerifier {
             let mut edges = PhiEdges::default();
             for (b, blk) in f.blocks.iter().enumerate() {
                 let b = b as u32;
-                let reachable = layout.cfg.is_reachable(b);
-                let pre = layout.cfg.dom_interval(b).0;
+                // Unreachable blocks have an empty interval.
+                let (pre, size) = layout.cfg.dom_interval(b);
+                let reachable = size != 0;
                 let (start, end) = (blk.start as usize, blk.end as usize);
                 // The leading phis: neither misplaced nor terminators.
                 let mut i = start;
@@ -474,7 +475,8 @@ struct PhiEdges {
     pre: [u32; 8],
 }
 
-/// `PhiEdges::pre` of an unreachable block (no reachable block has it).
+/// The preorder number of unreachable blocks (`Cfg::dom_interval`), which
+/// no reachable block has.
 const UNREACHABLE: u32 = u32::MAX;
 
 impl PhiEdges {
@@ -491,7 +493,7 @@ impl PhiEdges {
             let Some(k) = preds.iter().position(|&p| p == bb.0) else { return false };
             seen |= 1 << k;
             self.block[j] = bb.0;
-            self.pre[j] = if cfg.is_reachable(bb.0) { cfg.dom_interval(bb.0).0 } else { UNREACHABLE };
+            self.pre[j] = cfg.dom_interval(bb.0).0;
         }
         if seen.count_ones() as usize != preds.len() {
             return false;
