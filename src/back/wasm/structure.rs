@@ -227,19 +227,38 @@ pub fn structure<'a>(num_blocks: usize, succs: impl Fn(u32) -> &'a [u32]) -> Str
     out
 }
 
-/// [`structure`] into `out` (its buffers reused), with the dominator
-/// computation's buffers kept in `engine` between calls, and `known`, the
-/// graph's reverse postorder and dominators as the verifier computed them,
-/// when the graph is exactly the body's basic blocks (then they are not
-/// computed again).
-pub fn structure_in<'a>(
-    num_blocks: usize,
-    succs: impl Fn(u32) -> &'a [u32],
+/// `succs` as the compressed rows [`structure_in`] takes, checked.
+fn rows<'a>(num_blocks: usize, succs: impl Fn(u32) -> &'a [u32]) -> (Vec<u32>, Vec<u32>) {
+    let (mut start, mut to) = (vec![0], Vec::new());
+    for b in 0..num_blocks as u32 {
+        for &t in succs(b) {
+            assert!((t as usize) < num_blocks, "block {b} branches to block {t} of {num_blocks}");
+            to.push(t);
+        }
+        start.push(to.len() as u32);
+    }
+    (start, to)
+}
+
+/// [`structure`] into `out` (its buffers reused), of the blocks
+/// `0..succ_start.len() - 1` whose successors are
+/// `succs[succ_start[b]..succ_start[b + 1]]` (read in place: a reducible
+/// graph is never copied), with the dominator computation's buffers kept in
+/// `engine` between calls, and `known`, the graph's reverse postorder and
+/// dominators as the verifier computed them, when the graph is exactly the
+/// body's basic blocks (then they are not computed again).
+///
+/// # Panics
+///
+/// If a successor is out of range (the verifier rejects such branches).
+pub fn structure_in(
+    succ_start: &[u32],
+    succs: &[u32],
     engine: &mut DomCfg,
     known: Option<&DomCfg>,
     out: &mut Structured,
 ) {
-    structure_with(num_blocks, succs, Limits::DEFAULT, engine, known, out)
+    structure_rows(Succs { start: succ_start, to: succs }, Limits::DEFAULT, engine, known, out)
 }
 
 /// The nesting caps (tests shrink them to reach the code paths that keep
@@ -264,11 +283,23 @@ fn structure_with<'a>(
     known: Option<&DomCfg>,
     out: &mut Structured,
 ) {
+    let (start, to) = rows(num_blocks, succs);
+    structure_rows(Succs { start: &start, to: &to }, limits, engine, known, out)
+}
+
+fn structure_rows(
+    plain: Succs<'_>,
+    limits: Limits,
+    engine: &mut DomCfg,
+    known: Option<&DomCfg>,
+    out: &mut Structured,
+) {
     out.clear();
+    let num_blocks = plain.len();
     if num_blocks == 0 {
         return;
     }
-    if num_blocks == 1 && succs(0).is_empty() {
+    if num_blocks == 1 && plain.out(0).is_empty() {
         // One block that leaves the function (a quarter of real bodies):
         // the tree the general path makes, without building its graphs.
         out.nodes.push(Node::Basic { block: 0, exits: Exits::default() });
@@ -277,8 +308,10 @@ fn structure_with<'a>(
     }
     let mut sc = out.scratch.take().unwrap_or_default();
     let Scratch { graph, cfg, loops, layout } = &mut *sc;
-    graph.fill(num_blocks, succs);
-    reducible_cfg(graph, engine, known, cfg);
+    // Whether `graph` is the working graph; until a dispatcher is needed
+    // (rarely) it is `plain`, read in place.
+    let mut owned = false;
+    reducible_cfg(graph, &mut owned, plain, engine, known, cfg);
     let mut rounds = 0;
     let mut flat = false;
     loop {
@@ -287,24 +320,26 @@ fn structure_with<'a>(
         if layout.depth > limits.tree_depth && !flat {
             // Pathological nesting (random graphs, not compiled code): one
             // dispatcher in front of every block nests a handful deep.
+            graph.own(&mut owned, plain);
             *graph = Graph::through_one_dispatcher(num_blocks, graph, &cfg.order);
-            reducible_cfg(graph, engine, None, cfg);
+            reducible_cfg(graph, &mut owned, plain, engine, None, cfg);
             flat = true;
             continue;
         }
         let wide = if rounds < MAX_FANOUT_ROUNDS && !flat {
-            layout.wide_groups(graph, cfg, limits.block_fanout)
+            layout.wide_groups(num_blocks as u32, cfg, limits.block_fanout)
         } else {
             Vec::new()
         };
         if wide.is_empty() {
-            layout.build(graph, cfg, out);
+            layout.build(View::of(graph, owned, plain), cfg, out);
             out.scratch = Some(sc);
             return;
         }
         rounds += 1;
+        graph.own(&mut owned, plain);
         route_through_dispatchers(graph, cfg, &wide);
-        reducible_cfg(graph, engine, None, cfg);
+        reducible_cfg(graph, &mut owned, plain, engine, None, cfg);
     }
 }
 
@@ -314,15 +349,24 @@ fn structure_with<'a>(
 /// far below this (the corpus's deepest function nests about 100).
 pub const MAX_TREE_DEPTH: u32 = 1000;
 
-/// Analyzes `graph` into `cfg`, first adding dispatchers if it is
-/// irreducible.
-fn reducible_cfg(graph: &mut Graph, engine: &mut DomCfg, known: Option<&DomCfg>, cfg: &mut Cfg) {
-    cfg.analyze(graph, engine, known);
+/// Analyzes the working graph (`graph` if `owned`, else `plain`) into
+/// `cfg`, first adding dispatchers if it is irreducible (into `graph`, which
+/// is then owned).
+fn reducible_cfg(
+    graph: &mut Graph,
+    owned: &mut bool,
+    plain: Succs<'_>,
+    engine: &mut DomCfg,
+    known: Option<&DomCfg>,
+    cfg: &mut Cfg,
+) {
+    cfg.analyze(View::of(graph, *owned, plain), engine, known);
     if cfg.is_reducible() {
         return;
     }
+    graph.own(owned, plain);
     if make_reducible(graph, cfg) {
-        cfg.analyze(graph, engine, None);
+        cfg.analyze(View::Graph(graph), engine, None);
         if cfg.is_reducible() {
             return;
         }
@@ -331,9 +375,9 @@ fn reducible_cfg(graph: &mut Graph, engine: &mut DomCfg, known: Option<&DomCfg>,
     }
     // One dispatcher in front of every block is reducible whatever the
     // graph, and takes linear time.
-    cfg.analyze(graph, engine, None);
+    cfg.analyze(View::Graph(graph), engine, None);
     *graph = Graph::through_one_dispatcher(graph.num_blocks as usize, graph, &cfg.order);
-    cfg.analyze(graph, engine, None);
+    cfg.analyze(View::Graph(graph), engine, None);
     assert!(cfg.is_reducible(), "a single dispatcher left the graph irreducible");
 }
 
@@ -379,22 +423,57 @@ struct Graph {
     edges: Vec<Edge>,
 }
 
+/// The caller's successor arrays (see [`structure_in`]): the working graph
+/// as long as it needs no dispatcher, every edge going straight to its
+/// target.
+#[derive(Clone, Copy)]
+struct Succs<'a> {
+    start: &'a [u32],
+    to: &'a [u32],
+}
+
+impl<'a> Succs<'a> {
+    fn len(&self) -> usize {
+        self.start.len().saturating_sub(1)
+    }
+
+    fn out(&self, v: u32) -> &'a [u32] {
+        &self.to[self.start[v as usize] as usize..self.start[v as usize + 1] as usize]
+    }
+}
+
+/// The working graph as the analysis and the build read it.
+#[derive(Clone, Copy)]
+enum View<'a> {
+    Plain(Succs<'a>),
+    Graph(&'a Graph),
+}
+
+impl<'a> View<'a> {
+    fn of(graph: &'a Graph, owned: bool, plain: Succs<'a>) -> View<'a> {
+        if owned { View::Graph(graph) } else { View::Plain(plain) }
+    }
+
+    fn num_nodes(&self) -> usize {
+        match self {
+            View::Plain(s) => s.len(),
+            View::Graph(g) => g.num_nodes(),
+        }
+    }
+}
+
 impl Graph {
-    /// The graph of `num_blocks` blocks with successors `succs`, in this
-    /// one's buffers.
-    fn fill<'a>(&mut self, num_blocks: usize, succs: impl Fn(u32) -> &'a [u32]) {
+    /// Makes this the working graph (a copy of `plain`) unless it is.
+    fn own(&mut self, owned: &mut bool, plain: Succs<'_>) {
+        if std::mem::replace(owned, true) {
+            return;
+        }
         let Graph { edge_start, edges, .. } = self;
         edge_start.clear();
         edges.clear();
-        edge_start.push(0);
-        for b in 0..num_blocks as u32 {
-            for &t in succs(b) {
-                assert!((t as usize) < num_blocks, "block {b} branches to block {t} of {num_blocks}");
-                edges.push(Edge { to: t, target: t, dispatch_value: NONE });
-            }
-            edge_start.push(edges.len());
-        }
-        self.num_blocks = num_blocks as u32;
+        edge_start.extend(plain.start.iter().map(|&s| s as usize));
+        edges.extend(plain.to.iter().map(|&t| Edge { to: t, target: t, dispatch_value: NONE }));
+        self.num_blocks = plain.len() as u32;
     }
 
     fn num_nodes(&self) -> usize {
@@ -499,7 +578,7 @@ impl Cfg {
     /// Orders and dominators of `graph` from the shared engine
     /// ([`crate::cfg::Cfg`]), or from `known` when that is this graph's;
     /// into this one's buffers.
-    fn analyze(&mut self, graph: &Graph, engine: &mut DomCfg, known: Option<&DomCfg>) {
+    fn analyze(&mut self, graph: View<'_>, engine: &mut DomCfg, known: Option<&DomCfg>) {
         let n = graph.num_nodes();
         let (dom, from_known): (&DomCfg, bool) = match known {
             Some(k) if k.len() == n => (k, true),
@@ -507,7 +586,10 @@ impl Cfg {
                 let edges = &mut self.edge_list;
                 edges.clear();
                 for v in 0..n as u32 {
-                    edges.extend(graph.out(v).iter().map(|e| (v, e.to)));
+                    match graph {
+                        View::Plain(s) => edges.extend(s.out(v).iter().map(|&t| (v, t))),
+                        View::Graph(g) => edges.extend(g.out(v).iter().map(|e| (v, e.to))),
+                    }
                 }
                 engine.compute(n, edges);
                 (engine, false)
@@ -532,18 +614,28 @@ impl Cfg {
 
         let mut reducible = true;
         headers.clear();
-        for (i, &v) in order.iter().enumerate() {
-            for e in graph.out(v) {
-                let j = pos[e.to as usize] as usize;
-                if i < j {
-                    doms[j].forward_in += 1;
-                } else {
-                    if !doms[j].header {
-                        doms[j].header = true;
-                        headers.push(j as u32);
-                    }
-                    // `dominates` (the function needs `self` whole).
-                    reducible &= doms[i].pre.wrapping_sub(doms[j].pre) < doms[j].size;
+        let mut edge = |i: usize, to: u32| {
+            let j = pos[to as usize] as usize;
+            if i < j {
+                doms[j].forward_in += 1;
+            } else {
+                if !doms[j].header {
+                    doms[j].header = true;
+                    headers.push(j as u32);
+                }
+                // `dominates` (the function needs `self` whole).
+                reducible &= doms[i].pre.wrapping_sub(doms[j].pre) < doms[j].size;
+            }
+        };
+        match graph {
+            View::Plain(s) => {
+                for (i, &v) in order.iter().enumerate() {
+                    s.out(v).iter().for_each(|&to| edge(i, to));
+                }
+            }
+            View::Graph(g) => {
+                for (i, &v) in order.iter().enumerate() {
+                    g.out(v).iter().for_each(|e| edge(i, e.to));
                 }
             }
         }
@@ -914,6 +1006,7 @@ struct LoopForest {
 impl LoopForest {
     /// The loops of `cfg`, in this one's buffers; `dom` is the engine (or
     /// `known`) that analyzed it, whose predecessor lists are read.
+    #[inline(never)]
     fn fill(&mut self, cfg: &Cfg, dom: &DomCfg) {
         if !cfg.has_loops {
             // Nothing is read without a header.
@@ -1091,6 +1184,7 @@ fn finish(out: &mut Structured, open: &[Open], head: Node, mut tail: u32) -> Bod
 
 impl Layout {
     /// The layout of `cfg` with loops `loops`, in this one's buffers.
+    #[inline(never)]
     fn fill(&mut self, cfg: &Cfg, loops: &LoopForest, max_inline_depth: u32, max_tree_depth: u32) {
         let m = cfg.len();
         let Layout { slot, num_labels, depth: max_depth, fanout, hoist, ancestors, .. } = self;
@@ -1226,7 +1320,7 @@ impl Layout {
     /// `block`s of one node, to be reached through a
     /// dispatcher each. Dispatchers are left out: their in-edges already set
     /// the dispatch variable.
-    fn wide_groups(&self, graph: &Graph, cfg: &Cfg, max_fanout: usize) -> Vec<Vec<u32>> {
+    fn wide_groups(&self, num_blocks: u32, cfg: &Cfg, max_fanout: usize) -> Vec<Vec<u32>> {
         let mut groups = Vec::new();
         if self.fanout <= max_fanout {
             // No node is that wide (nearly always): no need to count again.
@@ -1244,7 +1338,7 @@ impl Layout {
                     let group: Vec<u32> = kids
                         .iter()
                         .copied()
-                        .filter(|&y| self.slot[y as usize].place == p && cfg.order[y as usize] < graph.num_blocks)
+                        .filter(|&y| self.slot[y as usize].place == p && cfg.order[y as usize] < num_blocks)
                         .collect();
                     if group.len() >= 2 {
                         groups.push(group);
@@ -1259,30 +1353,33 @@ impl Layout {
     /// node's children are done before it). Sequences are built back to
     /// front, so that putting a `block` in front of a long sequence is a
     /// push; a finished sequence is copied into `out.nodes` in order.
-    fn build(&mut self, graph: &Graph, cfg: &Cfg, out: &mut Structured) {
+    #[inline(never)]
+    fn build(&mut self, graph: View<'_>, cfg: &Cfg, out: &mut Structured) {
         let m = cfg.len();
         let Layout { slot, open, .. } = self;
         let head = Node::Basic { block: 0, exits: Exits::default() };
         reset(open, m, Open { head, tail: NONE, inner: NONE, outer: NONE, next: NONE });
+        let (num_blocks, num_nodes) = match graph {
+            View::Plain(s) => (s.len() as u32, s.len()),
+            View::Graph(g) => (g.num_blocks, g.num_nodes()),
+        };
         for x in (0..m).rev() {
             let node = cfg.order[x];
             let exits_start = out.exits.len() as u32;
-            for e in graph.out(node) {
-                let j = cfg.pos[e.to as usize] as usize;
-                let how = if j <= x {
-                    ExitHow::Br(LabelId(slot[j].loop_label))
-                } else if slot[j].place != Place::Inline {
-                    ExitHow::Br(LabelId(slot[j].block_label))
-                } else {
-                    // Inline bodies go to `out.nodes`, never to `out.exits`:
-                    // this node's exits stay one run.
-                    ExitHow::Inline(finish(out, open, open[j].head, open[j].tail))
-                };
-                let set_dispatch = (e.dispatch_value != NONE).then_some((DISPATCH_VAR, e.dispatch_value));
-                out.exits.push(Exit { target: e.target, set_dispatch, how });
+            match graph {
+                View::Plain(ref s) => {
+                    for &t in s.out(node) {
+                        push_exit(out, open, slot, cfg, x, t, t, NONE);
+                    }
+                }
+                View::Graph(g) => {
+                    for e in g.out(node) {
+                        push_exit(out, open, slot, cfg, x, e.to, e.target, e.dispatch_value);
+                    }
+                }
             }
             let exits = Exits { start: exits_start, end: out.exits.len() as u32 };
-            let mut head = if node < graph.num_blocks {
+            let mut head = if node < num_blocks {
                 Node::Basic { block: node, exits }
             } else {
                 Node::Dispatch { var: DISPATCH_VAR, exits }
@@ -1324,8 +1421,36 @@ impl Layout {
         }
         out.body = finish(out, open, open[0].head, open[0].tail);
         out.num_labels = self.num_labels;
-        out.num_dispatch_vars = (graph.num_nodes() > graph.num_blocks as usize) as u32;
+        out.num_dispatch_vars = (num_nodes > num_blocks as usize) as u32;
     }
+}
+
+/// Appends to `out.exits` how position `x`'s edge to node `to` (finally
+/// block `target`, setting the dispatch variable to `dispatch_value`) leaves.
+#[allow(clippy::too_many_arguments)]
+#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+fn push_exit(
+    out: &mut Structured,
+    open: &[Open],
+    slot: &[Slot],
+    cfg: &Cfg,
+    x: usize,
+    to: u32,
+    target: u32,
+    dispatch_value: u32,
+) {
+    let j = cfg.pos[to as usize] as usize;
+    let how = if j <= x {
+        ExitHow::Br(LabelId(slot[j].loop_label))
+    } else if slot[j].place != Place::Inline {
+        ExitHow::Br(LabelId(slot[j].block_label))
+    } else {
+        // Inline bodies go to `out.nodes`, never to `out.exits`: this node's
+        // exits stay one run.
+        ExitHow::Inline(finish(out, open, open[j].head, open[j].tail))
+    };
+    let set_dispatch = (dispatch_value != NONE).then_some((DISPATCH_VAR, dispatch_value));
+    out.exits.push(Exit { target, set_dispatch, how });
 }
 
 /// `v` as `n` copies of `x`, in its own buffer.

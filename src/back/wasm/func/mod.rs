@@ -473,18 +473,8 @@ impl FuncTranslator {
             // verifier's orders and dominators are that graph's.
             let known = known.filter(|_| !fx.has_setjmp).map(|a| a.cfg()).filter(|c| c.len() == f.blocks.len());
             let b = &mut *fx.b;
-            let n = b.vblocks.len();
-            let (succ_start, succs) = (&b.succ_start, &b.succs);
-            super::structure::structure_in(
-                n,
-                |v: u32| {
-                    let v = v as usize;
-                    &succs[succ_start[v] as usize..succ_start[v + 1] as usize]
-                },
-                &mut b.dominators,
-                known,
-                &mut tree,
-            );
+            debug_assert_eq!(b.succ_start.len(), b.vblocks.len() + 1);
+            super::structure::structure_in(&b.succ_start, &b.succs, &mut b.dominators, known, &mut tree);
         }
         fx.assign_locals(&tree);
         fx.frame_locals();
