@@ -214,11 +214,15 @@ impl<'a, B: Backend> Pipeline<'a, B> {
             let decoded = if self.whole {
                 // The records of bodies and globals, decoded in a run; then
                 // whatever ended it, as an event.
-                match self.decoder.record_run(&mut self.parser) {
-                    Ok(changed) => self.module_changed |= changed && self.started,
+                let declined = match self.decoder.record_run(&mut self.parser) {
+                    Ok(run) => {
+                        self.module_changed |= run.module_changed && self.started;
+                        run.fast_declined
+                    }
                     Err(e) => return Err(self.fail(e)),
-                }
-                match self.parser.next_event() {
+                };
+                let event = if declined { self.parser.next_event_careful() } else { self.parser.next_event() };
+                match event {
                     // Records go in field by field: moving the whole event
                     // first would copy it with loads wider than its stores.
                     Ok(Event::Record { pos, code, ops, .. }) => self.decoder.record_event(pos, code, ops),

@@ -339,7 +339,7 @@ impl<'a> Parser<'a> {
 
     /// Reads the next event.
     pub fn next(&mut self) -> Res<Step<'_>> {
-        Ok(if self.step()? { Step::Event(self.event()) } else { Step::NeedMoreData })
+        Ok(if self.step(true)? { Step::Event(self.event()) } else { Step::NeedMoreData })
     }
 
     /// Convenience for whole input: the next event, with running out of
@@ -419,10 +419,45 @@ impl<'a> Parser<'a> {
         result
     }
 
+    /// [`Parser::next_event`] for an item the fast path has just turned
+    /// away (where a run of [`Parser::fast_records`] stopped): straight to
+    /// the careful path, not trying the fast one again.
+    pub(crate) fn next_event_careful(&mut self) -> Res<Event<'_>> {
+        debug_assert!(self.core.eof);
+        self.next_event_slow()
+    }
+
+    /// Where a run of [`Parser::fast_records`] stopped, crosses into
+    /// sub-block `id` (`enter`) or out of the current block if it is `id`
+    /// (not `enter`), with every check of the careful path, and answers
+    /// true; the caller then needs no event for it. For any other item, or
+    /// one that fails a check, reads nothing and answers false:
+    /// `next_event` reads (and reports) it.
+    pub(crate) fn cross_block(&mut self, id: u32, enter: bool) -> bool {
+        let core = &mut self.core;
+        if !matches!(core.state, State::InModule) || (!enter && core.top.block_id != id) {
+            return false;
+        }
+        let cursor = || {
+            let mut c = BitCursor::new(&self.data, self.base).with_more_to_come(!core.eof);
+            c.seek(BitPos(core.pos)).ok().map(|()| c)
+        };
+        let Some(mut c) = cursor() else { return false };
+        let wanted = match c.read(core.top.abbrev_width) {
+            Ok(a) if enter && a == abbrev_ids::ENTER_SUBBLOCK as u64 => c.read_vbr(8).is_ok_and(|b| b == id as u64),
+            Ok(a) => !enter && a == abbrev_ids::END_BLOCK as u64,
+            Err(_) => false,
+        };
+        let Some(mut c) = cursor().filter(|_| wanted) else { return false };
+        // `in_block` changes nothing when it fails.
+        core.in_block(&mut c).is_ok()
+    }
+
     #[inline(never)]
     fn next_event_slow(&mut self) -> Res<Event<'_>> {
         let pos = BitPos(self.core.pos);
-        if self.step()? {
+        // Every caller has tried the fast path here already.
+        if self.step(false)? {
             Ok(self.event())
         } else {
             Err(Error::new(pos, ErrorKind::UnexpectedEof))
@@ -430,11 +465,11 @@ impl<'a> Parser<'a> {
     }
 
     /// Reads the next item into `core.item`; false when it has not fully
-    /// arrived yet.
+    /// arrived yet. `fast`: try the record fast path first.
     #[inline]
-    fn step(&mut self) -> Res<bool> {
+    fn step(&mut self, fast: bool) -> Res<bool> {
         let save = self.core.pos;
-        match self.next_inner() {
+        match self.next_inner(fast) {
             Ok(ready) => Ok(ready),
             Err(e) => self.failed(e, save),
         }
@@ -869,8 +904,8 @@ impl<'a> Parser<'a> {
     }
 
     #[inline]
-    fn next_inner(&mut self) -> Res<bool> {
-        if let State::InModule = self.core.state {
+    fn next_inner(&mut self, fast: bool) -> Res<bool> {
+        if let (true, State::InModule) = (fast, &self.core.state) {
             if let Some((pos, abbrev, code)) = self.core.fast_record(&self.data, self.base) {
                 self.core.item = Item::Record { pos, abbrev, code };
                 return Ok(true);

@@ -86,6 +86,16 @@ pub enum Decoded {
     ModuleEnd,
 }
 
+/// What [`Decoder::record_run`] did.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct RecordRun {
+    /// A module-level record was among the records.
+    pub module_changed: bool,
+    /// The parser's fast path turned the next item away (so
+    /// `Parser::next_event_careful` reads it); false when no run was tried.
+    pub fast_declined: bool,
+}
+
 /// The push decoder. See the module docs.
 pub struct Decoder {
     pub(crate) state: module::ModuleState,
@@ -141,10 +151,9 @@ impl Decoder {
 
     /// Decodes the run of records that follows in a function, constants
     /// or globals block straight from `parser` (whole input), stopping
-    /// before the first item that needs an [`Event`]. Answers whether a
-    /// module-level record was among them.
+    /// before the first item that needs an [`Event`].
     #[inline(always)]
-    pub(crate) fn record_run(&mut self, parser: &mut Parser) -> Result<bool, DecodeError> {
+    pub(crate) fn record_run(&mut self, parser: &mut Parser) -> Result<RecordRun, DecodeError> {
         self.state.record_run(parser)
     }
 

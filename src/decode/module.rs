@@ -2,7 +2,7 @@
 //! the module symbol table, and handing records to the current body.
 
 use super::function::{bytes_of, Env, FunctionState, Spare};
-use super::{DecodeError, Decoded};
+use super::{DecodeError, Decoded, RecordRun};
 use crate::bitstream::{
     Event, Parser, RecordSink, BLOCKINFO_BLOCK_ID, CONSTANTS_BLOCK_ID, FUNCTION_BLOCK_ID, GLOBALVAR_BLOCK_ID, MODULE_BLOCK_ID,
     TYPE_BLOCK_ID, VALUE_SYMTAB_BLOCK_ID,
@@ -154,23 +154,38 @@ impl ModuleState {
     /// Decodes the records `parser` reads on its fast path from here on,
     /// while they lie in a function, constants or globals block: one loop
     /// with no `Event` and no dispatch on the block per record (the block
-    /// cannot change before a record the fast path turns away). Answers
-    /// whether it decoded a module-level (globals) record.
+    /// cannot change before a record the fast path turns away). A body's
+    /// constants block is entered and left inside the run (an event each
+    /// would cost more than the block's few records).
     #[inline(always)]
-    pub fn record_run(&mut self, parser: &mut Parser) -> Res<bool> {
+    pub fn record_run(&mut self, parser: &mut Parser) -> Res<RecordRun> {
         match self.top {
             FUNCTION_BLOCK_ID | CONSTANTS_BLOCK_ID => {
-                let Some(body) = self.body.as_mut() else { return Ok(false) };
-                let r = body.record_run(Env { module: &self.module }, self.top, parser);
-                r.map(|()| false).map_err(|e| self.context(e))
+                loop {
+                    let Some(body) = self.body.as_mut() else { return Ok(RecordRun::default()) };
+                    if let Err(e) = body.record_run(Env { module: &self.module }, self.top, parser) {
+                        return Err(self.context(e));
+                    }
+                    // What `enter` and `exit` do for this block; the parser
+                    // checks the items as `next_event` would.
+                    if self.top == FUNCTION_BLOCK_ID && parser.cross_block(CONSTANTS_BLOCK_ID, true) {
+                        debug_assert!(FunctionState::allows_block(CONSTANTS_BLOCK_ID));
+                        self.stack.push(CONSTANTS_BLOCK_ID);
+                        self.top = CONSTANTS_BLOCK_ID;
+                    } else if self.top == CONSTANTS_BLOCK_ID && parser.cross_block(CONSTANTS_BLOCK_ID, false) {
+                        self.pop_block();
+                    } else {
+                        return Ok(RecordRun { module_changed: false, fast_declined: true });
+                    }
+                }
             }
             GLOBALVAR_BLOCK_ID => {
                 let mut globals = GlobalRecords { state: self, any: false };
                 let r = parser.fast_records(&mut globals);
                 let any = globals.any;
-                r.map(|()| any).map_err(|e| self.context(e))
+                r.map(|()| RecordRun { module_changed: any, fast_declined: true }).map_err(|e| self.context(e))
             }
-            _ => Ok(false),
+            _ => Ok(RecordRun::default()),
         }
     }
 
