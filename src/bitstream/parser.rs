@@ -438,17 +438,21 @@ impl<'a> Parser<'a> {
         if !matches!(core.state, State::InModule) || (!enter && core.top.block_id != id) {
             return false;
         }
-        let cursor = || {
-            let mut c = BitCursor::new(&self.data, self.base).with_more_to_come(!core.eof);
-            c.seek(BitPos(core.pos)).ok().map(|()| c)
-        };
-        let Some(mut c) = cursor() else { return false };
-        let wanted = match c.read(core.top.abbrev_width) {
-            Ok(a) if enter && a == abbrev_ids::ENTER_SUBBLOCK as u64 => c.read_vbr(8).is_ok_and(|b| b == id as u64),
-            Ok(a) => !enter && a == abbrev_ids::END_BLOCK as u64,
-            Err(_) => false,
-        };
-        let Some(mut c) = cursor().filter(|_| wanted) else { return false };
+        // A look at the item's first bits (the block id a single VBR
+        // chunk, so `id` below 128) before the careful read.
+        let w = core.top.abbrev_width;
+        let word = core.pos.checked_sub(self.base * 8).and_then(|bit| FastBits::new(&self.data, bit)?.peek());
+        let wanted = word.is_some_and(|word| match word & !(u64::MAX << w) {
+            a if a == abbrev_ids::ENTER_SUBBLOCK as u64 => enter && (word >> w) & 0xff == id as u64,
+            a => !enter && a == abbrev_ids::END_BLOCK as u64,
+        });
+        if !wanted {
+            return false;
+        }
+        let mut c = BitCursor::new(&self.data, self.base).with_more_to_come(!core.eof);
+        if c.seek(BitPos(core.pos)).is_err() {
+            return false;
+        }
         // `in_block` changes nothing when it fails.
         core.in_block(&mut c).is_ok()
     }
