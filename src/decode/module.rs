@@ -507,7 +507,13 @@ impl ModuleState {
                 g.may_compound = false;
                 let global = GlobalId(self.module.globals.len() as u32 - 1);
                 let var = self.module.globals.last_mut().expect("a global is open");
-                var.init.push(init);
+                if var.compound {
+                    var.init.push(init);
+                } else {
+                    // The one part: allocated to size, not through `push`'s
+                    // growth path.
+                    var.init = vec![init];
+                }
                 Ok(Decoded::Initializer { global, index: var.init.len() - 1 })
             }
             other => Err(DecodeError::new(pos, format!("unknown globals record code {other}"))),
