@@ -55,13 +55,25 @@ impl BodyDecoder {
         loop {
             // Records of the function and constants blocks in a run, with
             // no `Event` each (see `Parser::fast_records`).
-            if let Some(&block) = self.stack.last() {
+            // The constants block is entered and left inside the run, as
+            // `ModuleState::record_run` does.
+            let mut declined = false;
+            while let Some(&block @ (FUNCTION_BLOCK_ID | CONSTANTS_BLOCK_ID)) = self.stack.last() {
                 if let Err(e) = body.record_run(super::function::Env { module }, block, parser) {
                     return Err(context(e, &self.stack));
                 }
+                if block == FUNCTION_BLOCK_ID && parser.cross_block(CONSTANTS_BLOCK_ID, true) {
+                    self.stack.push(CONSTANTS_BLOCK_ID);
+                } else if block == CONSTANTS_BLOCK_ID && parser.cross_block(CONSTANTS_BLOCK_ID, false) {
+                    self.stack.pop();
+                } else {
+                    declined = true;
+                    break;
+                }
             }
             let at = parser.pos();
-            let event = match parser.next_event() {
+            let event = if declined { parser.next_event_careful() } else { parser.next_event() };
+            let event = match event {
                 Ok(event) => event,
                 Err(e) => return Err(DecodeError::from_bitstream(e)),
             };
