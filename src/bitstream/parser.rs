@@ -1189,4 +1189,69 @@ mod tests {
             assert_eq!(err, err2);
         }
     }
+
+    /// `cross_block` crosses only the boundary asked for, reads nothing
+    /// otherwise, and leaves a boundary that fails a check to `next_event`.
+    #[test]
+    fn cross_block_crosses_only_what_it_is_asked() {
+        use crate::bitstream::{CONSTANTS_BLOCK_ID, FUNCTION_BLOCK_ID};
+        let mut w = Writer::new(&STANDARD_HEADER);
+        w.enter_block(MODULE_BLOCK_ID, 3).unwrap();
+        w.enter_block(FUNCTION_BLOCK_ID, 4).unwrap();
+        w.record(3, &[1, 2]).unwrap();
+        w.enter_block(CONSTANTS_BLOCK_ID, 4).unwrap();
+        w.record(3, &[1, 3]).unwrap();
+        w.exit_block().unwrap();
+        w.record(3, &[10]).unwrap();
+        w.exit_block().unwrap();
+        w.exit_block().unwrap();
+        let bytes = w.finish().unwrap();
+        let mut p = Parser::new(&bytes);
+        let mut events = 0;
+        let mut crossed = 0;
+        loop {
+            let pos = p.pos();
+            // Never into a block that is not next.
+            assert!(!p.cross_block(crate::bitstream::VALUE_SYMTAB_BLOCK_ID, true));
+            assert_eq!(p.pos(), pos);
+            let entered = p.block_path().last() == Some(FUNCTION_BLOCK_ID) && p.cross_block(CONSTANTS_BLOCK_ID, true);
+            let left = !entered && p.cross_block(CONSTANTS_BLOCK_ID, false);
+            if entered || left {
+                crossed += 1;
+                continue;
+            }
+            assert_eq!(p.pos(), pos);
+            match p.next_event().unwrap() {
+                Event::End => break,
+                Event::EnterBlock { block_id, .. } | Event::ExitBlock { block_id, .. } => {
+                    assert_ne!(block_id, CONSTANTS_BLOCK_ID);
+                }
+                _ => {}
+            }
+            events += 1;
+        }
+        assert_eq!(crossed, 2);
+        assert!(events > 3);
+
+        // A constants block longer than its function block: not crossed,
+        // and `next_event` reports it as it would have anyway.
+        let mut bad = bytes.clone();
+        let mut p = Parser::new(&bytes);
+        while !matches!(p.next_event().unwrap(), Event::Record { code: 1, .. }) {}
+        // The length word follows the abbreviation id, block id and width
+        // (4 + 8 + 4 bits), aligned to 32 bits.
+        let word = ((p.pos().0 + 16).div_ceil(32) * 4) as usize;
+        bad[word..word + 4].copy_from_slice(&1000u32.to_le_bytes());
+        let want = {
+            let mut p = Parser::new(&bad);
+            while !matches!(p.next_event().unwrap(), Event::Record { code: 1, .. }) {}
+            p.next_event().unwrap_err()
+        };
+        let mut p = Parser::new(&bad);
+        while !matches!(p.next_event().unwrap(), Event::Record { code: 1, .. }) {}
+        let pos = p.pos();
+        assert!(!p.cross_block(CONSTANTS_BLOCK_ID, true));
+        assert_eq!(p.pos(), pos);
+        assert_eq!(p.next_event().unwrap_err(), want);
+    }
 }
