@@ -37,6 +37,7 @@ pub struct FunctionVerifier {
     /// Phi entries as (block, value), sorted for the predecessor check.
     phi_entries: Vec<(u32, u32)>,
     case_values: Vec<i64>,
+    phi_edges: PhiEdges,
     /// Tests turn the quick checks off to compare the two paths.
     #[cfg(test)]
     pub(super) full_checks_only: bool,
@@ -199,7 +200,7 @@ impl FunctionVerifier {
         let (phi_entries, case_values) = (&mut self.phi_entries, &mut self.case_values);
         if structured {
             let layout = Layout { cfg: &self.cfg };
-            let mut edges = PhiEdges::default();
+            let edges = &mut self.phi_edges;
             for (b, blk) in f.blocks.iter().enumerate() {
                 let b = b as u32;
                 // Unreachable blocks have an empty interval.
@@ -213,7 +214,7 @@ impl FunctionVerifier {
                     let InstKind::Phi { ty, incoming } = inst.kind else { break };
                     let mut quick_phi = || {
                         inst.result.is_some_and(|(_, r)| r == ty)
-                            && cx.quick_phi(b, &layout, ty, f.incoming(incoming), &mut edges)
+                            && cx.quick_phi(b, &layout, ty, f.incoming(incoming), edges)
                     };
                     if !(quick && quick_phi()) {
                         let at = At { i, inst, block: Some(b), dom: None, pre };
@@ -471,8 +472,13 @@ fn add_successors(f: &Function, b: u32, kind: &InstKind, cfg: &mut Cfg) -> bool 
 struct PhiEdges {
     /// 0: nothing found yet in this block.
     len: usize,
+    /// Up to 8 (most phis), in place.
     block: [u32; 8],
     pre: [u32; 8],
+    /// More (a switch's join), and the blocks sorted (scratch).
+    many_block: Vec<u32>,
+    many_pre: Vec<u32>,
+    sorted: Vec<u32>,
 }
 
 /// The preorder number of unreachable blocks (`Cfg::dom_interval`), which
@@ -485,8 +491,11 @@ impl PhiEdges {
     fn fill(&mut self, b: u32, cfg: &Cfg, incoming: &[(ValueId, BlockId)]) -> bool {
         self.len = 0;
         let preds = cfg.preds(b);
-        if incoming.is_empty() || incoming.len() != preds.len() || incoming.len() > 8 {
+        if incoming.is_empty() || incoming.len() != preds.len() {
             return false;
+        }
+        if incoming.len() > 8 {
+            return self.fill_many(cfg, preds, incoming);
         }
         let mut seen = 0u32;
         for (j, &(_, bb)) in incoming.iter().enumerate() {
@@ -500,6 +509,34 @@ impl PhiEdges {
         }
         self.len = incoming.len();
         true
+    }
+
+    /// `fill` for more than 8 entries (as many as `preds`): sorted, they
+    /// must be the (sorted) predecessors.
+    #[inline(never)]
+    fn fill_many(&mut self, cfg: &Cfg, preds: &[u32], incoming: &[(ValueId, BlockId)]) -> bool {
+        self.sorted.clear();
+        self.sorted.extend(incoming.iter().map(|&(_, bb)| bb.0));
+        self.sorted.sort_unstable();
+        if self.sorted != preds {
+            return false;
+        }
+        self.many_block.clear();
+        self.many_block.extend(incoming.iter().map(|&(_, bb)| bb.0));
+        self.many_pre.clear();
+        self.many_pre.extend(incoming.iter().map(|&(_, bb)| cfg.dom_interval(bb.0).0));
+        self.len = incoming.len();
+        true
+    }
+
+    /// The blocks `fill` took, and their preorder numbers.
+    #[inline(always)]
+    fn blocks(&self) -> (&[u32], &[u32]) {
+        if self.len <= 8 {
+            (&self.block[..self.len], &self.pre[..self.len])
+        } else {
+            (&self.many_block, &self.many_pre)
+        }
     }
 }
 
@@ -998,7 +1035,8 @@ impl Cx<'_> {
         if tc >= OTHER_CODE {
             return false;
         }
-        let known = incoming.len() == edges.len && incoming.iter().zip(&edges.block).all(|(&(_, bb), &e)| bb.0 == e);
+        let known =
+            incoming.len() == edges.len && incoming.iter().zip(edges.blocks().0).all(|(&(_, bb), &e)| bb.0 == e);
         if !known && !edges.fill(b, l.cfg, incoming) {
             return false;
         }
@@ -1007,7 +1045,7 @@ impl Cx<'_> {
         // entry block's for parameters and constants) must dominate a
         // reachable incoming block, compared by dominator intervals
         // (`Cfg::dominates`).
-        incoming.iter().zip(&edges.pre).all(|(&(v, _), &bp)| {
+        incoming.iter().zip(edges.blocks().1).all(|(&(v, _), &bp)| {
             match self.locals.get(v.0.wrapping_sub(self.f.first_local) as usize) {
                 Some(&Local { code, dom: (dp, ds), .. }) => code == tc && (bp == UNREACHABLE || bp.wrapping_sub(dp) < ds),
                 None if v.0 < self.f.first_local => tc == I32_CODE && !self.is_intrinsic_value(v),

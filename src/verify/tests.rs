@@ -1177,3 +1177,51 @@ fn operands_of_disallowed_types_keep_their_types() {
         assert!(d.iter().any(|x| x.pos == inst_pos(k) && x.message.contains("<2 x double>")), "{d:#?}");
     }
 }
+
+/// Phis with more entries than the quick check's inline arrays (a switch's
+/// join): the quick path sorts their blocks, and says what the full checks
+/// say, clean or not.
+#[test]
+fn phis_with_many_entries() {
+    let m = arith_module();
+    let n = 12u32;
+    let mut b = Body::new(&m, F);
+    let (p0, p1) = (b.p(0), b.p(1));
+    let v = |k: u32| b.v(k);
+    let (v0, v1) = (v(0), v(1));
+    let defined: Vec<ValueId> = (0..n).map(v).collect();
+    let cases: Vec<SwitchCase> = (2..=n).map(|t| SwitchCase { value: i64::from(t), target: BlockId(t) }).collect();
+    let cases = cases_of(&cases);
+    b = b.block(vec![(InstKind::Switch { ty: I32, cond: p0, default: BlockId(1), cases }, None)]);
+    for _ in 1..=n {
+        b = b.block(vec![binop(BinOp::Add, p0, p1, I32), br(n + 1)]);
+    }
+    // Predecessors in reverse order; the k-th block's sum from it.
+    let clean_entries: Vec<(ValueId, u32)> = (1..=n).rev().map(|t| (defined[t as usize - 1], t)).collect();
+    let mut missing = clean_entries.clone();
+    missing[0] = (p0, 1);
+    missing[n as usize - 1] = (p0, 1);
+    let not_dominating: Vec<(ValueId, u32)> = (1..=n).map(|t| (if t == 2 { v0 } else { p1 }, t)).collect();
+    let same_twice: Vec<(ValueId, u32)> = (1..=n).map(|t| (if t == 3 { v1 } else { p1 }, t)).collect();
+    let f = b
+        .block(vec![
+            phi(I32, &clean_entries),
+            phi(I32, &clean_entries),
+            phi(I32, &missing),
+            phi(I32, &not_dominating),
+            phi(I32, &same_twice),
+            (InstKind::Ret { value: Some(p0) }, None),
+        ])
+        .build();
+    let (mut quick, mut full) = (FunctionVerifier::new(), FunctionVerifier::new());
+    full.full_checks_only = true;
+    let (mut a, mut z) = (Vec::new(), Vec::new());
+    quick.verify(&m, &f, &mut a);
+    full.verify(&m, &f, &mut z);
+    assert_eq!(a, z);
+    let join = 2 * n as usize + 1;
+    expect(&a, inst_pos(join + 2), &format!("phi has no entry for predecessor %b{n}"));
+    assert!(a.iter().any(|d| d.pos == inst_pos(join + 3) && d.message.contains("does not dominate")), "{a:#?}");
+    assert!(a.iter().any(|d| d.pos == inst_pos(join + 4) && d.message.contains("does not dominate")), "{a:#?}");
+    assert_eq!(a.len(), 3, "{a:#?}");
+}
