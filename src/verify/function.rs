@@ -224,10 +224,11 @@ impl FunctionVerifier {
                     i += 1;
                 }
                 // The rest: a phi here follows a non-phi.
+                // (Uses in unreachable blocks take the full checks.)
                 let dom = reachable.then_some((&layout, b));
+                let quick = quick && reachable;
                 for (i, inst) in f.insts[i..end].iter().enumerate().map(|(k, inst)| (i + k, inst)) {
-                    let u = Use { i, pre, reachable };
-                    if quick && cx.quick_ok(u, inst, i + 1 == end) {
+                    if quick && cx.quick_ok(Use { i, pre }, inst, i + 1 == end) {
                         continue;
                     }
                     let at = At { i, inst, block: Some(b), dom, pre };
@@ -559,27 +560,24 @@ struct At<'a> {
     pre: u32,
 }
 
-/// A non-phi instruction's place, for the quick checks of its operands.
+/// A non-phi instruction's place in a reachable block, for the quick
+/// checks of its operands.
 #[derive(Clone, Copy)]
 struct Use {
     i: usize,
     /// The block's dominator-tree preorder number.
     pre: u32,
-    /// Whether the block is reachable (else uses are exempt from dominance).
-    reachable: bool,
 }
 
 impl Use {
-    /// `Cx::def_reaches` for a non-phi.
+    /// `Cx::def_reaches` for a non-phi, or false: a definition that comes
+    /// later in the body counts as not reaching (within the block it does
+    /// not; from a dominating block laid out later, which is rare, the full
+    /// check accepts it).
     #[inline(always)]
     fn reaches(self, l: &Local) -> bool {
-        let def_at = l.def_at as usize;
-        if self.reachable {
-            let (dp, ds) = l.dom;
-            (self.pre.wrapping_sub(dp) < ds) & ((dp != self.pre) | (def_at <= self.i))
-        } else {
-            def_at != self.i + 1
-        }
+        let (dp, ds) = l.dom;
+        (self.pre.wrapping_sub(dp) < ds) & (l.def_at as usize <= self.i)
     }
 }
 
