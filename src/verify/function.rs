@@ -505,7 +505,9 @@ impl PhiEdges {
             self.block[j] = bb.0;
             self.pre[j] = cfg.dom_interval(bb.0).0;
         }
-        if seen.count_ones() as usize != preds.len() {
+        // Each of the `n` entries marked one of `n` predecessors: all of them
+        // iff the low `n` bits are set.
+        if seen != (1u32 << incoming.len()) - 1 {
             return false;
         }
         self.len = incoming.len();
