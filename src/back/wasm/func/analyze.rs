@@ -122,9 +122,6 @@ impl<'a> Fx<'a> {
             if bad {
                 return Err(self.unsupported("a branch to a block that does not exist"));
             }
-            for info in &mut b.insts[blk.start as usize..blk.end as usize] {
-                info.vblock = i as u32;
-            }
         }
         b.succ_start.push(b.succs.len() as u32);
         Ok(())
@@ -613,15 +610,22 @@ impl<'a> Fx<'a> {
         let f = self.f;
         let b = &mut *self.b;
         b.phi_in.clear();
-        b.phi_range.clear();
-        b.phi_range.resize(f.insts.len(), (0, 0));
+        // Only phis' entries are read (`copy_source`), and each is written
+        // below: no clearing of one per instruction.
+        if b.phi_range.len() < f.insts.len() {
+            b.phi_range.resize(f.insts.len(), (0, 0));
+        }
         b.has_phis.clear();
         b.has_phis.resize(b.vblocks.len(), false);
         b.edge_memo.clear();
         b.edge_ranges.clear();
         b.edge_copies.clear();
+        // The block of each phi, by a cursor (phis and blocks are both in
+        // order); its first part is where the phis live.
+        let mut blk = 0;
         for &k in &b.phi_insts {
             let k = k as usize;
+            b.phi_range[k] = (0, 0);
             let inst = &f.insts[k];
             let InstKind::Phi { incoming, .. } = &inst.kind else { continue };
             let Some((v, _)) = inst.result else { continue };
@@ -633,9 +637,11 @@ impl<'a> Fx<'a> {
             b.phi_in.extend(f.incoming(*incoming).iter().map(|&(val, blk)| (blk.0, val.0)));
             b.phi_in[start..].sort_unstable();
             b.phi_range[k] = (start as u32, b.phi_in.len() as u32);
-            let vb = b.insts[k].vblock;
-            if vb != NONE {
-                b.has_phis[vb as usize] = true;
+            while f.blocks.get(blk).is_some_and(|x| x.end as usize <= k) {
+                blk += 1;
+            }
+            if f.blocks.get(blk).is_some_and(|x| x.start as usize <= k) {
+                b.has_phis[b.first_vblock[blk] as usize] = true;
             }
         }
     }
