@@ -99,19 +99,21 @@ impl<'a> Fx<'a> {
             return self.build_setjmp_vblocks();
         }
         let b = &mut *self.b;
+        // Filled whole (sized up front), not block by block.
         b.vblocks.clear();
+        b.vblocks.extend(f.blocks.iter().enumerate().map(|(i, blk)| VBlock {
+            orig: i as u32,
+            start: blk.start,
+            end: blk.end,
+            term: Term::Real,
+            first_part: true,
+        }));
         b.first_vblock.clear();
+        b.first_vblock.extend(0..n as u32);
         b.succ_start.clear();
+        b.succ_start.reserve(n + 1);
         b.succs.clear();
-        for (i, blk) in f.blocks.iter().enumerate() {
-            b.vblocks.push(VBlock {
-                orig: i as u32,
-                start: blk.start,
-                end: blk.end,
-                term: Term::Real,
-                first_part: true,
-            });
-            b.first_vblock.push(i as u32);
+        for blk in &f.blocks {
             b.succ_start.push(b.succs.len() as u32);
             let term = &f.insts[blk.end as usize - 1];
             let mut bad = false;
@@ -313,12 +315,14 @@ impl<'a> Fx<'a> {
         // released before their definitions are looked at), so that a used
         // result, nearly all of them, costs one test.
         let first_inst = self.num_params as usize + f.consts.len();
-        for (r, id) in f.results.iter().enumerate().rev() {
+        let mut end = self.b.vals.len();
+        while end > first_inst {
+            // The next unused result below `end`: a tight scan of the values.
+            let Some(r) = self.b.vals[first_inst..end].iter().rposition(|v| v.uses == 0 && !v.pinned) else { break };
             let i = first_inst + r;
-            let Some(val) = self.b.vals.get(i).copied() else { continue };
-            if val.uses != 0 || val.pinned {
-                continue;
-            }
+            end = i;
+            let val = self.b.vals[i];
+            let Some(id) = f.results.get(r) else { continue };
             let k = id.0 as usize;
             let Some(inst) = f.insts.get(k) else { continue };
             if inst.result.map(|(v, _)| v.0.wrapping_sub(first) as usize) != Some(i) || !self.b.insts[k].emit {
