@@ -60,7 +60,7 @@ impl<'a> Fx<'a> {
             match inst.kind {
                 InstKind::Alloca { .. } => allocas += 1,
                 InstKind::Call { .. } => setjmp |= is_setjmp_call(self.cx, inst),
-                InstKind::Load { .. } | InstKind::Store { .. } => b.mem_insts.push(k as u32),
+                InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } => b.mem_insts.push((k as u32, ptr)),
                 InstKind::Phi { .. } => b.phi_insts.push(k as u32),
                 _ => {}
             }
@@ -367,11 +367,14 @@ impl<'a> Fx<'a> {
         }
         let mut counts = std::mem::take(&mut self.b.addr_uses);
         let mut found = std::mem::take(&mut self.b.addr_found);
-        counts.clear();
-        counts.resize(self.b.vals.len(), (0, NONE));
+        // Every count is (0, NONE) between bodies (those used are put back
+        // at the end): none cleared per value.
+        if counts.len() < self.b.vals.len() {
+            counts.resize(self.b.vals.len(), (0, NONE));
+        }
         found.clear();
-        for &k in &self.b.mem_insts {
-            if let Some((pi, d, base, c)) = self.offset_address(k as usize) {
+        for &(k, ptr) in &self.b.mem_insts {
+            if let Some((pi, d, base, c)) = self.offset_address(k as usize, ptr) {
                 counts[pi].0 += 1;
                 counts[pi].1 = k;
                 found.push((k, pi as u32, d as u32, base, c));
@@ -406,21 +409,22 @@ impl<'a> Fx<'a> {
                 }
             }
         }
+        for &(_, pi, ..) in &found {
+            counts[pi as usize] = (0, NONE);
+        }
         self.b.addr_uses = counts;
         self.b.addr_found = found;
     }
 
-    /// For load/store `k` whose address is `add base, C`: (value index of
-    /// the add, the add instruction, base, C).
-    pub(super) fn offset_address(&self, k: usize) -> Option<(usize, usize, ValueId, u32)> {
+    /// For load/store `k` of address `ptr` that is `add base, C`: (value
+    /// index of the add, the add instruction, base, C). Asked once per
+    /// access, before any address is rewritten.
+    pub(super) fn offset_address(&self, k: usize, ptr: ValueId) -> Option<(usize, usize, ValueId, u32)> {
         let f = self.f;
-        if !self.b.insts[k].emit || self.b.insts[k].addr != NONE {
+        if !self.b.insts[k].emit {
             return None;
         }
-        let ptr = match f.insts[k].kind {
-            InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } => self.resolve(ptr),
-            _ => return None,
-        };
+        let ptr = self.resolve(ptr);
         let pi = self.local_index(ptr)?;
         let pv = self.b.vals[pi];
         if pv.kind != Kind::None || pv.pinned || pv.uses == 0 {
@@ -517,13 +521,13 @@ impl<'a> Fx<'a> {
                 info.push_end = pe;
                 info.own_from = own_from;
                 info.first = first;
-                // With its result's value index (`NONE`: no result, never
-                // folded).
-                let ri = match inst.result {
-                    Some((v, _)) => v.0.wrapping_sub(first_local),
-                    None => NONE,
-                };
-                b.roots.push((k as u32, ri));
+                // With its result's value index. A tree without a result
+                // is never folded, and the matching stops at it: the trees
+                // before it are out of reach, so none is kept.
+                match inst.result {
+                    Some((v, _)) => b.roots.push((k as u32, v.0.wrapping_sub(first_local))),
+                    None => b.roots.clear(),
+                }
             }
         }
     }

@@ -288,10 +288,11 @@ pub(super) struct Buffers {
     /// `offset_address` found for them: (access, value index of the add,
     /// the add, base, offset).
     pub addr_found: Vec<(u32, u32, u32, ValueId, u32)>,
-    /// The loads and stores of the body, and its phis, in order.
-    pub mem_insts: Vec<u32>,
+    /// The loads and stores of the body with their addresses, in order.
+    pub mem_insts: Vec<(u32, ValueId)>,
     /// The values found to be aliases (value indices).
     pub aliased: Vec<u32>,
+    /// The phis of the body, in order.
     pub phi_insts: Vec<u32>,
     /// Pure computations of the block being scanned, for reuse.
     pub cse: CseTable,
