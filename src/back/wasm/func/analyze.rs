@@ -643,7 +643,15 @@ impl<'a> Fx<'a> {
             }
             let start = b.phi_in.len();
             b.phi_in.extend(f.incoming(*incoming).iter().map(|&(val, blk)| (blk.0, val.0)));
-            b.phi_in[start..].sort_unstable();
+            // Most phis merge two edges: one comparison, not the sort's call.
+            match &mut b.phi_in[start..] {
+                [x, y] => {
+                    if *x > *y {
+                        std::mem::swap(x, y);
+                    }
+                }
+                entries => entries.sort_unstable(),
+            }
             b.phi_range[k] = (start as u32, b.phi_in.len() as u32);
             while f.blocks.get(blk).is_some_and(|x| x.end as usize <= k) {
                 blk += 1;
