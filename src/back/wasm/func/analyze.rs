@@ -565,12 +565,16 @@ impl<'a> Fx<'a> {
             let f = self.f;
             let start = self.b.edge_copies.len() as u32;
             if let Some(blk) = f.blocks.get(target as usize) {
+                // The phis of a block name the same predecessors: where
+                // `pred` sits in one's sorted entries it mostly sits in the
+                // next one's.
+                let mut hint = 0;
                 for k in blk.start..blk.end {
                     let inst = &f.insts[k as usize];
                     if !matches!(inst.kind, InstKind::Phi { .. }) {
                         break;
                     }
-                    let Some(src) = self.copy_source(k as usize, pred) else { continue };
+                    let Some(src) = self.copy_source(k as usize, pred, &mut hint) else { continue };
                     let Some((dv, _)) = inst.result else { continue };
                     self.b.edge_copies.push((dv, src));
                 }
@@ -583,8 +587,9 @@ impl<'a> Fx<'a> {
 
     /// The value phi `p` takes on the edge from block `pred`, if the edge
     /// needs a copy for it (the phi is live, the value is neither the phi
-    /// itself nor undef).
-    pub(super) fn copy_source(&self, p: usize, pred: u32) -> Option<ValueId> {
+    /// itself nor undef). `hint`: where `pred`'s entry was in the last
+    /// phi's entries, tried first (and updated).
+    pub(super) fn copy_source(&self, p: usize, pred: u32, hint: &mut usize) -> Option<ValueId> {
         let (dv, _) = self.f.insts[p].result?;
         let di = self.local_index(dv)?;
         let live = match self.b.vals[di].kind {
@@ -597,7 +602,14 @@ impl<'a> Fx<'a> {
         }
         let (s, e) = self.b.phi_range[p];
         let entries = &self.b.phi_in[s as usize..e as usize];
-        let pos = entries.partition_point(|&(b, _)| b < pred);
+        // The first entry of `pred` (the partition point of `b < pred`).
+        let h = *hint;
+        let pos = if entries.get(h).is_some_and(|e| e.0 == pred) && (h == 0 || entries[h - 1].0 < pred) {
+            h
+        } else {
+            entries.partition_point(|&(b, _)| b < pred)
+        };
+        *hint = pos;
         let &(b, src) = entries.get(pos)?;
         let src = self.resolve(ValueId(src));
         (b == pred && src != dv && !self.is_undef(src)).then_some(src)
