@@ -34,6 +34,10 @@ enum Work<'t> {
     Nodes(&'t [Node], Fall),
     /// `end` of the innermost construct.
     End,
+    /// `end` of loop `.0` (of `locals.rs`'s numbering).
+    EndLoop(u32),
+    /// Exits of block `.0` that take no code here: positions to number.
+    Skip(u32, &'t [Exit]),
     Else,
     /// Take `exit` of virtual block `from` (`NONE`: of a dispatcher).
     Exit(u32, &'t Exit, Fall),
@@ -121,6 +125,11 @@ impl<'a> Fx<'a> {
                     self.emit_node(tree, node, node_fall, &mut work);
                 }
                 Work::End => self.close(),
+                Work::EndLoop(li) => {
+                    self.close();
+                    self.loop_closes(li);
+                }
+                Work::Skip(from, exits) => self.skip_exits(from, exits),
                 Work::Else => {
                     self.w().else_();
                     self.terminal = false;
@@ -157,7 +166,12 @@ impl<'a> Fx<'a> {
             }
             Node::Loop { label, body } => {
                 self.open(label.0, true);
-                work.push(Work::End);
+                if self.virtual_locals {
+                    let li = self.loop_opens();
+                    work.push(Work::EndLoop(li));
+                } else {
+                    work.push(Work::End);
+                }
                 work.push(Work::Nodes(tree.nodes_of(body), fall));
             }
             Node::Basic { block, exits } => self.emit_basic(block, tree.exits_of(exits), fall, work),
@@ -187,9 +201,11 @@ impl<'a> Fx<'a> {
             Term::Split => info.end as usize,
             _ => info.end as usize - 1,
         };
+        // Each instruction is a position (`locals.rs`).
         for k in info.start as usize..last {
             if self.b.insts[k].emit && !matches!(self.f.insts[k].kind, InstKind::Phi { .. }) {
                 self.emit_inst(k);
+                self.pos += 1;
             }
         }
         if info.term == Term::Split {
@@ -202,6 +218,9 @@ impl<'a> Fx<'a> {
         let f = self.f;
         let term = &f.insts[last];
         self.emit_pushes(last);
+        // The terminator's position ends when its code does: before its
+        // exits' (the work pushed below).
+        let term_pos = u32::from(self.b.insts[last].emit);
         match &term.kind {
             InstKind::Ret { .. } => self.emit_return(),
             InstKind::Unreachable => {
@@ -220,11 +239,15 @@ impl<'a> Fx<'a> {
                 if let Some(l0) = self.plain_label(vb, e0) {
                     let d = self.depth(l0);
                     self.op_u32(0x0D, d); // br_if
+                    // e0's position (a plain branch copies nothing).
+                    self.pos += 1;
                     work.push(Work::Exit(vb, e1, fall));
                 } else if let Some(l1) = self.plain_label(vb, e1) {
                     let d = self.depth(l1);
                     self.b.code.push(0x45); // i32.eqz
                     self.op_u32(0x0D, d); // br_if
+                    // e1 is numbered after e0.
+                    work.push(Work::Skip(vb, std::slice::from_ref(e1)));
                     work.push(Work::Exit(vb, e0, fall));
                 } else {
                     self.b.code.extend_from_slice(&[0x04, 0x40]); // if, empty type
@@ -241,6 +264,7 @@ impl<'a> Fx<'a> {
             }
             _ => self.bug("a block that does not end in a terminator"),
         }
+        self.pos += term_pos;
     }
 
     /// The label of an exit that is only a `br` (no copies, no dispatch).
@@ -260,11 +284,14 @@ impl<'a> Fx<'a> {
     fn emit_exit<'t>(&mut self, tree: &'t Structured, from: u32, e: &'t Exit, fall: Fall, work: &mut Vec<Work<'t>>) {
         if from != NONE {
             self.emit_phi_copies(from, e.target);
+            // The edge's position (`locals.rs`).
+            self.pos += 1;
         }
         if let Some((var, value)) = e.set_dispatch {
             match self.b.dispatch_locals.get(var as usize) {
                 Some(&l) => {
-                    self.w().i32_const(value as i32).local_set(l);
+                    self.i32_const(value as i32);
+                    self.local_op(0x21, l); // local.set
                 }
                 None => self.bug("dispatch variable out of range"),
             }
@@ -294,6 +321,11 @@ impl<'a> Fx<'a> {
         self.b.copies.clear();
         let mut interferes = planned;
         let (s, e) = self.edge_copies(pred, tb as u32);
+        if self.virtual_locals {
+            // The dry walk's touches: every copy, at the edge's position
+            // (a planned one's sources were pushed at the `br`'s).
+            self.touch_copies_here(s, e);
+        }
         for c in s..e {
             let (dv, src) = self.b.edge_copies[c];
             let Some(di) = self.local_index(dv) else { continue };
@@ -318,13 +350,13 @@ impl<'a> Fx<'a> {
             }
             for i in (0..n).rev() {
                 let (dl, _) = self.b.copies[i];
-                self.op_u32(0x21, dl); // local.set
+                self.local_op(0x21, dl); // local.set
             }
         } else {
             for i in 0..n {
                 let (dl, src) = self.b.copies[i];
                 self.push_value(src);
-                self.op_u32(0x21, dl); // local.set
+                self.local_op(0x21, dl); // local.set
             }
         }
         if n > 0 {
@@ -399,12 +431,24 @@ impl<'a> Fx<'a> {
         branch(self);
         self.terminal = true;
         // After `end` of wrapper w comes the code of the exit using it; the
-        // last one is in tail position.
+        // last one is in tail position. The exits between (plain ones,
+        // and those sharing an earlier wrapper) are numbered in order.
+        let numbered = self.virtual_locals && from != NONE;
+        if let Some(&last) = self.b.wrapper_exit.last().filter(|_| numbered) {
+            work.push(Work::Skip(from, &exits[last as usize + 1..]));
+        }
         for w in (0..wrappers).rev() {
             let k = self.b.wrapper_exit[w as usize] as usize;
             let f = if w + 1 == wrappers { fall } else { None };
             work.push(Work::Exit(from, &exits[k], f));
+            if numbered {
+                let before = if w == 0 { 0 } else { self.b.wrapper_exit[w as usize - 1] as usize + 1 };
+                work.push(Work::Skip(from, &exits[before..k]));
+            }
             work.push(Work::End);
+        }
+        if wrappers == 0 && numbered {
+            self.skip_exits(from, exits);
         }
     }
 
@@ -418,7 +462,7 @@ impl<'a> Fx<'a> {
         }
         let wrappers = self.assign_slots(NONE, exits);
         self.with_wrappers(NONE, exits, wrappers, false, fall, work, |fx| {
-            fx.w().local_get(index);
+            fx.local_get(index);
             fx.b.table.clear();
             for k in 0..exits.len() {
                 let d = fx.slot_depth(fx.b.slot_of[k]);
@@ -485,16 +529,11 @@ impl<'a> Fx<'a> {
             let span = (hi - lo + 1) as u32;
             if wide {
                 let tmp = self.scratch(W::I64, 0);
-                self.w()
-                    .i64_const(lo as i64)
-                    .i64_sub()
-                    .local_tee(tmp)
-                    .i64_const(i64::from(span))
-                    .local_get(tmp)
-                    .i64_const(i64::from(span))
-                    .i64_lt_u()
-                    .select()
-                    .i32_wrap_i64();
+                self.w().i64_const(lo as i64).i64_sub();
+                self.local_tee(tmp);
+                self.w().i64_const(i64::from(span));
+                self.local_get(tmp);
+                self.w().i64_const(i64::from(span)).i64_lt_u().select().i32_wrap_i64();
             } else if lo != 0 {
                 self.w().i32_const(lo as u32 as i32).i32_sub();
             }
@@ -592,15 +631,11 @@ impl<'a> Fx<'a> {
             self.get(cond);
             if wide {
                 let tmp = self.scratch(W::I64, 0);
-                self.w()
-                    .i64_const(lo as i64)
-                    .i64_sub()
-                    .local_tee(tmp)
-                    .i64_const(i64::from(span))
-                    .i64_ge_u()
-                    .br_if(0)
-                    .local_get(tmp)
-                    .i32_wrap_i64();
+                self.w().i64_const(lo as i64).i64_sub();
+                self.local_tee(tmp);
+                self.w().i64_const(i64::from(span)).i64_ge_u().br_if(0);
+                self.local_get(tmp);
+                self.w().i32_wrap_i64();
             } else if lo != 0 {
                 self.i32_const(lo as u32 as i32);
                 self.w().i32_sub();

@@ -35,7 +35,7 @@ impl<'a> Fx<'a> {
             Kind::Const => self.emit_const(i),
             Kind::Frame(off) => {
                 let fl = self.frame_local;
-                self.op_u32(0x20, fl); // local.get
+                self.local_op(0x20, fl); // local.get
                 if off != 0 {
                     self.i32_const(off as i32);
                     self.b.code.push(0x6A); // i32.add
@@ -140,12 +140,17 @@ impl<'a> Fx<'a> {
     /// `local.tee`.
     #[inline(always)]
     fn push_local(&mut self, l: u32) {
+        if l >= super::locals::VIRTUAL {
+            self.touch_value(l ^ super::locals::VIRTUAL);
+        }
         let (at, set, end) = self.last_set;
+        // Virtual indices name values: two values with one local never
+        // meet here (the one set is live on, the other read).
         if set == l && end == self.b.code.len() {
             self.b.code[at] = 0x22; // local.set → local.tee
             self.last_set.1 = NONE;
         } else {
-            self.op_u32(0x20, l); // local.get
+            self.local_op(0x20, l); // local.get
         }
     }
 
@@ -156,9 +161,15 @@ impl<'a> Fx<'a> {
         while e != NONE {
             let PrePush { from, to, next } = self.b.prepush[e as usize];
             self.push_range(from, to);
+            if self.virtual_locals {
+                self.note_prepushed(from, to);
+            }
             e = next;
         }
-        let InstInfo { own_from, push_end, .. } = self.b.insts[k];
+        let InstInfo { push_start, own_from, push_end, .. } = self.b.insts[k];
+        if self.has_prepushed() {
+            self.touch_prepushed(push_start, own_from);
+        }
         self.push_range(own_from, push_end);
     }
 
@@ -172,10 +183,15 @@ impl<'a> Fx<'a> {
         if let Some((v, _)) = inst.result {
             let Some(i) = self.local_index(v) else { return };
             let val = self.b.vals[i];
+            if let Kind::Local(l) = val.kind {
+                if l >= super::locals::VIRTUAL {
+                    self.touch_def(i as u32);
+                }
+            }
             match val.kind {
                 Kind::Local(l) if pushed => {
                     let at = self.b.code.len();
-                    self.op_u32(0x21, l);
+                    self.local_op(0x21, l);
                     self.last_set = (at, l, self.b.code.len());
                 }
                 Kind::Folded => self.fixup(val.fold_fixup),

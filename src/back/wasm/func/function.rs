@@ -8,27 +8,33 @@ impl<'a> Fx<'a> {
         if self.frame_local != NONE {
             let (fl, saved) = (self.frame_local, self.saved_sp_local);
             let size = self.frame_size;
-            self.w().global_get(global::STACK_POINTER).local_tee(saved).i32_const(size as i32).i32_sub();
+            self.w().global_get(global::STACK_POINTER);
+            self.local_tee(saved);
+            self.w().i32_const(size as i32).i32_sub();
             if self.frame_align > 1 {
                 let mask = -(self.frame_align as i32);
                 self.w().i32_const(mask).i32_and();
             }
-            self.w().local_tee(fl).global_get(global::STACK_LIMIT).i32_lt_u();
+            self.local_tee(fl);
+            self.w().global_get(global::STACK_LIMIT).i32_lt_u();
             if u64::from(size) + u64::from(self.frame_align) >= 0x1_0000 {
                 // A large frame could wrap below address 0.
-                self.w().local_get(fl).local_get(saved).i32_gt_u().i32_or();
+                self.local_get(fl);
+                self.local_get(saved);
+                self.w().i32_gt_u().i32_or();
             }
             self.w()
                 .if_(BlockType::Empty)
                 .i32_const(crate::back::wasm::imports::fault::STACK_OVERFLOW)
                 .i32_const(0)
                 .call(FAULT_FUNC)
-                .end()
-                .local_get(fl)
-                .global_set(global::STACK_POINTER);
+                .end();
+            self.local_get(fl);
+            self.w().global_set(global::STACK_POINTER);
         } else if self.saved_sp_local != NONE {
             let saved = self.saved_sp_local;
-            self.w().global_get(global::STACK_POINTER).local_set(saved);
+            self.w().global_get(global::STACK_POINTER);
+            self.local_set(saved);
         }
     }
 
@@ -41,7 +47,8 @@ impl<'a> Fx<'a> {
         }
         if self.saved_sp_local != NONE {
             let saved = self.saved_sp_local;
-            self.w().local_get(saved).global_set(global::STACK_POINTER);
+            self.local_get(saved);
+            self.w().global_set(global::STACK_POINTER);
         }
         self.w().return_();
         self.terminal = true;

@@ -255,15 +255,19 @@ impl<'a> Fx<'a> {
     fn plain_rmw(&mut self, s: Scalar, op: RmwOp) {
         let t = Self::atomic_type(s);
         let (p, v, old) = (self.scratch(W::I32, 0), self.scratch(t, 1), self.scratch(t, 2));
-        self.w().local_set(v).local_tee(p);
+        self.local_set(v);
+        self.local_tee(p);
         if op == RmwOp::Exchange {
             self.plain_load(s);
-            self.w().local_set(old).local_get(p).local_get(v);
+            self.local_set(old);
+            self.local_get(p);
+            self.local_get(v);
         } else {
             // The address stays below the old value for the store.
-            self.w().local_get(p);
+            self.local_get(p);
             self.plain_load(s);
-            self.w().local_tee(old).local_get(v);
+            self.local_tee(old);
+            self.local_get(v);
             let mut w = self.w();
             match (op, s == Scalar::I64) {
                 (RmwOp::Add, false) => w.i32_add(),
@@ -280,7 +284,7 @@ impl<'a> Fx<'a> {
             };
         }
         self.plain_store(s);
-        self.w().local_get(old);
+        self.local_get(old);
     }
 
     /// `old = *p; *p = old == expected ? new : old; old` with the address,
@@ -289,9 +293,16 @@ impl<'a> Fx<'a> {
         let t = Self::atomic_type(s);
         let p = self.scratch(W::I32, 0);
         let (new, old, expected) = (self.scratch(t, 1), self.scratch(t, 2), self.scratch(t, 3));
-        self.w().local_set(new).local_set(expected).local_tee(p);
+        self.local_set(new);
+        self.local_set(expected);
+        self.local_tee(p);
         self.plain_load(s);
-        self.w().local_set(old).local_get(p).local_get(new).local_get(old).local_get(old).local_get(expected);
+        self.local_set(old);
+        self.local_get(p);
+        self.local_get(new);
+        self.local_get(old);
+        self.local_get(old);
+        self.local_get(expected);
         // Narrow values are zero-extended like the loaded one.
         if s == Scalar::I64 {
             self.w().i64_eq();
@@ -300,7 +311,7 @@ impl<'a> Fx<'a> {
         }
         self.w().select();
         self.plain_store(s);
-        self.w().local_get(old);
+        self.local_get(old);
     }
 
     /// Byte swap of the value on the stack.
@@ -308,61 +319,30 @@ impl<'a> Fx<'a> {
         match s {
             Scalar::I16 => {
                 let t = self.scratch(W::I32, 0);
-                self.w()
-                    .local_tee(t)
-                    .i32_const(8)
-                    .i32_shl()
-                    .local_get(t)
-                    .i32_const(8)
-                    .i32_shr_u()
-                    .i32_or()
-                    .i32_const(0xffff)
-                    .i32_and();
+                self.local_tee(t);
+                self.w().i32_const(8).i32_shl();
+                self.local_get(t);
+                self.w().i32_const(8).i32_shr_u().i32_or().i32_const(0xffff).i32_and();
             }
             Scalar::I64 => {
                 let t = self.scratch(W::I64, 0);
                 const B: i64 = 0x00ff_00ff_00ff_00ff;
                 const H: i64 = 0x0000_ffff_0000_ffff;
-                self.w()
-                    .local_tee(t)
-                    .i64_const(8)
-                    .i64_shr_u()
-                    .i64_const(B)
-                    .i64_and()
-                    .local_get(t)
-                    .i64_const(B)
-                    .i64_and()
-                    .i64_const(8)
-                    .i64_shl()
-                    .i64_or()
-                    .local_tee(t)
-                    .i64_const(16)
-                    .i64_shr_u()
-                    .i64_const(H)
-                    .i64_and()
-                    .local_get(t)
-                    .i64_const(H)
-                    .i64_and()
-                    .i64_const(16)
-                    .i64_shl()
-                    .i64_or()
-                    .i64_const(32)
-                    .i64_rotl();
+                self.local_tee(t);
+                self.w().i64_const(8).i64_shr_u().i64_const(B).i64_and();
+                self.local_get(t);
+                self.w().i64_const(B).i64_and().i64_const(8).i64_shl().i64_or();
+                self.local_tee(t);
+                self.w().i64_const(16).i64_shr_u().i64_const(H).i64_and();
+                self.local_get(t);
+                self.w().i64_const(H).i64_and().i64_const(16).i64_shl().i64_or().i64_const(32).i64_rotl();
             }
             _ => {
                 let t = self.scratch(W::I32, 0);
-                self.w()
-                    .local_tee(t)
-                    .i32_const(8)
-                    .i32_rotr()
-                    .i32_const(0xff00_ff00u32 as i32)
-                    .i32_and()
-                    .local_get(t)
-                    .i32_const(8)
-                    .i32_rotl()
-                    .i32_const(0x00ff_00ff)
-                    .i32_and()
-                    .i32_or();
+                self.local_tee(t);
+                self.w().i32_const(8).i32_rotr().i32_const(0xff00_ff00u32 as i32).i32_and();
+                self.local_get(t);
+                self.w().i32_const(8).i32_rotl().i32_const(0x00ff_00ff).i32_and().i32_or();
             }
         }
     }
@@ -383,9 +363,12 @@ impl<'a> Fx<'a> {
             return;
         }
         let id = site.id_local;
-        self.w().global_get(global::SETJMP_ID).i32_const(2).i32_add().local_tee(id).global_set(global::SETJMP_ID);
+        self.w().global_get(global::SETJMP_ID).i32_const(2).i32_add();
+        self.local_tee(id);
+        self.w().global_set(global::SETJMP_ID);
         self.get(buf);
-        self.w().local_get(id).i32_store(memarg(0, 2));
+        self.local_get(id);
+        self.w().i32_store(memarg(0, 2));
         self.get(buf);
         self.w().global_get(global::STACK_POINTER).i32_store(memarg(4, 2)).i32_const(0);
     }

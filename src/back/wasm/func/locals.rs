@@ -1,13 +1,24 @@
 //! Local allocation: values whose lives do not overlap share a local.
 //!
-//! A dry walk of the structured body numbers every emitted instruction and
-//! every edge's phi copies in emission order, and notes the span of each
-//! `loop`. A value's interval runs from its first to its last position
-//! (definition, uses, phi copies into it); an interval that is partly
-//! inside a loop is widened to the whole loop (the value is live around the
-//! back edge). A linear scan over the intervals, by start, then gives each
-//! value the first free local of its wasm type. Locals are declared grouped
-//! by type, so the local of a value is `base(type) + slot`.
+//! Every emitted instruction and every edge's phi copies get a position,
+//! in emission order, and each `loop` a span of positions. A value's
+//! interval runs from its first to its last position (definition, uses,
+//! phi copies into it); an interval that is partly inside a loop is widened
+//! to the whole loop (the value is live around the back edge). A linear
+//! scan over the intervals, by start, then gives each value the first free
+//! local of its wasm type. Locals are declared grouped by type, so the
+//! local of a value is `base(type) + slot`.
+//!
+//! Positions are numbered by emission itself: it writes each value's local
+//! (and each extra local, numbered after the value locals) as a
+//! [`VIRTUAL`] index, leaving out the immediate and noting where it goes
+//! (`Buffers::relocs`), and touches the intervals as it goes. Once the
+//! body is emitted the scan runs, and the body is copied with the final
+//! indices put in ([`Fx::place_locals`]): a byte copy, where numbering the
+//! positions first was a second walk of the whole tree. Functions that
+//! call setjmp, and those whose loop nests may be outlined (a decision
+//! emission takes from the number of locals), are numbered by that dry walk
+//! before emission instead (`number_positions`).
 //!
 //! Values read before their definition in emission order (possible only
 //! around irreducible regions) and functions that call setjmp (re-entry
@@ -17,8 +28,13 @@
 use super::{for_each_operand, resolve_in, Fx, Kind, Term, Val, NONE};
 use crate::back::wasm::structure::{Exit, ExitHow, Node, Structured};
 use crate::back::wasm::types::wasm_type;
-use crate::ir::InstKind;
+use crate::ir::{InstKind, ValueId};
 use wasm_encoder::ValType as W;
+
+/// A local index written before allocation: `VIRTUAL | i` is value `i`'s
+/// local, [`VIRTUAL_EXTRA`]` | k` the `k`th extra local.
+pub(super) const VIRTUAL: u32 = 1 << 31;
+pub(super) const VIRTUAL_EXTRA: u32 = VIRTUAL | 1 << 30;
 
 /// Declaration order of the value locals' types.
 pub(super) const LOCAL_TYPES: [W; 5] = [W::I32, W::I64, W::F32, W::F64, W::V128];
@@ -87,6 +103,10 @@ pub(in crate::back::wasm) struct LocalBuffers {
     heads: Vec<[u32; 2]>,
     /// The slots freed at one position, to hand back in slot order.
     freed: Vec<(u32, u32)>,
+    /// The values that need a local, in increasing order.
+    need: Vec<u32>,
+    /// Pre-pushed operand ranges not yet touched (`Fx::note_prepushed`).
+    prepushed: Vec<(u32, u32)>,
     /// The values given a slot of a type other than i32.
     typed: Vec<u32>,
     free: [Vec<u32>; 5],
@@ -99,16 +119,227 @@ enum Walk<'t> {
 }
 
 impl<'a> Fx<'a> {
-    /// Assigns `Kind::Local` to every value that needs a local.
+    /// Before emission: either numbers the positions by the dry walk and
+    /// allocates the locals now (setjmp, loops that may be outlined), or
+    /// gives each value that needs a local its [`VIRTUAL`] index, for
+    /// emission to number the positions ([`Fx::end_locals`] allocates).
     // Not inlined into `translate`: its loops keep their registers.
     #[inline(never)]
-    pub(super) fn assign_locals(&mut self, tree: &Structured) {
-        let first_inst = self.num_params as usize + self.f.consts.len();
+    pub(super) fn begin_locals(&mut self, tree: &Structured) {
         let n = self.b.vals.len();
         let mut lb = std::mem::take(&mut self.b.locals);
         lb.live.clear();
         lb.live.resize(n, Live { start: NONE, end: 0, def: NONE });
-        let npos = if self.has_setjmp { 0 } else { self.number_positions(tree, &mut lb) };
+        self.b.relocs.clear();
+        let numbered_later = !self.has_setjmp
+            && n < (VIRTUAL_EXTRA ^ VIRTUAL) as usize
+            && !(self.cx.outline_loops && has_loop_nest(tree));
+        let first_inst = self.num_params as usize + self.f.consts.len();
+        lb.need.clear();
+        if !numbered_later {
+            for (i, v) in self.b.vals.iter().enumerate().skip(first_inst) {
+                if v.kind == Kind::None && v.uses > 0 {
+                    lb.need.push(i as u32);
+                }
+            }
+            let npos = if self.has_setjmp { 0 } else { self.number_positions(tree, &mut lb) };
+            self.allocate(npos, &mut lb);
+            self.b.locals = lb;
+            return;
+        }
+        self.virtual_locals = true;
+        lb.loops.clear();
+        lb.loop_marks.clear();
+        lb.prepushed.clear();
+        self.pos = 0;
+        self.cur_loop = NONE;
+        for (i, v) in self.b.vals.iter_mut().enumerate().skip(first_inst) {
+            if v.kind == Kind::None && v.uses > 0 {
+                v.kind = Kind::Local(VIRTUAL | i as u32);
+                lb.need.push(i as u32);
+            }
+        }
+        self.b.locals = lb;
+    }
+
+    /// After emission numbered the positions: the loop of each position,
+    /// then the allocation.
+    #[inline(never)]
+    pub(super) fn end_locals(&mut self) {
+        if !self.virtual_locals {
+            return;
+        }
+        let mut lb = std::mem::take(&mut self.b.locals);
+        let npos = self.pos;
+        fill_loop_at(&mut lb, npos);
+        self.allocate(npos, &mut lb);
+        self.b.locals = lb;
+        self.place_locals();
+    }
+
+    /// Puts the final local indices into the code, and moves the offsets
+    /// noted in it (call sites, signature placeholders) past them.
+    #[inline(never)]
+    fn place_locals(&mut self) {
+        let extra_base = self.num_params + self.num_value_locals;
+        let b = &mut *self.b;
+        if b.code.len() > u32::MAX as usize {
+            self.bug = Some("function body too large".into());
+            return;
+        }
+        // Indices below 128 (most) go in their one-byte placeholder.
+        let mut longer = 0;
+        for r in b.relocs.iter_mut() {
+            let l = r.1;
+            let x = if l >= VIRTUAL_EXTRA {
+                extra_base + (l ^ VIRTUAL_EXTRA)
+            } else {
+                match b.vals.get((l ^ VIRTUAL) as usize).map(|v| v.kind) {
+                    Some(Kind::Local(x)) if x < VIRTUAL => x,
+                    _ => {
+                        self.bug = Some(format!("no local for value {}", l ^ VIRTUAL));
+                        return;
+                    }
+                }
+            };
+            r.1 = x;
+            if x < 0x80 {
+                if let Some(c) = b.code.get_mut(r.0 as usize) {
+                    *c = x as u8;
+                }
+            } else {
+                longer += leb_len(x) - 1;
+            }
+        }
+        if longer == 0 {
+            return;
+        }
+        // The others: the code copied with them put in.
+        let (code, out) = (&b.code[..], &mut b.placed);
+        out.clear();
+        out.reserve(code.len() + longer);
+        let mut s = 0;
+        for &(at, x) in b.relocs.iter().filter(|r| r.1 >= 0x80) {
+            let at = at as usize;
+            out.extend_from_slice(&code[s..at]);
+            put_leb(out, x);
+            s = at + 1;
+        }
+        out.extend_from_slice(&code[s..]);
+        std::mem::swap(&mut b.code, &mut b.placed);
+        let relocs = &b.relocs[..];
+        move_offsets(relocs, b.sig_fixups.iter_mut().map(|s| &mut s.0));
+        move_offsets(relocs, b.call_sites.iter_mut().map(|c| &mut c.0));
+    }
+
+    /// A read of value `i`'s local at the current position.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    pub(super) fn touch_value(&mut self, i: u32) {
+        let p = self.pos;
+        if let Some(l) = self.b.locals.live.get_mut(i as usize) {
+            l.touch(p);
+        }
+    }
+
+    /// The definition of value `i` at the current position.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    pub(super) fn touch_def(&mut self, i: u32) {
+        let p = self.pos;
+        if let Some(l) = self.b.locals.live.get_mut(i as usize) {
+            l.touch(p);
+            l.def = l.def.min(p);
+        }
+    }
+
+    /// Operands `pushes[from..to]` of a later instruction, pushed before
+    /// a folded operand's tree: the dry walk numbers them read at that
+    /// instruction's position, so they are touched there.
+    pub(super) fn note_prepushed(&mut self, from: u32, to: u32) {
+        self.b.locals.prepushed.push((from, to));
+    }
+
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    pub(super) fn has_prepushed(&self) -> bool {
+        !self.b.locals.prepushed.is_empty()
+    }
+
+    /// Touches the noted pre-pushes among `pushes[from..to]`, those of the
+    /// instruction at the current position.
+    #[inline(never)]
+    pub(super) fn touch_prepushed(&mut self, from: u32, to: u32) {
+        let first = self.f.first_local;
+        let p = self.pos;
+        let b = &mut *self.b;
+        let LocalBuffers { prepushed, live, .. } = &mut b.locals;
+        let (vals, pushes) = (&b.vals, &b.pushes);
+        let mut k = prepushed.len();
+        while k > 0 {
+            k -= 1;
+            let (s, e) = prepushed[k];
+            if s < from || e > to {
+                continue;
+            }
+            prepushed.swap_remove(k);
+            for push in pushes.get(s as usize..e as usize).unwrap_or(&[]) {
+                let i = resolve_in(vals, first, push.value).0.wrapping_sub(first);
+                if let Some(Kind::Local(l)) = vals.get(i as usize).map(|v| v.kind) {
+                    if l >= VIRTUAL {
+                        live[i as usize].touch(p);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A `loop` opens at the current position (while emission numbers).
+    pub(super) fn loop_opens(&mut self) -> u32 {
+        let lb = &mut self.b.locals;
+        let li = lb.loops.len() as u32;
+        lb.loops.push(LoopSpan { start: self.pos, end: NONE, parent: self.cur_loop });
+        self.cur_loop = li;
+        lb.loop_marks.push((self.pos, li));
+        li
+    }
+
+    /// Loop `li` ends at the current position.
+    pub(super) fn loop_closes(&mut self, li: u32) {
+        let lb = &mut self.b.locals;
+        if let Some(l) = lb.loops.get_mut(li as usize) {
+            l.end = self.pos;
+            self.cur_loop = l.parent;
+            lb.loop_marks.push((self.pos, self.cur_loop));
+        }
+    }
+
+    /// Exits of `from` that emission takes no code for (plain branches, and
+    /// those sharing another's wrapper): their positions, and the phi
+    /// copies of those that have some, as the dry walk numbers them.
+    pub(super) fn skip_exits(&mut self, from: u32, exits: &[Exit]) {
+        if from == NONE || !self.virtual_locals {
+            return;
+        }
+        for e in exits {
+            self.touch_edge(from, e.target);
+            self.pos += 1;
+        }
+    }
+
+    /// The phi copies of edge `from → target` at the current position.
+    pub(super) fn touch_edge(&mut self, from: u32, target: u32) {
+        if let Some((s, e)) = self.edge_copy_range(from, target) {
+            self.touch_copies_here(s, e);
+        }
+    }
+
+    /// Copies `b.edge_copies[s..e]` at the current position.
+    pub(super) fn touch_copies_here(&mut self, s: usize, e: usize) {
+        let b = &mut *self.b;
+        touch_copy_range(&b.edge_copies[s..e], self.f.first_local, self.pos, &mut b.locals.live);
+    }
+
+    /// Gives each value that needs a local its local (`Kind::Local`) from
+    /// the intervals over `npos` positions.
+    fn allocate(&mut self, npos: u32, lb: &mut LocalBuffers) {
         // Intervals, widened over loops, listed by start: values pushed in
         // decreasing order, so each start's list runs in increasing order
         // (the scan's order is (start, value)). A value read before its
@@ -119,15 +350,10 @@ impl<'a> Fx<'a> {
         lb.heads.resize(npos as usize + 1, [NONE; 2]);
         let mut last_start = 0;
         {
-            let vals = &self.b.vals[..];
-            let LocalBuffers { live, order, heads, loops, loop_at, .. } = &mut lb;
-            for i in (first_inst..n).rev() {
-                // Whether it needs a local.
-                let v = &vals[i];
-                if v.kind != Kind::None || v.uses == 0 {
-                    continue;
-                }
-                let mut l = live[i];
+            let LocalBuffers { live, order, heads, loops, loop_at, need, .. } = lb;
+            for &i in need.iter().rev() {
+                let Some(&l) = live.get(i as usize) else { continue };
+                let mut l = l;
                 let s = if self.has_setjmp || l.def == NONE || l.start < l.def {
                     l.end = NONE;
                     0
@@ -137,14 +363,14 @@ impl<'a> Fx<'a> {
                     l.end = e;
                     s
                 };
-                live[i] = l;
+                live[i as usize] = l;
                 last_start = last_start.max(s);
                 let k = order.len() as u32;
-                order.push((heads[s as usize][0], i as u32));
+                order.push((heads[s as usize][0], i));
                 heads[s as usize][0] = k;
             }
         }
-        let slots = scan(&mut self.b.vals, &mut lb, last_start as usize, self.num_params);
+        let slots = scan(&mut self.b.vals, lb, last_start as usize, self.num_params);
         let mut base = [0u32; 5];
         let mut next = self.num_params;
         for t in 0..5 {
@@ -157,7 +383,6 @@ impl<'a> Fx<'a> {
         }
         self.num_value_locals = next - self.num_params;
         self.b.local_counts = slots;
-        self.b.locals = lb;
     }
 
     /// The dry walk: positions of instructions and copies, loop spans.
@@ -253,36 +478,41 @@ impl<'a> Fx<'a> {
                 }
             }
         }
-        lb.loop_at.clear();
-        let mut cur = NONE;
-        for &(p, l) in &lb.loop_marks {
-            lb.loop_at.resize(p as usize, cur);
-            cur = l;
-        }
-        lb.loop_at.resize(npos as usize, cur);
+        fill_loop_at(lb, npos);
         npos
     }
 
     /// Marks the phi copies of edge `from → target` at position `p`: each
     /// live phi is written, each source read.
     fn touch_copies(&mut self, from: u32, target: u32, p: u32, lb: &mut LocalBuffers) {
-        let Some(tv) = self.b.vblocks.get(target as usize) else { return };
-        if !tv.first_part || !self.b.has_phis.get(target as usize).copied().unwrap_or(false) {
-            return;
+        if let Some((s, e)) = self.edge_copy_range(from, target) {
+            touch_copy_range(&self.b.edge_copies[s..e], self.f.first_local, p, &mut lb.live);
         }
-        let f = self.f;
-        let first = f.first_local;
-        let pred = self.b.vblocks[from as usize].orig;
-        let (s, e) = self.edge_copies(pred, tv.orig);
-        for c in s..e {
-            let (dv, src) = self.b.edge_copies[c];
-            if let Some(l) = lb.live.get_mut(src.0.wrapping_sub(first) as usize) {
-                l.touch(p);
-            }
-            if let Some(l) = lb.live.get_mut(dv.0.wrapping_sub(first) as usize) {
-                l.touch(p);
-                l.def = l.def.min(p);
-            }
+    }
+
+    /// The range of `b.edge_copies` of edge `from → target`, if the target
+    /// has phis.
+    #[inline]
+    fn edge_copy_range(&mut self, from: u32, target: u32) -> Option<(usize, usize)> {
+        let tv = self.b.vblocks.get(target as usize)?;
+        if !tv.first_part || !self.b.has_phis.get(target as usize).copied().unwrap_or(false) {
+            return None;
+        }
+        let to = tv.orig;
+        let pred = self.b.vblocks.get(from as usize)?.orig;
+        Some(self.edge_copies(pred, to))
+    }
+}
+
+/// Marks `copies` (phi, source) at position `p`.
+fn touch_copy_range(copies: &[(ValueId, ValueId)], first: u32, p: u32, live: &mut [Live]) {
+    for &(dv, src) in copies {
+        if let Some(l) = live.get_mut(src.0.wrapping_sub(first) as usize) {
+            l.touch(p);
+        }
+        if let Some(l) = live.get_mut(dv.0.wrapping_sub(first) as usize) {
+            l.touch(p);
+            l.def = l.def.min(p);
         }
     }
 }
@@ -365,6 +595,46 @@ fn scan(vals: &mut [Val], lb: &mut LocalBuffers, last_start: usize, first: u32) 
     slots
 }
 
+/// The innermost loop of each of the `npos` positions, from the marks at
+/// the loop boundaries (one fill per boundary, not one per block).
+fn fill_loop_at(lb: &mut LocalBuffers, npos: u32) {
+    lb.loop_at.clear();
+    let mut cur = NONE;
+    for &(p, l) in &lb.loop_marks {
+        lb.loop_at.resize(p as usize, cur);
+        cur = l;
+    }
+    lb.loop_at.resize(npos as usize, cur);
+}
+
+/// Whether some loop of `tree` holds another (only such loops are
+/// outlined, see `outline.rs`).
+fn has_loop_nest(tree: &Structured) -> bool {
+    // (body, inside a loop)
+    let mut stack = vec![(tree.body, false)];
+    while let Some((body, in_loop)) = stack.pop() {
+        for node in tree.nodes_of(body) {
+            match *node {
+                Node::Block { body, .. } => stack.push((body, in_loop)),
+                Node::Loop { body, .. } => {
+                    if in_loop {
+                        return true;
+                    }
+                    stack.push((body, true));
+                }
+                Node::Basic { exits, .. } | Node::Dispatch { exits, .. } => {
+                    for e in tree.exits_of(exits) {
+                        if let ExitHow::Inline(body) = e.how {
+                            stack.push((body, in_loop));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    false
+}
+
 /// Widens `[s, e]` until no loop holds part of it: a value live on both
 /// sides of a loop boundary is live around the whole loop.
 fn widen(loops: &[LoopSpan], loop_at: &[u32], mut s: u32, mut e: u32) -> (u32, u32) {
@@ -395,5 +665,41 @@ fn widen(loops: &[LoopSpan], loop_at: &[u32], mut s: u32, mut e: u32) -> (u32, u
         if (s, e) == (s0, e0) {
             return (s, e);
         }
+    }
+}
+
+/// Moves each of `offsets` (in code order) past the bytes the indices put
+/// in at or before it took beyond their placeholder.
+fn move_offsets<'o>(relocs: &[(u32, u32)], offsets: impl Iterator<Item = &'o mut usize>) {
+    let (mut k, mut delta) = (0, 0);
+    for at in offsets {
+        while let Some(&(_, l)) = relocs.get(k).filter(|r| r.0 as usize <= *at) {
+            delta += leb_len(l) - 1;
+            k += 1;
+        }
+        *at += delta;
+    }
+}
+
+/// Bytes of `x` as unsigned LEB128.
+fn leb_len(x: u32) -> usize {
+    match x {
+        0..0x80 => 1,
+        0x80..0x4000 => 2,
+        0x4000..0x20_0000 => 3,
+        0x20_0000..0x1000_0000 => 4,
+        _ => 5,
+    }
+}
+
+fn put_leb(out: &mut Vec<u8>, mut x: u32) {
+    loop {
+        let byte = (x & 0x7f) as u8;
+        x >>= 7;
+        if x == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
     }
 }

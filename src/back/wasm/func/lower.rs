@@ -164,13 +164,13 @@ impl<'a> Fx<'a> {
     /// `f64.sqrt`.
     pub(super) fn sqrt_call(&mut self, index: u32, callee: u32) {
         let t = self.scratch(W::F64, 0);
-        self.op_u32(0x21, t); // local.set
-        self.op_u32(0x20, t); // local.get
+        self.local_op(0x21, t); // local.set
+        self.local_op(0x20, t); // local.get
         self.w().f64_const(Ieee64::from(-0.0f64)).f64_ge().if_(BlockType::Result(W::F64));
-        self.op_u32(0x20, t);
+        self.local_op(0x20, t);
         self.sqrt_site(index, callee, false);
         self.w().else_();
-        self.op_u32(0x20, t);
+        self.local_op(0x20, t);
         self.w().call(index).end();
     }
 
@@ -857,11 +857,10 @@ impl<'a> Fx<'a> {
         if align > 1 {
             self.w().i32_const(-(align as i32)).i32_and();
         }
+        self.local_tee(tmp);
+        self.w().global_get(global::STACK_LIMIT).i32_lt_u();
+        self.local_get(tmp);
         self.w()
-            .local_tee(tmp)
-            .global_get(global::STACK_LIMIT)
-            .i32_lt_u()
-            .local_get(tmp)
             .global_get(global::STACK_POINTER)
             .i32_gt_u()
             .i32_or()
@@ -869,10 +868,10 @@ impl<'a> Fx<'a> {
             .i32_const(crate::back::wasm::imports::fault::STACK_OVERFLOW)
             .i32_const(0)
             .call(FAULT_FUNC)
-            .end()
-            .local_get(tmp)
-            .global_set(global::STACK_POINTER)
-            .local_get(tmp);
+            .end();
+        self.local_get(tmp);
+        self.w().global_set(global::STACK_POINTER);
+        self.local_get(tmp);
     }
 }
 

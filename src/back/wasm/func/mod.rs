@@ -300,6 +300,11 @@ pub(super) struct Buffers {
     /// `call_indirect` type indices left as placeholders: (offset in
     /// `code`, signature key).
     pub sig_fixups: Vec<(usize, Box<[u8]>)>,
+    /// Local indices not known yet: (offset of the index's one-byte
+    /// placeholder in `code`, [`locals::VIRTUAL`] index), in order; and the
+    /// code with the longer ones put in.
+    pub relocs: Vec<(u32, u32)>,
+    pub placed: Vec<u8>,
     /// Direct calls that may be patched later: (offset of the `call` in
     /// `code`, its length, callee, unguarded).
     pub call_sites: Vec<(usize, u8, u32, bool)>,
@@ -404,6 +409,12 @@ pub(super) struct Fx<'a> {
     /// Label-stack height inside the wrapper blocks of the multiway branch
     /// being emitted.
     pub wrapper_base: u32,
+    /// Local indices are written [`locals::VIRTUAL`] and emission numbers
+    /// the positions (`locals.rs`): the current one, and the innermost
+    /// loop open there.
+    pub virtual_locals: bool,
+    pub pos: u32,
+    pub cur_loop: u32,
     /// The loop being outlined, while its function is emitted.
     pub outline: Option<outline::Outline>,
     /// Inside F's own copy of an outlined loop (nothing is outlined there).
@@ -460,6 +471,9 @@ impl FuncTranslator {
             bug: None,
             last_set: (0, NONE, usize::MAX),
             wrapper_base: 0,
+            virtual_locals: false,
+            pos: 0,
+            cur_loop: NONE,
             outline: None,
             in_loop_copy: 0,
             act_local: NONE,
@@ -477,9 +491,10 @@ impl FuncTranslator {
             debug_assert_eq!(b.succ_start.len(), b.vblocks.len() + 1);
             super::structure::structure_in(&b.succ_start, &b.succs, &mut b.dominators, known, &mut tree);
         }
-        fx.assign_locals(&tree);
+        fx.begin_locals(&tree);
         fx.frame_locals();
         fx.emit_function(&tree);
+        fx.end_locals();
         fx.b.tree = tree;
         if let Some(message) = fx.bug.take() {
             return Err(TranslateError::Unsupported { function: f.id.0, message });
@@ -797,6 +812,31 @@ impl<'a> Fx<'a> {
         }
     }
 
+    /// `local.get/set/tee l` (`op`): a [`locals::VIRTUAL`] index is noted,
+    /// to be put in once the locals are allocated.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    pub(super) fn local_op(&mut self, op: u8, l: u32) {
+        if l >= locals::VIRTUAL {
+            // A one-byte placeholder: most indices fit.
+            self.b.relocs.push((self.b.code.len() as u32 + 1, l));
+            self.b.code.extend_from_slice(&[op, 0]);
+        } else {
+            self.op_u32(op, l);
+        }
+    }
+
+    pub(super) fn local_get(&mut self, l: u32) {
+        self.local_op(0x20, l);
+    }
+
+    pub(super) fn local_set(&mut self, l: u32) {
+        self.local_op(0x21, l);
+    }
+
+    pub(super) fn local_tee(&mut self, l: u32) {
+        self.local_op(0x22, l);
+    }
+
     /// [`Fx::op_u32`] with an immediate of two bytes or more.
     #[inline(never)]
     fn op_u32_long(&mut self, op: u8, mut x: u32) {
@@ -929,7 +969,12 @@ impl<'a> Fx<'a> {
     /// A local of type `t` beyond the value locals.
     pub(super) fn new_local(&mut self, t: W) -> u32 {
         self.b.extra_locals.push(t);
-        self.num_params + self.num_value_locals + self.b.extra_locals.len() as u32 - 1
+        let k = self.b.extra_locals.len() as u32 - 1;
+        if self.virtual_locals {
+            locals::VIRTUAL_EXTRA | k
+        } else {
+            self.num_params + self.num_value_locals + k
+        }
     }
 
     /// Scratch local `k` of type `t`, live only inside one instruction's code.
