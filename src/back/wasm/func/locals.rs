@@ -187,27 +187,27 @@ impl<'a> Fx<'a> {
             self.bug = Some("function body too large".into());
             return;
         }
-        // Indices below 128 (most) go in their one-byte placeholder.
+        // Indices below 128 (most) go in their one-byte placeholder. (The
+        // slices apart, so that the loop keeps them in registers.)
         let mut longer = 0;
+        let (vals, code) = (&b.vals[..], &mut b.code[..]);
         for r in b.relocs.iter_mut() {
             let l = r.1;
-            let x = if l >= VIRTUAL_EXTRA {
-                extra_base + (l ^ VIRTUAL_EXTRA)
-            } else {
-                match b.vals.get((l ^ VIRTUAL) as usize).map(|v| v.kind) {
-                    Some(Kind::Local(x)) if x < VIRTUAL => x,
-                    _ => {
-                        self.bug = Some(format!("no local for value {}", l ^ VIRTUAL));
-                        return;
-                    }
+            let x = match vals.get((l ^ VIRTUAL) as usize).map(|v| v.kind) {
+                Some(Kind::Local(x)) if x < VIRTUAL => x,
+                // Extra locals' indices are past the values'.
+                _ if l >= VIRTUAL_EXTRA => extra_base + (l ^ VIRTUAL_EXTRA),
+                _ => {
+                    self.bug = Some(format!("no local for value {}", l ^ VIRTUAL));
+                    return;
                 }
             };
-            r.1 = x;
             if x < 0x80 {
-                if let Some(c) = b.code.get_mut(r.0 as usize) {
+                if let Some(c) = code.get_mut(r.0 as usize) {
                     *c = x as u8;
                 }
             } else {
+                r.1 = x;
                 longer += leb_len(x) - 1;
             }
         }
@@ -219,7 +219,7 @@ impl<'a> Fx<'a> {
         out.clear();
         out.reserve(code.len() + longer);
         let mut s = 0;
-        for &(at, x) in b.relocs.iter().filter(|r| r.1 >= 0x80) {
+        for &(at, x) in b.relocs.iter().filter(|r| r.1 < VIRTUAL) {
             let at = at as usize;
             out.extend_from_slice(&code[s..at]);
             put_leb(out, x);
@@ -674,7 +674,8 @@ fn move_offsets<'o>(relocs: &[(u32, u32)], offsets: impl Iterator<Item = &'o mut
     let (mut k, mut delta) = (0, 0);
     for at in offsets {
         while let Some(&(_, l)) = relocs.get(k).filter(|r| r.0 as usize <= *at) {
-            delta += leb_len(l) - 1;
+            // Those still VIRTUAL went in their placeholder.
+            delta += if l < VIRTUAL { leb_len(l) - 1 } else { 0 };
             k += 1;
         }
         *at += delta;
