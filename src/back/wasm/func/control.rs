@@ -430,25 +430,31 @@ impl<'a> Fx<'a> {
         self.wrapper_base = self.b.labels.len() as u32;
         branch(self);
         self.terminal = true;
-        // After `end` of wrapper w comes the code of the exit using it; the
-        // last one is in tail position. The exits between (plain ones,
-        // and those sharing an earlier wrapper) are numbered in order.
+        self.schedule_wrappers(from, exits, wrappers, fall, work);
+    }
+
+    /// After `end` of wrapper w comes the code of the exit using it; the
+    /// last one is in tail position. The exits between (plain ones, and
+    /// those sharing an earlier wrapper) are numbered in order. (Not in
+    /// `with_wrappers`, which has a copy per `branch`.)
+    fn schedule_wrappers<'t>(&mut self, from: u32, exits: &'t [Exit], wrappers: u32, fall: Fall, work: &mut Vec<Work<'t>>) {
         let numbered = self.virtual_locals && from != NONE;
-        if let Some(&last) = self.b.wrapper_exit.last().filter(|_| numbered) {
-            work.push(Work::Skip(from, &exits[last as usize + 1..]));
-        }
-        for w in (0..wrappers).rev() {
-            let k = self.b.wrapper_exit[w as usize] as usize;
-            let f = if w + 1 == wrappers { fall } else { None };
-            work.push(Work::Exit(from, &exits[k], f));
+        // Exits from `after` on are numbered after wrapper w's.
+        let mut after = exits.len();
+        for w in (0..wrappers as usize).rev() {
+            let Some(&k) = self.b.wrapper_exit.get(w) else { break };
+            let Some(e) = exits.get(k as usize) else { break };
             if numbered {
-                let before = if w == 0 { 0 } else { self.b.wrapper_exit[w as usize - 1] as usize + 1 };
-                work.push(Work::Skip(from, &exits[before..k]));
+                work.push(Work::Skip(from, exits.get(k as usize + 1..after).unwrap_or(&[])));
             }
+            let f = if w + 1 == wrappers as usize { fall } else { None };
+            work.push(Work::Exit(from, e, f));
             work.push(Work::End);
+            after = k as usize;
         }
-        if wrappers == 0 && numbered {
-            self.skip_exits(from, exits);
+        if numbered {
+            // Those before the first wrapper's: right away.
+            self.skip_exits(from, exits.get(..after).unwrap_or(&[]));
         }
     }
 

@@ -136,12 +136,15 @@ impl<'a> Fx<'a> {
             && !(self.cx.outline_loops && has_loop_nest(tree));
         let first_inst = self.num_params as usize + self.f.consts.len();
         lb.need.clear();
-        if !numbered_later {
-            for (i, v) in self.b.vals.iter().enumerate().skip(first_inst) {
-                if v.kind == Kind::None && v.uses > 0 {
-                    lb.need.push(i as u32);
+        for (i, v) in self.b.vals.iter_mut().enumerate().skip(first_inst) {
+            if v.kind == Kind::None && v.uses > 0 {
+                if numbered_later {
+                    v.kind = Kind::Local(VIRTUAL | i as u32);
                 }
+                lb.need.push(i as u32);
             }
+        }
+        if !numbered_later {
             let npos = if self.has_setjmp { 0 } else { self.number_positions(tree, &mut lb) };
             self.allocate(npos, &mut lb);
             self.b.locals = lb;
@@ -153,12 +156,6 @@ impl<'a> Fx<'a> {
         lb.prepushed.clear();
         self.pos = 0;
         self.cur_loop = NONE;
-        for (i, v) in self.b.vals.iter_mut().enumerate().skip(first_inst) {
-            if v.kind == Kind::None && v.uses > 0 {
-                v.kind = Kind::Local(VIRTUAL | i as u32);
-                lb.need.push(i as u32);
-            }
-        }
         self.b.locals = lb;
     }
 
@@ -198,7 +195,7 @@ impl<'a> Fx<'a> {
                 // Extra locals' indices are past the values'.
                 _ if l >= VIRTUAL_EXTRA => extra_base + (l ^ VIRTUAL_EXTRA),
                 _ => {
-                    self.bug = Some(format!("no local for value {}", l ^ VIRTUAL));
+                    self.bug = Some("a value read without a local".into());
                     return;
                 }
             };
@@ -234,6 +231,7 @@ impl<'a> Fx<'a> {
 
     /// A read of value `i`'s local at the current position.
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(super) fn touch_value(&mut self, i: u32) {
         let p = self.pos;
         if let Some(l) = self.b.locals.live.get_mut(i as usize) {
@@ -243,6 +241,7 @@ impl<'a> Fx<'a> {
 
     /// The definition of value `i` at the current position.
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(super) fn touch_def(&mut self, i: u32) {
         let p = self.pos;
         if let Some(l) = self.b.locals.live.get_mut(i as usize) {

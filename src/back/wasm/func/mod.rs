@@ -815,6 +815,7 @@ impl<'a> Fx<'a> {
     /// `local.get/set/tee l` (`op`): a [`locals::VIRTUAL`] index is noted,
     /// to be put in once the locals are allocated.
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(super) fn local_op(&mut self, op: u8, l: u32) {
         if l >= locals::VIRTUAL {
             // A one-byte placeholder: most indices fit.
@@ -825,14 +826,17 @@ impl<'a> Fx<'a> {
         }
     }
 
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(super) fn local_get(&mut self, l: u32) {
         self.local_op(0x20, l);
     }
 
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(super) fn local_set(&mut self, l: u32) {
         self.local_op(0x21, l);
     }
 
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(super) fn local_tee(&mut self, l: u32) {
         self.local_op(0x22, l);
     }
