@@ -312,34 +312,45 @@ impl<'a> FastBits<'a> {
     /// up on values of more than 55 bits, which the cursor then reads.
     #[inline(always)]
     pub fn vbr6_run(&mut self, out: &mut [u64]) -> Option<()> {
-        let mut bit = self.bit;
-        let mut word = 0;
-        let mut left = 0u32;
+        self.vbr6_run_held(out, &mut (0, 0))
+    }
+
+    /// `vbr6_run` starting from `held`: a word whose low bits are the next
+    /// `held.1` whole chunks (the ones at `pos`), loaded already.
+    #[inline(always)]
+    pub fn vbr6_run_held(&mut self, out: &mut [u64], held: &mut (u64, u32)) -> Option<()> {
         for v in out.iter_mut() {
-            let mut value = 0;
-            let mut shift = 0;
-            loop {
-                if left == 0 {
-                    word = load(self.data, (bit >> 3) as usize)? >> (bit & 7);
-                    left = 9;
-                }
-                let chunk = word & 63;
-                word >>= 6;
-                left -= 1;
-                bit += 6;
-                value |= (chunk & 31) << shift;
-                if chunk & 32 == 0 {
-                    break;
-                }
-                shift += 5;
-                if shift > 50 {
-                    return None;
-                }
-            }
-            *v = value;
+            *v = self.vbr6_held(held)?;
         }
-        self.bit = bit;
         Some(())
+    }
+
+    /// One vbr6 value, its chunks taken from `held` (see `vbr6_run_held`),
+    /// which is loaded again when it runs out: no load per value.
+    #[inline(always)]
+    pub fn vbr6_held(&mut self, held: &mut (u64, u32)) -> Option<u64> {
+        let (mut word, mut left) = *held;
+        let mut value = 0;
+        let mut shift = 0;
+        loop {
+            if left == 0 {
+                word = load(self.data, (self.bit >> 3) as usize)? >> (self.bit & 7);
+                left = 9;
+            }
+            let chunk = word & 63;
+            word >>= 6;
+            left -= 1;
+            self.bit += 6;
+            value |= (chunk & 31) << shift;
+            if chunk & 32 == 0 {
+                *held = (word, left);
+                return Some(value);
+            }
+            shift += 5;
+            if shift > 50 {
+                return None;
+            }
+        }
     }
 
     /// The chunks after the first of a multi-chunk VBR value; gives up
@@ -574,6 +585,15 @@ mod tests {
                         answered += 1;
                     }
                     None => assert!(near_end || run.iter().any(|&v| v >> 55 != 0), "gave up on {run:?}"),
+                }
+                // The same from a word loaded already (nine chunks of a peek).
+                let held = FastBits::new(&bytes, at).and_then(|mut r| {
+                    let mut held = (r.peek()?, 9);
+                    r.vbr6_run_held(&mut got, &mut held).map(|()| r.pos())
+                });
+                assert_eq!(held, fast);
+                if held.is_some() {
+                    assert_eq!(got, run);
                 }
             }
             assert!(answered > 40);

@@ -549,12 +549,17 @@ struct FastCx<'c> {
     /// Absolute bit position of `data[0]`.
     base_bit: u64,
     top: Top,
+    /// Whole vbr6 chunks left in a load after an abbreviation index and
+    /// an unabbreviated record's one-chunk code and count.
+    held_chunks: u32,
 }
 
 impl<'c> FastCx<'c> {
     #[inline(always)]
     fn new(data: &'c [u8], base: u64, top: Top) -> Self {
-        FastCx { data, base_bit: base * 8, top }
+        // 57 bits of a load are the input's (see `FastBits::peek`).
+        let held_chunks = 57u32.saturating_sub(top.abbrev_width + 12) / 6;
+        FastCx { data, base_bit: base * 8, top, held_chunks }
     }
 
     /// `Core::fast_record` with the position and the values buffer given
@@ -588,16 +593,23 @@ impl<'c> FastCx<'c> {
             abbrev_ids::END_BLOCK | abbrev_ids::ENTER_SUBBLOCK | abbrev_ids::DEFINE_ABBREV => return None,
             abbrev_ids::UNABBREV_RECORD => {
                 // The code and the count are nearly always one chunk each,
-                // in the bits already loaded.
-                let (code, n) = if rest.0 & (32 | 32 << 6) == 0 && rest.1 >= 12 {
+                // in the bits already loaded; the values then start in
+                // what is left of them (`held`).
+                let (code, n, mut held) = if rest.0 & (32 | 32 << 6) == 0 && rest.1 >= 12 {
                     r.skip(12);
-                    (rest.0 & 31, (rest.0 >> 6) & 31)
+                    let n = (rest.0 >> 6) & 31;
+                    // No overflow: n < 32.
+                    if n * 6 > r.remaining() {
+                        return None;
+                    }
+                    (rest.0 & 31, n, (rest.0 >> 12, self.held_chunks))
                 } else {
-                    (r.vbr6()?, r.vbr6()?)
+                    let (code, n) = (r.vbr6()?, r.vbr6()?);
+                    if n > r.remaining() / 6 {
+                        return None;
+                    }
+                    (code, n, (0, 0))
                 };
-                if n > r.remaining() / 6 {
-                    return None;
-                }
                 // The code is checked here, where it is in a register, not
                 // read back from `ops` below.
                 let code32 = u32::try_from(code).ok()?;
@@ -611,16 +623,16 @@ impl<'c> FastCx<'c> {
                 // a compare).
                 #[cfg(not(target_arch = "wasm32"))]
                 match &mut values[1..] {
-                    [a] => *a = r.vbr6()?,
+                    [a] => *a = r.vbr6_held(&mut held)?,
                     [a, b, c] => {
-                        *a = r.vbr6()?;
-                        *b = r.vbr6()?;
-                        *c = r.vbr6()?;
+                        *a = r.vbr6_held(&mut held)?;
+                        *b = r.vbr6_held(&mut held)?;
+                        *c = r.vbr6_held(&mut held)?;
                     }
-                    rest => r.vbr6_run(rest)?,
+                    rest => r.vbr6_run_held(rest, &mut held)?,
                 }
                 #[cfg(target_arch = "wasm32")]
-                r.vbr6_run(&mut values[1..])?;
+                r.vbr6_run_held(&mut values[1..], &mut held)?;
                 *pos = self.base_bit + r.pos();
                 return Some((at, id as u32, code32, n as usize + 1));
             }
