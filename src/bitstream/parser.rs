@@ -549,6 +549,10 @@ struct FastCx<'c> {
     /// Absolute bit position of `data[0]`.
     base_bit: u64,
     top: Top,
+    /// Items start below this bit of `data`: the block's end, or the last
+    /// place an 8-byte load fits if that comes first (one comparison for
+    /// both, and for a position before `data`, which wraps past it).
+    limit: u64,
     /// Whole vbr6 chunks left in a load after an abbreviation index and
     /// an unabbreviated record's one-chunk code and count.
     held_chunks: u32,
@@ -559,7 +563,8 @@ impl<'c> FastCx<'c> {
     fn new(data: &'c [u8], base: u64, top: Top) -> Self {
         // 57 bits of a load are the input's (see `FastBits::peek`).
         let held_chunks = 57u32.saturating_sub(top.abbrev_width + 12) / 6;
-        FastCx { data, base_bit: base * 8, top, held_chunks }
+        let limit = top.end.saturating_sub(base * 8).min(FastBits::load_limit(data));
+        FastCx { data, base_bit: base * 8, top, limit, held_chunks }
     }
 
     /// `Core::fast_record` with the position and the values buffer given
@@ -579,10 +584,11 @@ impl<'c> FastCx<'c> {
     ) -> Option<(u64, u32, u32, usize)> {
         let f = self.top;
         let at = *pos;
-        if at >= f.end {
+        let bit = at.wrapping_sub(self.base_bit);
+        if bit >= self.limit {
             return None;
         }
-        let mut r = FastBits::new(self.data, at.checked_sub(self.base_bit)?)?;
+        let mut r = FastBits::at(self.data, bit);
         // The abbreviation index and what follows it from one load: an
         // abbreviation's fields often fit in the rest.
         let word = r.peek()?;

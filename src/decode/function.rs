@@ -382,6 +382,13 @@ impl FunctionState {
         if let Some(&t) = usize::try_from(index).ok().and_then(|i| self.local_types.get(i)) {
             return Ok((ValueId(self.first_local + index as u32), t));
         }
+        // The next most common: a global value (a function or a global
+        // variable's address, all i32), when `index` wrapped by no more
+        // than the number of globals.
+        let global = index.wrapping_add(self.first_local as u64);
+        if global < self.first_local as u64 {
+            return Ok((ValueId(global as u32), ValType::I32));
+        }
         self.operand_slow(rel, pos)
     }
 
