@@ -129,6 +129,23 @@ fn bad_phi_operand(v: u64, pos: BitPos) -> DecodeError {
     DecodeError::new(pos, format!("phi operand {v} is out of range"))
 }
 
+/// The error for a record whose values do not fit its code. Out of line,
+/// taking the values as an argument: a closure capturing them made every
+/// record keep its slice in memory for the error's sake.
+#[cold]
+#[inline(never)]
+fn malformed(pos: BitPos, what: &str, ops: &[u64]) -> DecodeError {
+    DecodeError::new(pos, format!("malformed {what} record: {ops:?}"))
+}
+
+/// The error for an opcode or predicate no instruction has (out of line,
+/// as `malformed`).
+#[cold]
+#[inline(never)]
+fn unknown(pos: BitPos, what: &str, v: u64) -> DecodeError {
+    DecodeError::new(pos, format!("unknown {what} {v}"))
+}
+
 /// Decodes PNaCl's sign rotation: the low bit is the sign.
 pub(crate) fn sign_rotated(v: u64) -> i64 {
     if v & 1 == 0 {
@@ -446,31 +463,30 @@ impl FunctionState {
     // Not forced in the package: the copies cost its size budget.
     #[cfg_attr(target_arch = "wasm32", inline)]
     pub fn record(&mut self, env: &Env, pos: BitPos, code: u32, ops: &[u64]) -> Res<BodyItem> {
-        let bad = |what: &str| DecodeError::new(pos, format!("malformed {what} record: {ops:?}"));
         match code {
             code::BINOP => {
                 let (a, b, opc, flags) = match *ops {
                     [a, b, o] => (a, b, o, 0),
                     [a, b, o, f] => (a, b, o, f),
-                    _ => return Err(bad("binary operator")),
+                    _ => return Err(malformed(pos, "binary operator", ops)),
                 };
                 let (lhs, ty) = self.operand(a, pos)?;
                 let (rhs, _) = self.operand(b, pos)?;
-                let op = BinOp::from_code(opc).ok_or_else(|| DecodeError::new(pos, format!("unknown binary opcode {opc}")))?;
+                let op = BinOp::from_code(opc).ok_or_else(|| unknown(pos, "binary opcode", opc))?;
                 self.push(pos, Some(ty), || InstKind::Binop { op, lhs, rhs, flags })
             }
             code::CAST => {
-                let [v, ty, opc] = *ops else { return Err(bad("cast")) };
+                let [v, ty, opc] = *ops else { return Err(malformed(pos, "cast", ops)) };
                 let (value, _) = self.operand(v, pos)?;
                 let to = env.value_type_id(ty, pos)?;
-                let op = CastOp::from_code(opc).ok_or_else(|| DecodeError::new(pos, format!("unknown cast opcode {opc}")))?;
+                let op = CastOp::from_code(opc).ok_or_else(|| unknown(pos, "cast opcode", opc))?;
                 self.push(pos, Some(to), || InstKind::Cast { op, value, to })
             }
             code::RET => {
                 let value = match *ops {
                     [] => None,
                     [v] => Some(self.operand(v, pos)?.0),
-                    _ => return Err(bad("return")),
+                    _ => return Err(malformed(pos, "return", ops)),
                 };
                 self.push(pos, None, || InstKind::Ret { value })
             }
@@ -487,12 +503,12 @@ impl FunctionState {
                     let if_false = self.block_id(f, pos)?;
                     self.push(pos, None, || InstKind::CondBr { cond, if_true, if_false })
                 }
-                _ => Err(bad("branch")),
+                _ => Err(malformed(pos, "branch", ops)),
             },
             code::SWITCH => self.switch(env, pos, ops),
             code::PHI => {
                 if ops.len() < 3 || ops.len() % 2 == 0 {
-                    return Err(bad("phi"));
+                    return Err(malformed(pos, "phi", ops));
                 }
                 let ty = env.value_type_id(ops[0], pos)?;
                 let next = self.next_value() as i64;
@@ -509,24 +525,24 @@ impl FunctionState {
                 self.push(pos, Some(ty), || InstKind::Phi { ty, incoming })
             }
             code::LOAD => {
-                let [p, a, ty] = *ops else { return Err(bad("load")) };
+                let [p, a, ty] = *ops else { return Err(malformed(pos, "load", ops)) };
                 let (ptr, _) = self.operand(p, pos)?;
                 let align = Self::align(a, pos)?;
                 let ty = env.value_type_id(ty, pos)?;
                 self.push(pos, Some(ty), || InstKind::Load { ptr, ty, align })
             }
             code::STORE => {
-                let [p, v, a] = *ops else { return Err(bad("store")) };
+                let [p, v, a] = *ops else { return Err(malformed(pos, "store", ops)) };
                 let (ptr, _) = self.operand(p, pos)?;
                 let (value, _) = self.operand(v, pos)?;
                 let align = Self::align(a, pos)?;
                 self.push(pos, None, || InstKind::Store { ptr, value, align })
             }
             code::CMP2 => {
-                let [a, b, p] = *ops else { return Err(bad("compare")) };
+                let [a, b, p] = *ops else { return Err(malformed(pos, "compare", ops)) };
                 let (lhs, ty) = self.operand(a, pos)?;
                 let (rhs, _) = self.operand(b, pos)?;
-                let pred = CmpPred::from_code(p).ok_or_else(|| DecodeError::new(pos, format!("unknown compare predicate {p}")))?;
+                let pred = CmpPred::from_code(p).ok_or_else(|| unknown(pos, "compare predicate", p))?;
                 let result = match ty {
                     ValType::Scalar(_) => ValType::I1,
                     ValType::Vector { lanes, .. } => ValType::Vector { elem: Scalar::I1, lanes },
@@ -537,7 +553,7 @@ impl FunctionState {
                 let indirect = code == code::CALL_INDIRECT;
                 let fixed = if indirect { 3 } else { 2 };
                 if ops.len() < fixed {
-                    return Err(bad("call"));
+                    return Err(malformed(pos, "call", ops));
                 }
                 let cc_info = ops[0];
                 let (callee, _) = self.operand(ops[1], pos)?;
@@ -556,7 +572,7 @@ impl FunctionState {
                 }
                 let args = span(start, self.func.call_args.len(), pos)?;
                 let tail = cc_info & 1 == 1;
-                let cc = u32::try_from(cc_info >> 1).map_err(|_| bad("call"))?;
+                let cc = u32::try_from(cc_info >> 1).map_err(|_| malformed(pos, "call", ops))?;
                 // Built in the closure, not beforehand: an instruction made
                 // on the stack and moved into its slot stalled the copy.
                 if indirect {
@@ -574,10 +590,9 @@ impl FunctionState {
     /// common ones.
     #[inline(never)]
     fn record_rare(&mut self, env: &Env, pos: BitPos, code: u32, ops: &[u64]) -> Res<BodyItem> {
-        let bad = |what: &str| DecodeError::new(pos, format!("malformed {what} record: {ops:?}"));
         match code {
             code::DECLAREBLOCKS => {
-                let [n] = *ops else { return Err(bad("declare blocks")) };
+                let [n] = *ops else { return Err(malformed(pos, "declare blocks", ops)) };
                 if self.declared.is_some() {
                     return Err(DecodeError::new(pos, "blocks count declared twice"));
                 }
@@ -596,9 +611,9 @@ impl FunctionState {
                 Ok(BodyItem::DeclareBlocks(n as u32))
             }
             code::FORWARDTYPEREF => {
-                let [v, ty] = *ops else { return Err(bad("forward type reference")) };
+                let [v, ty] = *ops else { return Err(malformed(pos, "forward type reference", ops)) };
                 let ty = env.value_type_id(ty, pos)?;
-                let v = u32::try_from(v).map_err(|_| bad("forward type reference"))?;
+                let v = u32::try_from(v).map_err(|_| malformed(pos, "forward type reference", ops))?;
                 if v < self.next_value() {
                     // Declaring an already defined value is pointless but harmless
                     // if the types agree.
@@ -617,14 +632,14 @@ impl FunctionState {
                 Ok(BodyItem::ForwardType(self.func.forward_types.len() - 1))
             }
             code::EXTRACTELT => {
-                let [v, i] = *ops else { return Err(bad("extractelement")) };
+                let [v, i] = *ops else { return Err(malformed(pos, "extractelement", ops)) };
                 let (vector, vty) = self.operand(v, pos)?;
                 let (index, _) = self.operand(i, pos)?;
                 let ty = ValType::Scalar(vty.elem());
                 self.push(pos, Some(ty), || InstKind::ExtractElement { vector, index })
             }
             code::INSERTELT => {
-                let [v, e, i] = *ops else { return Err(bad("insertelement")) };
+                let [v, e, i] = *ops else { return Err(malformed(pos, "insertelement", ops)) };
                 let (vector, vty) = self.operand(v, pos)?;
                 let (element, _) = self.operand(e, pos)?;
                 let (index, _) = self.operand(i, pos)?;
@@ -632,18 +647,18 @@ impl FunctionState {
             }
             code::UNREACHABLE => {
                 if !ops.is_empty() {
-                    return Err(bad("unreachable"));
+                    return Err(malformed(pos, "unreachable", ops));
                 }
                 self.push(pos, None, || InstKind::Unreachable)
             }
             code::ALLOCA => {
-                let [s, a] = *ops else { return Err(bad("alloca")) };
+                let [s, a] = *ops else { return Err(malformed(pos, "alloca", ops)) };
                 let (size, _) = self.operand(s, pos)?;
                 let align = Self::align(a, pos)?;
                 self.push(pos, Some(ValType::I32), || InstKind::Alloca { size, align })
             }
             code::VSELECT => {
-                let [t, f, c] = *ops else { return Err(bad("select")) };
+                let [t, f, c] = *ops else { return Err(malformed(pos, "select", ops)) };
                 let (if_true, ty) = self.operand(t, pos)?;
                 let (if_false, _) = self.operand(f, pos)?;
                 let (cond, _) = self.operand(c, pos)?;
@@ -777,12 +792,11 @@ impl FunctionState {
     // Not forced in the package: the copies cost its size budget.
     #[cfg_attr(target_arch = "wasm32", inline)]
     pub fn constant(&mut self, env: &Env, pos: BitPos, code: u32, ops: &[u64]) -> Res<BodyItem> {
-        let bad = |what: &str| DecodeError::new(pos, format!("malformed {what} record: {ops:?}"));
         if !self.func.insts.is_empty() {
             return Err(DecodeError::new(pos, "constants block after instructions"));
         }
         if code == cst::SETTYPE {
-            let [ty] = *ops else { return Err(bad("set type")) };
+            let [ty] = *ops else { return Err(malformed(pos, "set type", ops)) };
             let ty = env.value_type_id(ty, pos)?;
             self.const_type = Some(ty);
             return Ok(BodyItem::ConstType(ty));
@@ -799,7 +813,7 @@ impl FunctionState {
                 ValType::F64 => ConstValue::Float(v),
                 _ => return Err(DecodeError::new(pos, format!("floating point constant {v} of type {ty}"))),
             },
-            (cst::UNDEF | cst::INTEGER | cst::FLOAT, _) => return Err(bad("constant")),
+            (cst::UNDEF | cst::INTEGER | cst::FLOAT, _) => return Err(malformed(pos, "constant", ops)),
             (other, _) => return Err(DecodeError::new(pos, format!("unknown constants record code {other}"))),
         };
         self.func.consts.push(Constant { ty, value, pos });
