@@ -195,8 +195,11 @@ pub(crate) struct FunctionState {
     blocks_declared: u32,
     /// Block receiving instructions.
     cur_block: u32,
-    /// Type set by the last constants SETTYPE record.
-    const_type: Option<ValType>,
+    /// Type set by the last constants SETTYPE record, if `const_type_set`.
+    /// A type and a flag rather than an `Option`: read for every constant,
+    /// the option was put together byte by byte each time.
+    const_type: ValType,
+    const_type_set: bool,
     /// Where the function block ends, to bound the declared block count.
     end: BitPos,
 }
@@ -361,7 +364,8 @@ impl FunctionState {
             declared: None,
             blocks_declared: 0,
             cur_block: 0,
-            const_type: None,
+            const_type: ValType::I32,
+            const_type_set: false,
             end,
         }
     }
@@ -798,10 +802,14 @@ impl FunctionState {
         if code == cst::SETTYPE {
             let [ty] = *ops else { return Err(malformed(pos, "set type", ops)) };
             let ty = env.value_type_id(ty, pos)?;
-            self.const_type = Some(ty);
+            self.const_type = ty;
+            self.const_type_set = true;
             return Ok(BodyItem::ConstType(ty));
         }
-        let ty = self.const_type.ok_or_else(|| DecodeError::new(pos, "constant before any set type record"))?;
+        if !self.const_type_set {
+            return Err(DecodeError::new(pos, "constant before any set type record"));
+        }
+        let ty = self.const_type;
         let value = match (code, ops) {
             (cst::UNDEF, []) => ConstValue::Undef,
             (cst::INTEGER, &[v]) => match ty {
