@@ -382,7 +382,9 @@ impl<'a> Parser<'a> {
             Some(a) => Some(a),
             None => local.get(i - inherited.len()),
         };
-        let mut at = *pos;
+        // The position relative to the bytes held, as the fast path reads
+        // it (converted back at the end of the run).
+        let mut at = pos.wrapping_sub(cx.base_bit);
         // Taken out so that writing values cannot alias anything `cx` reads.
         let mut values = std::mem::take(ops);
         let mut len = *ops_len;
@@ -396,7 +398,7 @@ impl<'a> Parser<'a> {
             if let Some(nbytes) = byte_run {
                 let (Some(record), Some(data)) = (values.get(1..n), bytes.get(..nbytes)) else {
                     // Never (the buffers hold that many); left to the careful path.
-                    at = start;
+                    at = start - cx.base_bit;
                     break Ok(());
                 };
                 if let Err(e) = each.bytes_record(BitPos(start), code, record, data) {
@@ -406,14 +408,14 @@ impl<'a> Parser<'a> {
             }
             let Some(record) = values.get(1..n) else {
                 // Never (the buffer holds `n` values); left to the careful path.
-                at = start;
+                at = start - cx.base_bit;
                 break Ok(());
             };
             if let Err(e) = each.record(BitPos(start), code, record) {
                 break Err(e);
             }
         };
-        *pos = at;
+        *pos = at.wrapping_add(cx.base_bit);
         *ops = values;
         *ops_len = len;
         result
@@ -569,7 +571,8 @@ impl<'c> FastCx<'c> {
 
     /// `Core::fast_record` with the position and the values buffer given
     /// apart: the position, abbreviation index, code and number of values
-    /// (code first, in `ops`) of the record at `*pos`, which moves past it.
+    /// (code first, in `ops`) of the record at bit `*pos` of `data` (not
+    /// of the file, unlike the position answered), which moves past it.
     /// `abbrev` looks an abbreviation up by its index less 4.
     // Out of line in the package, as `Parser::fast_records`.
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
@@ -583,8 +586,8 @@ impl<'c> FastCx<'c> {
         byte_run: &mut Option<usize>,
     ) -> Option<(u64, u32, u32, usize)> {
         let f = self.top;
-        let at = *pos;
-        let bit = at.wrapping_sub(self.base_bit);
+        let bit = *pos;
+        let at = self.base_bit.wrapping_add(bit);
         if bit >= self.limit {
             return None;
         }
@@ -639,7 +642,7 @@ impl<'c> FastCx<'c> {
                 }
                 #[cfg(target_arch = "wasm32")]
                 r.vbr6_run_held(&mut values[1..], &mut held)?;
-                *pos = self.base_bit + r.pos();
+                *pos = r.pos();
                 return Some((at, id as u32, code32, n as usize + 1));
             }
             _ => {
@@ -651,7 +654,7 @@ impl<'c> FastCx<'c> {
                         return None;
                     }
                     r.skip(used);
-                    *pos = self.base_bit + r.pos();
+                    *pos = r.pos();
                     return Some((at, id as u32, code, len));
                 }
                 // With `bytes` (a sink that takes them), an array of bytes
@@ -663,7 +666,7 @@ impl<'c> FastCx<'c> {
                         if f.block_id == BLOCKINFO_BLOCK_ID && code == 1 {
                             return None;
                         }
-                        *pos = self.base_bit + r.pos();
+                        *pos = r.pos();
                         *byte_run = Some(nbytes);
                         return Some((at, id as u32, code, len));
                     }
@@ -679,7 +682,7 @@ impl<'c> FastCx<'c> {
         if f.block_id == BLOCKINFO_BLOCK_ID && code == 1 {
             return None;
         }
-        *pos = self.base_bit + r.pos();
+        *pos = r.pos();
         Some((at, id as u32, code, len))
     }
 }
@@ -782,7 +785,10 @@ impl Core {
                 stack.last()?.local.get(i - f.inherited)
             }
         };
-        let (at, id, code, len) = FastCx::new(data, base, f).record(abbrev, pos, ops, None, &mut None)?;
+        let cx = FastCx::new(data, base, f);
+        let mut bit = pos.wrapping_sub(cx.base_bit);
+        let (at, id, code, len) = cx.record(abbrev, &mut bit, ops, None, &mut None)?;
+        *pos = bit.wrapping_add(cx.base_bit);
         *ops_len = len;
         Some((at, id, code))
     }
