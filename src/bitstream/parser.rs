@@ -366,6 +366,11 @@ impl<'a> Parser<'a> {
     #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(crate) fn fast_records<S: RecordSink>(&mut self, each: &mut S) -> Result<(), S::Error> {
         let Core { top, blockinfo, stack, ops, pos, ops_len, bytes, .. } = &mut self.core;
+        // BLOCKINFO's records are left to the careful path (SETBID), so
+        // the run's records need no check for it.
+        if RUNS_SKIP_BLOCKINFO && top.block_id == BLOCKINFO_BLOCK_ID {
+            return Ok(());
+        }
         let cx = FastCx::new(&self.data, self.base, *top);
         // The block's abbreviations found once for the run.
         let inherited = match top.inherited {
@@ -391,7 +396,7 @@ impl<'a> Parser<'a> {
         let result = loop {
             let mut byte_run = None;
             let bytes_out = if S::BYTES { Some(&mut *bytes) } else { None };
-            let Some((start, _, code, n)) = cx.record(abbrev, &mut at, &mut values, bytes_out, &mut byte_run) else {
+            let Some((start, _, code, n)) = cx.record::<RUNS_SKIP_BLOCKINFO>(abbrev, &mut at, &mut values, bytes_out, &mut byte_run) else {
                 break Ok(());
             };
             len = n;
@@ -519,6 +524,11 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// Whether record runs leave BLOCKINFO to the careful path and so check no
+/// record for SETBID. Not in the package, where `FastCx::record` is out of
+/// line and one copy (checking) serves both its callers.
+const RUNS_SKIP_BLOCKINFO: bool = cfg!(not(target_arch = "wasm32"));
+
 /// Takes the records of [`Parser::fast_records`]. A trait rather than a
 /// closure so that implementations can insist on being inlined into the
 /// loop (a closure as large as a body decoder's record step was not).
@@ -573,11 +583,13 @@ impl<'c> FastCx<'c> {
     /// apart: the position, abbreviation index, code and number of values
     /// (code first, in `ops`) of the record at bit `*pos` of `data` (not
     /// of the file, unlike the position answered), which moves past it.
-    /// `abbrev` looks an abbreviation up by its index less 4.
+    /// `abbrev` looks an abbreviation up by its index less 4. With
+    /// `NO_BLOCKINFO` the caller knows the block is not BLOCKINFO, so no
+    /// record is checked for SETBID.
     // Out of line in the package, as `Parser::fast_records`.
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     #[cfg_attr(target_arch = "wasm32", inline(never))]
-    fn record<'a>(
+    fn record<'a, const NO_BLOCKINFO: bool>(
         &self,
         abbrev: impl Fn(usize) -> Option<&'a Abbrev>,
         pos: &mut u64,
@@ -623,7 +635,7 @@ impl<'c> FastCx<'c> {
                 // read back from `ops` below.
                 let code32 = u32::try_from(code).ok()?;
                 // SETBID takes the careful path.
-                if f.block_id == BLOCKINFO_BLOCK_ID && code32 == 1 {
+                if !NO_BLOCKINFO && f.block_id == BLOCKINFO_BLOCK_ID && code32 == 1 {
                     return None;
                 }
                 let values = slots(ops, 0, n as usize + 1);
@@ -650,7 +662,7 @@ impl<'c> FastCx<'c> {
                 let abbrev = abbrev(i)?;
                 if let Some((code, len, used)) = abbrev.read_simple(ops, rest.0, rest.1) {
                     // SETBID takes the careful path.
-                    if f.block_id == BLOCKINFO_BLOCK_ID && code == 1 {
+                    if !NO_BLOCKINFO && f.block_id == BLOCKINFO_BLOCK_ID && code == 1 {
                         return None;
                     }
                     r.skip(used);
@@ -663,7 +675,7 @@ impl<'c> FastCx<'c> {
                     if let Some((len, nbytes)) = abbrev.read_bytes_fast(&mut r, ops, bytes, rest) {
                         // The same checks as every record's below.
                         let code = u32::try_from(*ops[..len].first()?).ok()?;
-                        if f.block_id == BLOCKINFO_BLOCK_ID && code == 1 {
+                        if !NO_BLOCKINFO && f.block_id == BLOCKINFO_BLOCK_ID && code == 1 {
                             return None;
                         }
                         *pos = r.pos();
@@ -679,7 +691,7 @@ impl<'c> FastCx<'c> {
         }
         let code = u32::try_from(ops[0]).ok()?;
         // SETBID takes the careful path.
-        if f.block_id == BLOCKINFO_BLOCK_ID && code == 1 {
+        if !NO_BLOCKINFO && f.block_id == BLOCKINFO_BLOCK_ID && code == 1 {
             return None;
         }
         *pos = r.pos();
@@ -787,7 +799,7 @@ impl Core {
         };
         let cx = FastCx::new(data, base, f);
         let mut bit = pos.wrapping_sub(cx.base_bit);
-        let (at, id, code, len) = cx.record(abbrev, &mut bit, ops, None, &mut None)?;
+        let (at, id, code, len) = cx.record::<false>(abbrev, &mut bit, ops, None, &mut None)?;
         *pos = bit.wrapping_add(cx.base_bit);
         *ops_len = len;
         Some((at, id, code))
