@@ -456,6 +456,20 @@ impl<'a> Parser<'a> {
         if !wanted {
             return false;
         }
+        if !enter {
+            // An END_BLOCK that passes the careful path's checks (the block
+            // ends at the next 32-bit boundary, inside the bytes held, and
+            // an outer block stays open) closes the block as it would.
+            let (at, end) = (core.pos, core.top.end);
+            let after = (at + w as u64 + 31) & !31;
+            if at < end && after == end && end <= core.avail_bits && core.stack.len() > 1 {
+                core.stack.pop();
+                core.sync_top();
+                core.pos = end;
+                core.item = Item::Exit { pos: at, block_id: id };
+                return true;
+            }
+        }
         let mut c = BitCursor::new(&self.data, self.base).with_more_to_come(!core.eof);
         if c.seek(BitPos(core.pos)).is_err() {
             return false;
@@ -616,24 +630,23 @@ impl<'c> FastCx<'c> {
                 // The code and the count are nearly always one chunk each,
                 // in the bits already loaded; the values then start in
                 // what is left of them (`held`).
-                let (code, n, mut held) = if rest.0 & (32 | 32 << 6) == 0 && rest.1 >= 12 {
+                // The code is checked where it is read, not read back from
+                // `ops` below (a one-chunk code needs no check).
+                let (code, code32, n, mut held) = if rest.0 & (32 | 32 << 6) == 0 && rest.1 >= 12 {
                     r.skip(12);
                     let n = (rest.0 >> 6) & 31;
                     // No overflow: n < 32.
                     if n * 6 > r.remaining() {
                         return None;
                     }
-                    (rest.0 & 31, n, (rest.0 >> 12, self.held_chunks))
+                    (rest.0 & 31, (rest.0 & 31) as u32, n, (rest.0 >> 12, self.held_chunks))
                 } else {
                     let (code, n) = (r.vbr6()?, r.vbr6()?);
                     if n > r.remaining() / 6 {
                         return None;
                     }
-                    (code, n, (0, 0))
+                    (code, u32::try_from(code).ok()?, n, (0, 0))
                 };
-                // The code is checked here, where it is in a register, not
-                // read back from `ops` below.
-                let code32 = u32::try_from(code).ok()?;
                 // SETBID takes the careful path.
                 if !NO_BLOCKINFO && f.block_id == BLOCKINFO_BLOCK_ID && code32 == 1 {
                     return None;
