@@ -42,23 +42,7 @@ pub struct Layout {
 
 impl Layout {
     pub fn new(m: &Module, pexe_table_base: u32) -> Result<Layout, TranslateError> {
-        let mut addrs = Vec::with_capacity(m.globals.len());
-        let mut at = u64::from(GLOBAL_BASE);
-        for g in &m.globals {
-            let align = u64::from(g.align.max(1));
-            at = at.div_ceil(align).saturating_mul(align);
-            if at > u64::from(u32::MAX) {
-                return Err(TranslateError::GlobalsTooLarge { bytes: at });
-            }
-            addrs.push(at as u32);
-            at = at.saturating_add(g.size());
-        }
-        let heap_base = at.div_ceil(PAGE_SIZE).saturating_mul(PAGE_SIZE);
-        // The runtime needs room above the globals for at least the stack.
-        if heap_base > u64::from(u32::MAX) - PAGE_SIZE {
-            return Err(TranslateError::GlobalsTooLarge { bytes: at });
-        }
-
+        let (addrs, heap_base) = Self::place(m)?;
         let mut image = ImageBuilder::default();
         let num_funcs = m.functions.len() as u64;
         for (g, &addr) in m.globals.iter().zip(&addrs) {
@@ -82,7 +66,30 @@ impl Layout {
                 at += init.size();
             }
         }
-        Ok(Layout { addrs, heap_base: heap_base as u32, segments: image.finish() })
+        Ok(Layout { addrs, heap_base, segments: image.finish() })
+    }
+
+    /// Where each global goes (by global index) and `__heap_base`, without
+    /// the image: all that function bodies need, so a body translator's
+    /// context reads no initializer byte.
+    pub fn place(m: &Module) -> Result<(Vec<u32>, u32), TranslateError> {
+        let mut addrs = Vec::with_capacity(m.globals.len());
+        let mut at = u64::from(GLOBAL_BASE);
+        for g in &m.globals {
+            let align = u64::from(g.align.max(1));
+            at = at.div_ceil(align).saturating_mul(align);
+            if at > u64::from(u32::MAX) {
+                return Err(TranslateError::GlobalsTooLarge { bytes: at });
+            }
+            addrs.push(at as u32);
+            at = at.saturating_add(g.size());
+        }
+        let heap_base = at.div_ceil(PAGE_SIZE).saturating_mul(PAGE_SIZE);
+        // The runtime needs room above the globals for at least the stack.
+        if heap_base > u64::from(u32::MAX) - PAGE_SIZE {
+            return Err(TranslateError::GlobalsTooLarge { bytes: at });
+        }
+        Ok((addrs, heap_base as u32))
     }
 
     /// Pages the memory needs at instantiation: the image, and at least
@@ -104,25 +111,47 @@ impl ImageBuilder {
         let mut i = 0;
         while i < bytes.len() {
             // Skip zeros; a short run stays inside the segment being built.
-            let nz = match bytes[i..].iter().position(|&b| b != 0) {
+            let nz = match first_nonzero(&bytes[i..]) {
                 Some(k) => i + k,
                 None => return,
             };
-            // The span runs until a long zero run or the end.
+            // The span runs until a long zero run or the end. Eight bytes
+            // at a time: a word's low zero bytes continue the run before
+            // it, its high ones start the next (little-endian), so only
+            // the tail is read byte by byte.
             let mut end = nz;
             let mut zeros = 0u64;
             let mut j = nz;
-            while j < bytes.len() {
-                if bytes[j] == 0 {
-                    zeros += 1;
-                    if zeros >= MIN_ZERO_GAP {
-                        break;
-                    }
+            while let Some(word) = bytes.get(j..j + 8) {
+                let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+                if w == 0 {
+                    zeros += 8;
                 } else {
-                    zeros = 0;
-                    end = j + 1;
+                    zeros += u64::from(w.trailing_zeros() / 8);
+                    if zeros < MIN_ZERO_GAP {
+                        let high = w.leading_zeros() / 8;
+                        end = j + 8 - high as usize;
+                        zeros = u64::from(high);
+                    }
                 }
-                j += 1;
+                if zeros >= MIN_ZERO_GAP {
+                    break;
+                }
+                j += 8;
+            }
+            if zeros < MIN_ZERO_GAP {
+                while j < bytes.len() {
+                    if bytes[j] == 0 {
+                        zeros += 1;
+                        if zeros >= MIN_ZERO_GAP {
+                            break;
+                        }
+                    } else {
+                        zeros = 0;
+                        end = j + 1;
+                    }
+                    j += 1;
+                }
             }
             self.put(addr + nz as u64, &bytes[nz..end]);
             i = end;
@@ -144,6 +173,19 @@ impl ImageBuilder {
     fn finish(self) -> Vec<Segment> {
         self.segments
     }
+}
+
+/// Index of the first non-zero byte of `bytes`, eight at a time.
+fn first_nonzero(bytes: &[u8]) -> Option<usize> {
+    let words = bytes.chunks_exact(8);
+    let tail = words.remainder();
+    for (k, word) in words.enumerate() {
+        let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+        if w != 0 {
+            return Some(8 * k + (w.trailing_zeros() / 8) as usize);
+        }
+    }
+    tail.iter().position(|&b| b != 0).map(|k| bytes.len() - tail.len() + k)
 }
 
 #[cfg(test)]
@@ -187,5 +229,58 @@ mod tests {
         assert_eq!(s.len(), 2);
         assert_eq!(s[0].bytes.len(), 15);
         assert_eq!(s[1], Segment { addr: 0x10000 + 115, bytes: vec![9] });
+    }
+
+    /// The word-at-a-time scan splits exactly where a byte-by-byte one does.
+    #[test]
+    fn word_scan_matches_byte_scan() {
+        fn by_bytes(bytes: &[u8]) -> Vec<(usize, usize)> {
+            let mut spans = Vec::new();
+            let mut i = 0;
+            while let Some(k) = bytes[i..].iter().position(|&b| b != 0) {
+                let nz = i + k;
+                let (mut end, mut zeros, mut j) = (nz, 0, nz);
+                while j < bytes.len() {
+                    if bytes[j] == 0 {
+                        zeros += 1;
+                        if zeros >= MIN_ZERO_GAP {
+                            break;
+                        }
+                    } else {
+                        zeros = 0;
+                        end = j + 1;
+                    }
+                    j += 1;
+                }
+                spans.push((nz, end));
+                i = end;
+            }
+            spans
+        }
+        let mut seed = 0x1234_5678u32;
+        let mut next = move || {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            seed >> 8
+        };
+        for round in 0..300 {
+            let mut bytes = Vec::new();
+            while bytes.len() < 200 + round {
+                let run = (next() % 70) as usize;
+                bytes.extend(std::iter::repeat(0u8).take(run));
+                for _ in 0..next() % 12 {
+                    bytes.push((next() % 255) as u8 + 1);
+                }
+            }
+            for skip in 0..3 {
+                let bytes = &bytes[skip..];
+                let mut b = ImageBuilder::default();
+                b.data(0, bytes);
+                let mut want = ImageBuilder::default();
+                for (start, end) in by_bytes(bytes) {
+                    want.put(start as u64, &bytes[start..end]);
+                }
+                assert_eq!(b.finish(), want.finish(), "round {round}, skip {skip}");
+            }
+        }
     }
 }

@@ -236,8 +236,9 @@ impl BodyContext {
     pub fn new(module: Verified<'_>) -> Result<Self, TranslateError> {
         let m = module.module();
         let imports = ImportLayout::for_module(m);
-        let layout = Layout::new(m, imports.pexe_table_base())?;
-        Ok(Parts::new(m, imports, layout, Options::default().tiering)?.ctx)
+        // Bodies need the globals' addresses, not their image.
+        let (addrs, _) = Layout::place(m)?;
+        Ok(Parts::new(m, imports, addrs, Options::default().tiering)?.ctx)
     }
 }
 
@@ -516,7 +517,6 @@ fn body_facts(cx: &ModuleCx, f: &Function) -> (bool, Option<SqrtClaim>) {
 struct Parts {
     ctx: BodyContext,
     imports: ImportLayout,
-    layout: Layout,
     defined: Vec<u32>,
     void_void: u32,
     i32_void: u32,
@@ -526,7 +526,7 @@ struct Parts {
 }
 
 impl Parts {
-    fn new(m: &Module, imports: ImportLayout, layout: Layout, tiering: Tiering) -> Result<Parts, TranslateError> {
+    fn new(m: &Module, imports: ImportLayout, global_addrs: Vec<u32>, tiering: Tiering) -> Result<Parts, TranslateError> {
         let mut sigs = Signatures::new();
         let fault_ty = sigs.intern(&[ValType::I32, ValType::I32], &[]);
         let fmod_ty = sigs.intern(&[ValType::F64, ValType::F64], &[ValType::F64]);
@@ -570,7 +570,7 @@ impl Parts {
         let cx = ModuleCx {
             num_funcs: m.functions.len() as u32,
             funcs,
-            global_addrs: layout.addrs.clone(),
+            global_addrs,
             i32_to_void: i32_void,
             pexe_table_base: imports.pexe_table_base(),
             fast_sqrt: libm::sqrt_candidate(m).unwrap_or(u32::MAX),
@@ -585,7 +585,6 @@ impl Parts {
         Ok(Parts {
             ctx: BodyContext { cx, sigs },
             imports,
-            layout,
             defined,
             void_void,
             i32_void,
@@ -675,8 +674,9 @@ impl WasmBackend {
     pub fn new(module: Verified<'_>, opts: &Options) -> Result<Self, TranslateError> {
         let m = module.module();
         let imports = ImportLayout::for_module(m);
-        let layout = Layout::new(m, imports.pexe_table_base())?;
-        let parts = Parts::new(m, imports, layout, opts.tiering)?;
+        let mut layout = Layout::new(m, imports.pexe_table_base())?;
+        // The addresses go to the bodies' context; the back end keeps the image.
+        let parts = Parts::new(m, imports, std::mem::take(&mut layout.addrs), opts.tiering)?;
         let mut code = Vec::with_capacity(m.functions.len() * 64);
         let helpers = helper_count(parts.ctx.cx.single_threaded);
         wasm_encoder::Encode::encode(&(parts.defined.len() as u32 + helpers), &mut code);
@@ -684,7 +684,7 @@ impl WasmBackend {
         Ok(WasmBackend {
             sigs: parts.ctx.sigs.clone(),
             ctx: Arc::new(parts.ctx),
-            layout: parts.layout,
+            layout,
             names: opts.names,
             funcs: FuncTranslator::new(),
             defined: parts.defined,
