@@ -68,9 +68,9 @@ use std::sync::Arc;
 use imports::{export, ImportLayout, IRT_FUNC_BASE};
 use types::Signatures;
 use wasm_encoder::{
-    CodeSection, ConstExpr, DataCountSection, DataSection, ElementSection, Elements, EntityType, ExportKind,
+    CodeSection, ConstExpr, DataCountSection, ElementSection, Elements, EntityType, ExportKind,
     ExportSection, FunctionSection, GlobalSection, GlobalType, ImportSection, Instruction, MemoryType, NameMap,
-    NameSection, RawSection, RefType, SectionId, TableSection, TableType, TagKind, TagSection, TagType, ValType,
+    NameSection, RefType, SectionId, TableSection, TableType, TagKind, TagSection, TagType, ValType,
 };
 
 /// Translation options.
@@ -607,15 +607,18 @@ pub struct WasmBackend {
     /// Ids of the defined functions, in order; `next` is the one expected.
     defined: Vec<u32>,
     next: usize,
-    /// Code-section entries so far.
+    /// Code-section entries so far: full chunks, then the one being
+    /// filled (a body never spans two). Chunks, not one buffer doubling
+    /// as it grows: growing copied the code about once more before
+    /// `finish_module` copies it into the module.
+    code_chunks: Vec<Vec<u8>>,
     code: Vec<u8>,
     fixups: BodyFixups,
     /// The `sqrt` form (`libm.rs`): whether to use it, the call sites
     /// (absolute offsets into `code`, lengths), which functions are pure
     /// leaves, and what `sqrt`'s body claimed.
     fast_libm: bool,
-    /// (in the outlined bodies, `outlined_code`, when the flag is set)
-    sqrt_sites: Vec<(bool, usize, u8, bool)>,
+    sqrt_sites: Vec<SqrtSite>,
     pure_leaf: Vec<bool>,
     sqrt_claim: Option<SqrtClaim>,
     /// Under [`Tiering::Hinted`] (`ctx.cx.hinted`): each function's
@@ -652,6 +655,7 @@ impl Backend for WasmBackend {
 
     fn define_function(&mut self, _: Verified<'_>, f: &Function, analysis: FunctionAnalysis<'_>) -> Result<(), TranslateError> {
         self.expect(f.id)?;
+        self.next_chunk();
         let start = self.code.len();
         self.funcs.translate(&self.ctx.cx, &self.ctx.sigs, f, Some(analysis), &mut self.code, &mut self.fixups)?;
         let fixups = std::mem::take(&mut self.fixups);
@@ -677,7 +681,7 @@ impl WasmBackend {
         let mut layout = Layout::new(m, imports.pexe_table_base())?;
         // The addresses go to the bodies' context; the back end keeps the image.
         let parts = Parts::new(m, imports, std::mem::take(&mut layout.addrs), opts.tiering)?;
-        let mut code = Vec::with_capacity(m.functions.len() * 64);
+        let mut code = Vec::with_capacity((m.functions.len() * 64).min(CODE_CHUNK_CAPACITY));
         let helpers = helper_count(parts.ctx.cx.single_threaded);
         wasm_encoder::Encode::encode(&(parts.defined.len() as u32 + helpers), &mut code);
         let outlined_base = parts.imports.num_imported_funcs() + parts.defined.len() as u32 + helpers;
@@ -689,6 +693,7 @@ impl WasmBackend {
             funcs: FuncTranslator::new(),
             defined: parts.defined,
             next: 0,
+            code_chunks: Vec::new(),
             code,
             fixups: BodyFixups::default(),
             fast_libm: opts.fast_libm,
@@ -728,9 +733,18 @@ impl WasmBackend {
         if !body.fixups_fit() {
             return Err(TranslateError::Unsupported { function: body.id.0, message: "a malformed translated body".into() });
         }
+        self.next_chunk();
         let start = self.code.len();
         self.code.extend_from_slice(&body.entry);
         self.patch(start, &body.fixups, body.id, body.pure_leaf, body.sqrt.clone(), body.hint_facts.clone())
+    }
+
+    /// Starts a new chunk of code if the one being filled is full enough.
+    fn next_chunk(&mut self) {
+        if self.code.len() >= CODE_CHUNK {
+            let full = std::mem::replace(&mut self.code, Vec::with_capacity(CODE_CHUNK_CAPACITY));
+            self.code_chunks.push(full);
+        }
     }
 
     /// Checks that `id` is the body expected next, and counts it.
@@ -804,7 +818,8 @@ impl WasmBackend {
     fn patch_entry(&mut self, outlined: bool, start: usize, sigs: &[SigFixup], calls: &[CallSite]) -> Result<(), TranslateError> {
         for c in calls {
             if c.callee == self.ctx.cx.fast_sqrt {
-                self.sqrt_sites.push((outlined, start + c.at as usize, c.len, c.unguarded));
+                let chunk = if outlined { usize::MAX } else { self.code_chunks.len() };
+                self.sqrt_sites.push(SqrtSite { chunk, at: start + c.at as usize, len: c.len, unguarded: c.unguarded });
             }
         }
         for f in sigs {
@@ -832,11 +847,15 @@ impl WasmBackend {
         let nan_proven =
             proven && self.sqrt_claim.as_ref().and_then(|c| c.nan_helpers.as_deref()).is_some_and(|hs| leaves(hs));
         if self.fast_libm && proven {
-            for &(outlined, at, len, unguarded) in &self.sqrt_sites {
+            for &SqrtSite { chunk, at, len, unguarded } in &self.sqrt_sites {
                 if unguarded && !nan_proven {
                     continue;
                 }
-                let code = if outlined { &mut self.outlined_code } else { &mut self.code };
+                let code = match self.code_chunks.get_mut(chunk) {
+                    Some(full) => full,
+                    None if chunk == usize::MAX => &mut self.outlined_code,
+                    None => &mut self.code,
+                };
                 if let Some(site) = code.get_mut(at..at + len as usize) {
                     // f64.sqrt, then nops: the call's size.
                     site[0] = 0x9F;
@@ -1004,24 +1023,26 @@ impl WasmBackend {
         let mut helper_bytes = Vec::new();
         wasm_encoder::Encode::encode(&helpers, &mut helper_bytes);
         append_section_entries(&mut self.code, &helper_bytes);
+        // The code section's contents: the entry count, the chunks after
+        // the count written first, the outlined loops' entries.
+        self.code_chunks.push(std::mem::take(&mut self.code));
+        let first = &self.code_chunks[0];
+        let mut count_len = 0;
+        while first.get(count_len).is_some_and(|b| b & 0x80 != 0) {
+            count_len += 1;
+        }
+        let count_len = (count_len + 1).min(first.len());
+        let mut count = first[..count_len].to_vec();
         if !self.outlined_types.is_empty() {
             // The count written first did not know of them.
-            let mut count_len = 0;
-            while self.code.get(count_len).is_some_and(|b| b & 0x80 != 0) {
-                count_len += 1;
-            }
             let total = self.outlined_base - self.imports.num_imported_funcs() + self.outlined_types.len() as u32;
-            let mut code = Vec::with_capacity(self.code.len() + self.outlined_code.len() + 5);
-            wasm_encoder::Encode::encode(&total, &mut code);
-            code.extend_from_slice(&self.code[count_len + 1..]);
-            code.extend_from_slice(&self.outlined_code);
-            self.code = code;
+            count.clear();
+            wasm_encoder::Encode::encode(&total, &mut count);
         }
+        let code_len = count.len() - count_len
+            + self.code_chunks.iter().map(Vec::len).sum::<usize>()
+            + self.outlined_code.len();
 
-        let mut data = DataSection::new();
-        for s in &self.layout.segments {
-            data.passive(s.bytes.iter().copied());
-        }
 
         module.section(self.sigs.section());
         module.section(&imports);
@@ -1056,66 +1077,120 @@ impl WasmBackend {
             data.resize(data.len() + self.outlined_types.len(), HINT_BASELINE_FIRST);
             module.section(&wasm_encoder::CustomSection { name: COMPILATION_HINTS_SECTION.into(), data: data.into() });
         }
-        module.section(&RawSection { id: SectionId::Code as u8, data: &self.code });
-        module.section(&data);
+        let names = if self.names { Some(self.name_section(m, init_data_func, thread_start_func, no_threads_func)) } else { None };
 
-        if self.names {
-            let mut names = NameMap::new();
-            names.append(imports::FAULT_FUNC, "env.fault");
-            names.append(imports::FMOD_FUNC, "env.fmod_f64");
-            // One buffer for the names made up; symbol names that are UTF-8
-            // already are borrowed. (A string per function cost a third of
-            // finishing, on the one thread that finishes.)
-            let mut made = String::new();
-            for (k, (module_name, field, _)) in self.imports.functions().enumerate() {
-                made.clear();
-                made.push_str(module_name);
-                made.push('.');
-                made.push_str(field);
-                names.append(IRT_FUNC_BASE + k as u32, &made);
-            }
-            for &id in &self.defined {
-                let d = &m.functions[id as usize];
-                let name = match &d.name {
-                    Some(n) if !n.is_empty() => String::from_utf8_lossy(n),
-                    _ => {
-                        made.clear();
-                        write!(made, "f{id}").expect("writing to a String");
-                        std::borrow::Cow::Borrowed(made.as_str())
-                    }
-                };
-                if let Callee::Defined { index, .. } = self.ctx.cx.funcs[id as usize].callee {
-                    names.append(index, &name);
-                }
-            }
-            names.append(init_data_func, export::INIT_DATA);
-            names.append(thread_start_func, export::THREAD_START);
-            if single_threaded {
-                names.append(no_threads_func, NO_THREADS);
-            }
-            // An outlined loop: its function's name, `$loop`, and which
-            // of that function's outlined loops it is when there are more.
-            let mut prev = (u32::MAX, 0u32);
-            for (k, &from) in self.outlined_from.iter().enumerate() {
-                let nth = if prev.0 == from { prev.1 + 1 } else { 0 };
-                prev = (from, nth);
-                made.clear();
-                match m.functions.get(from as usize).and_then(|d| d.name.as_deref()).filter(|n| !n.is_empty()) {
-                    Some(n) => made.push_str(&String::from_utf8_lossy(n)),
-                    None => write!(made, "f{from}").expect("writing to a String"),
-                }
-                made.push_str("$loop");
-                if nth > 0 {
-                    write!(made, "{nth}").expect("writing to a String");
-                }
-                names.append(self.outlined_base + k as u32, &made);
-            }
-            let mut section = NameSection::new();
-            section.functions(&names);
-            module.section(&section);
+        // The rest is large (the code, the data): written once, into the
+        // module's bytes grown once to their final size.
+        let data_len = leb_len(nseg)
+            + self.layout.segments.iter().map(|s| 1 + leb_len(s.bytes.len() as u32) + s.bytes.len()).sum::<usize>();
+        let mut out = module.finish();
+        out.reserve_exact(
+            1 + leb_len(code_len as u32) + code_len + 1 + leb_len(data_len as u32) + data_len + names.as_ref().map_or(0, Vec::len),
+        );
+        out.push(SectionId::Code as u8);
+        wasm_encoder::Encode::encode(&(code_len as u32), &mut out);
+        out.extend_from_slice(&count);
+        out.extend_from_slice(&self.code_chunks[0][count_len..]);
+        for chunk in &self.code_chunks[1..] {
+            out.extend_from_slice(chunk);
         }
-        Ok(module.finish())
+        out.extend_from_slice(&self.outlined_code);
+        // Passive segments, as `DataSection::passive` writes them.
+        out.push(SectionId::Data as u8);
+        wasm_encoder::Encode::encode(&(data_len as u32), &mut out);
+        wasm_encoder::Encode::encode(&nseg, &mut out);
+        for s in &self.layout.segments {
+            out.push(0x01);
+            wasm_encoder::Encode::encode(&(s.bytes.len() as u32), &mut out);
+            out.extend_from_slice(&s.bytes);
+        }
+        if let Some(names) = names {
+            out.extend_from_slice(&names);
+        }
+        Ok(out)
     }
+
+    /// The name section (its id and contents).
+    fn name_section(&self, m: &Module, init_data_func: u32, thread_start_func: u32, no_threads_func: u32) -> Vec<u8> {
+        let single_threaded = self.ctx.cx.single_threaded;
+        let mut names = NameMap::new();
+        names.append(imports::FAULT_FUNC, "env.fault");
+        names.append(imports::FMOD_FUNC, "env.fmod_f64");
+        // One buffer for the names made up; symbol names that are UTF-8
+        // already are borrowed. (A string per function cost a third of
+        // finishing, on the one thread that finishes.)
+        let mut made = String::new();
+        for (k, (module_name, field, _)) in self.imports.functions().enumerate() {
+            made.clear();
+            made.push_str(module_name);
+            made.push('.');
+            made.push_str(field);
+            names.append(IRT_FUNC_BASE + k as u32, &made);
+        }
+        for &id in &self.defined {
+            let d = &m.functions[id as usize];
+            let name = match &d.name {
+                Some(n) if !n.is_empty() => String::from_utf8_lossy(n),
+                _ => {
+                    made.clear();
+                    write!(made, "f{id}").expect("writing to a String");
+                    std::borrow::Cow::Borrowed(made.as_str())
+                }
+            };
+            if let Callee::Defined { index, .. } = self.ctx.cx.funcs[id as usize].callee {
+                names.append(index, &name);
+            }
+        }
+        names.append(init_data_func, export::INIT_DATA);
+        names.append(thread_start_func, export::THREAD_START);
+        if single_threaded {
+            names.append(no_threads_func, NO_THREADS);
+        }
+        // An outlined loop: its function's name, `$loop`, and which
+        // of that function's outlined loops it is when there are more.
+        let mut prev = (u32::MAX, 0u32);
+        for (k, &from) in self.outlined_from.iter().enumerate() {
+            let nth = if prev.0 == from { prev.1 + 1 } else { 0 };
+            prev = (from, nth);
+            made.clear();
+            match m.functions.get(from as usize).and_then(|d| d.name.as_deref()).filter(|n| !n.is_empty()) {
+                Some(n) => made.push_str(&String::from_utf8_lossy(n)),
+                None => write!(made, "f{from}").expect("writing to a String"),
+            }
+            made.push_str("$loop");
+            if nth > 0 {
+                write!(made, "{nth}").expect("writing to a String");
+            }
+            names.append(self.outlined_base + k as u32, &made);
+        }
+        let mut section = NameSection::new();
+        section.functions(&names);
+        let mut out = Vec::new();
+        out.push(wasm_encoder::Section::id(&section));
+        wasm_encoder::Encode::encode(&section, &mut out);
+        out
+    }
+}
+
+/// Where a call of `sqrt` may become `f64.sqrt`: in code chunk `chunk`
+/// (`usize::MAX`: the outlined bodies), at byte `at`, `len` bytes long.
+#[derive(Clone, Copy, Debug)]
+struct SqrtSite {
+    chunk: usize,
+    at: usize,
+    len: u8,
+    unguarded: bool,
+}
+
+/// A body starts a new code chunk once the one being filled holds this
+/// much ([`WasmBackend::next_chunk`]); chunks are made with room for half
+/// as much again, so only a body larger than that grows one.
+const CODE_CHUNK: usize = 256 << 10;
+const CODE_CHUNK_CAPACITY: usize = CODE_CHUNK + CODE_CHUNK / 2;
+
+/// Bytes of `n` as an unsigned LEB128.
+fn leb_len(n: u32) -> usize {
+    (32 - (n | 1).leading_zeros()).div_ceil(7) as usize
 }
 
 /// Writes `index` as a 5-byte LEB128 (the size of the placeholder).
