@@ -116,6 +116,13 @@ impl ImportLayout {
         IRT_TABLE_BASE + (self.irt.len() + self.ppb.len()) as u32
     }
 
+    /// Every imported function in order: (module, field).
+    pub fn names(&self) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
+        let irt = self.irt.iter().map(|f| (IRT, f.key.as_str()));
+        let ppb = self.ppb.iter().map(|f| (PPAPI, f.key.as_str()));
+        irt.chain(ppb)
+    }
+
     /// Every imported function in order: (module, field, lowered signature).
     pub fn functions(&self) -> impl Iterator<Item = (&'static str, &'static str, abi::Lowered)> + '_ {
         let irt = self.irt.iter().map(|f| (IRT, f.key.as_str(), f.lower()));

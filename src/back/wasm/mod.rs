@@ -63,14 +63,13 @@ use crate::ir::{FuncId, Function, Initializer, Module, Type, ValType as IrType, 
 use hints::BodyFacts;
 use crate::verify::{FunctionAnalysis, FunctionVerifier, Intrinsic, Verified};
 use func::FuncTranslator;
-use std::fmt::Write as _;
 use std::sync::Arc;
 use imports::{export, ImportLayout, IRT_FUNC_BASE};
 use types::Signatures;
 use wasm_encoder::{
     CodeSection, ConstExpr, DataCountSection, ElementSection, Elements, EntityType, ExportKind,
-    ExportSection, FunctionSection, GlobalSection, GlobalType, ImportSection, Instruction, MemoryType, NameMap,
-    NameSection, RefType, SectionId, TableSection, TableType, TagKind, TagSection, TagType, ValType,
+    ExportSection, FunctionSection, GlobalSection, GlobalType, ImportSection, Instruction, MemoryType,
+    RefType, SectionId, TableSection, TableType, TagKind, TagSection, TagType, ValType,
 };
 
 /// Translation options.
@@ -892,7 +891,7 @@ impl WasmBackend {
         );
         imports.import(imports::ENV, imports::FAULT, EntityType::Function(self.fault_ty));
         imports.import(imports::ENV, imports::FMOD_F64, EntityType::Function(self.fmod_ty));
-        for ((module_name, field, _), &ty) in self.imports.functions().zip(&self.import_types) {
+        for ((module_name, field), &ty) in self.imports.names().zip(&self.import_types) {
             imports.import(module_name, field, EntityType::Function(ty));
         }
 
@@ -1110,41 +1109,40 @@ impl WasmBackend {
         Ok(out)
     }
 
-    /// The name section (its id and contents).
+    /// The name section (its id and contents), written here rather than
+    /// with `NameMap`, whose every entry cost a call of `memcpy` per LEB.
     fn name_section(&self, m: &Module, init_data_func: u32, thread_start_func: u32, no_threads_func: u32) -> Vec<u8> {
         let single_threaded = self.ctx.cx.single_threaded;
-        let mut names = NameMap::new();
-        names.append(imports::FAULT_FUNC, "env.fault");
-        names.append(imports::FMOD_FUNC, "env.fmod_f64");
+        let mut names = NameBytes::default();
+        names.append(imports::FAULT_FUNC, b"env.fault");
+        names.append(imports::FMOD_FUNC, b"env.fmod_f64");
         // One buffer for the names made up; symbol names that are UTF-8
         // already are borrowed. (A string per function cost a third of
         // finishing, on the one thread that finishes.)
-        let mut made = String::new();
-        for (k, (module_name, field, _)) in self.imports.functions().enumerate() {
+        let mut made = Vec::new();
+        for (k, (module_name, field)) in self.imports.names().enumerate() {
             made.clear();
-            made.push_str(module_name);
-            made.push('.');
-            made.push_str(field);
+            made.extend_from_slice(module_name.as_bytes());
+            made.push(b'.');
+            made.extend_from_slice(field.as_bytes());
             names.append(IRT_FUNC_BASE + k as u32, &made);
         }
         for &id in &self.defined {
-            let d = &m.functions[id as usize];
-            let name = match &d.name {
-                Some(n) if !n.is_empty() => String::from_utf8_lossy(n),
+            let Callee::Defined { index, .. } = self.ctx.cx.funcs[id as usize].callee else { continue };
+            match &m.functions[id as usize].name {
+                Some(n) if !n.is_empty() => names.append(index, String::from_utf8_lossy(n).as_bytes()),
                 _ => {
                     made.clear();
-                    write!(made, "f{id}").expect("writing to a String");
-                    std::borrow::Cow::Borrowed(made.as_str())
+                    made.push(b'f');
+                    put_decimal(&mut made, id);
+                    names.append(index, &made);
                 }
-            };
-            if let Callee::Defined { index, .. } = self.ctx.cx.funcs[id as usize].callee {
-                names.append(index, &name);
             }
         }
-        names.append(init_data_func, export::INIT_DATA);
-        names.append(thread_start_func, export::THREAD_START);
+        names.append(init_data_func, export::INIT_DATA.as_bytes());
+        names.append(thread_start_func, export::THREAD_START.as_bytes());
         if single_threaded {
-            names.append(no_threads_func, NO_THREADS);
+            names.append(no_threads_func, NO_THREADS.as_bytes());
         }
         // An outlined loop: its function's name, `$loop`, and which
         // of that function's outlined loops it is when there are more.
@@ -1154,22 +1152,73 @@ impl WasmBackend {
             prev = (from, nth);
             made.clear();
             match m.functions.get(from as usize).and_then(|d| d.name.as_deref()).filter(|n| !n.is_empty()) {
-                Some(n) => made.push_str(&String::from_utf8_lossy(n)),
-                None => write!(made, "f{from}").expect("writing to a String"),
+                Some(n) => made.extend_from_slice(String::from_utf8_lossy(n).as_bytes()),
+                None => {
+                    made.push(b'f');
+                    put_decimal(&mut made, from);
+                }
             }
-            made.push_str("$loop");
+            made.extend_from_slice(b"$loop");
             if nth > 0 {
-                write!(made, "{nth}").expect("writing to a String");
+                put_decimal(&mut made, nth);
             }
             names.append(self.outlined_base + k as u32, &made);
         }
-        let mut section = NameSection::new();
-        section.functions(&names);
-        let mut out = Vec::new();
-        out.push(wasm_encoder::Section::id(&section));
-        wasm_encoder::Encode::encode(&section, &mut out);
+        // A custom section "name" holding one subsection (1: function
+        // names), as `NameSection::functions` encodes it.
+        let sub_len = leb_len(names.count) + names.bytes.len();
+        let mut out = Vec::with_capacity(16 + sub_len);
+        out.push(SectionId::Custom as u8);
+        put_leb(&mut out, (1 + 4 + 1 + leb_len(sub_len as u32) + sub_len) as u32);
+        put_leb(&mut out, 4);
+        out.extend_from_slice(b"name");
+        out.push(1);
+        put_leb(&mut out, sub_len as u32);
+        put_leb(&mut out, names.count);
+        out.extend_from_slice(&names.bytes);
         out
     }
+}
+
+/// A name map's entries (index, name), encoded as `NameMap` does.
+#[derive(Default)]
+struct NameBytes {
+    bytes: Vec<u8>,
+    count: u32,
+}
+
+impl NameBytes {
+    fn append(&mut self, index: u32, name: &[u8]) {
+        put_leb(&mut self.bytes, index);
+        put_leb(&mut self.bytes, name.len() as u32);
+        self.bytes.extend_from_slice(name);
+        self.count += 1;
+    }
+}
+
+/// Appends `n` as an unsigned LEB128.
+fn put_leb(out: &mut Vec<u8>, mut n: u32) {
+    while n >= 0x80 {
+        out.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+/// Appends `n` in decimal.
+fn put_decimal(out: &mut Vec<u8>, n: u32) {
+    let mut digits = [0u8; 10];
+    let mut k = digits.len();
+    let mut n = n;
+    loop {
+        k -= 1;
+        digits[k] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[k..]);
 }
 
 /// Where a call of `sqrt` may become `f64.sqrt`: in code chunk `chunk`
