@@ -187,8 +187,43 @@ pub(crate) enum Callee {
 #[derive(Clone, Debug)]
 pub(crate) struct FuncEntry {
     pub callee: Callee,
-    pub params: Vec<IrType>,
+    pub params: Params,
     pub ret: Option<IrType>,
+}
+
+/// Parameters a function's [`Params`] holds without an allocation.
+const INLINE_PARAMS: usize = 5;
+
+/// A function's parameter types (a slice, by `Deref`), inline when there
+/// are few, as for most functions: an allocation each (and its free) cost
+/// about as much as the rest of the context.
+#[derive(Clone, Debug)]
+pub(crate) enum Params {
+    Inline(u8, [IrType; INLINE_PARAMS]),
+    Heap(Box<[IrType]>),
+}
+
+impl Params {
+    fn new(params: &[IrType]) -> Self {
+        match params.len() {
+            n if n <= INLINE_PARAMS => {
+                let mut inline = [IrType::I32; INLINE_PARAMS];
+                inline[..n].copy_from_slice(params);
+                Params::Inline(n as u8, inline)
+            }
+            _ => Params::Heap(params.into()),
+        }
+    }
+}
+
+impl std::ops::Deref for Params {
+    type Target = [IrType];
+    fn deref(&self) -> &[IrType] {
+        match self {
+            Params::Inline(n, inline) => &inline[..usize::from(*n)],
+            Params::Heap(params) => params,
+        }
+    }
 }
 
 /// What function bodies need to know about the module.
@@ -553,7 +588,7 @@ impl Parts {
                     None => Callee::Missing,
                 }
             };
-            funcs.push(FuncEntry { callee, params: d.sig.params.clone(), ret: d.sig.ret });
+            funcs.push(FuncEntry { callee, params: Params::new(&d.sig.params), ret: d.sig.ret });
         }
         // Every function type of the types block, so the signatures of
         // indirect calls are known before any body (bodies only read them).
