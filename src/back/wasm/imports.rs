@@ -159,15 +159,57 @@ pub fn may_start_threads_given(m: &Module, pepper: bool) -> bool {
 
 /// Whether some global's data holds `needle` (within one initializer).
 fn data_contains(m: &Module, needle: &[u8]) -> bool {
+    let Some(rare) = rarest(needle) else { return true };
     m.globals.iter().flat_map(|g| &g.init).any(|init| match init {
-        // The first byte alone rules out almost every window: a memcmp per
-        // byte of data cost more than a whole body's translation.
-        Initializer::Data(bytes) => {
-            let Some((&first, rest)) = needle.split_first() else { return true };
-            bytes.windows(needle.len()).any(|w| w[0] == first && &w[1..] == rest)
-        }
+        Initializer::Data(bytes) => contains_at(bytes, needle, rare),
         _ => false,
     })
+}
+
+/// Index in `needle` of its rarest letter in English text (the first
+/// byte if it has no letter); `None` if it is empty.
+fn rarest(needle: &[u8]) -> Option<usize> {
+    const BY_FREQUENCY: &[u8] = b"etaoinshrdlcumwfgypbvkjxqz";
+    let rank = |b: &u8| BY_FREQUENCY.iter().position(|c| c == b).unwrap_or(0);
+    needle.iter().enumerate().max_by_key(|&(k, b)| (rank(b), usize::MAX - k)).map(|(k, _)| k)
+}
+
+/// Whether `needle` occurs in `hay`, looking for its byte `needle[k]`
+/// first, eight bytes at a time: one byte rules out almost every place (a
+/// comparison per byte cost about as much as the module's whole layout),
+/// and a rare one ([`rarest`]; the data is mostly text) matches least
+/// often (the first, `n` of `nacl-…`, matched so often that checking the
+/// matches cost more).
+fn contains_at(hay: &[u8], needle: &[u8], k: usize) -> bool {
+    let Some(&byte) = needle.get(k) else { return true };
+    let mut at = k;
+    while let Some(j) = hay.get(at..).and_then(|rest| find_byte(rest, byte)) {
+        let i = at + j;
+        if hay[i - k..].starts_with(needle) {
+            return true;
+        }
+        at = i + 1;
+    }
+    false
+}
+
+/// Index of the first `b` in `hay`.
+fn find_byte(hay: &[u8], b: u8) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let pattern = ONES * u64::from(b);
+    let words = hay.chunks_exact(8);
+    let tail = words.remainder();
+    for (k, word) in words.enumerate() {
+        // A zero byte in `x` (exactly where `word` holds `b`) sets a high bit.
+        let x = u64::from_le_bytes(word.try_into().expect("8 bytes")) ^ pattern;
+        if x.wrapping_sub(ONES) & !x & HIGHS != 0 {
+            if let Some(j) = word.iter().position(|&c| c == b) {
+                return Some(8 * k + j);
+            }
+        }
+    }
+    tail.iter().position(|&c| c == b).map(|j| hay.len() - tail.len() + j)
 }
 
 /// Index of IRT function `name` in the import order.
@@ -200,5 +242,37 @@ mod tests {
         assert_eq!(pepper.ppb_table_base(), 53);
         assert_eq!(pepper.pexe_table_base(), 53 + pepper.ppb.len() as u32);
         assert_eq!(pepper.functions().count(), 52 + pepper.ppb.len());
+    }
+
+    fn contains(hay: &[u8], needle: &[u8]) -> bool {
+        rarest(needle).is_none_or(|k| contains_at(hay, needle, k))
+    }
+
+    #[test]
+    fn contains_finds_what_windows_find() {
+        let hay: Vec<u8> = (0..300u32).map(|i| (i * 7 % 13) as u8).collect();
+        for start in 0..hay.len() {
+            for len in 1..6 {
+                let Some(needle) = hay.get(start..start + len) else { continue };
+                assert!(contains(&hay, needle));
+                let mut other = needle.to_vec();
+                other.push(200);
+                assert!(!contains(&hay, &other));
+                assert_eq!(find_byte(&hay[start..], hay[start]), Some(0));
+            }
+        }
+        let hook: Vec<u8> = abi::PPAPI_HOOK.bytes().chain([0]).collect();
+        let mut data = b"kkkk nacl-irt-ppapihook-0.1 nacl-irt-ppapihook-0.1".to_vec();
+        assert!(!contains(&data, &hook));
+        data.extend_from_slice(&hook);
+        assert!(contains(&data, &hook));
+        assert!(contains(&hook, &hook));
+        assert!(!contains(&hook[1..], &hook));
+        assert!(contains(b"xnacl-irt-thread-0.1", THREAD_INTERFACE_PREFIX));
+        assert!(!contains(b"nacl-irt-threa", THREAD_INTERFACE_PREFIX));
+        assert!(!contains(b"abc", b"abcd"));
+        assert!(contains(b"abc", b""));
+        assert_eq!(find_byte(b"0123456789abcdef0", b'f'), Some(15));
+        assert_eq!(find_byte(b"0123456789abcdef", b'z'), None);
     }
 }
