@@ -625,7 +625,7 @@ impl BodyTranslator {
         let (job, bytes) = SplitBody::parse(job).ok_or_else(|| options_error("not a job made by BodySplitter"))?;
         let base = job.byte_range().start as u64;
         let body = self.worker.translate(&job, bytes, base).map_err(|e| body_error(&e))?;
-        out.extend_from_slice(&body.to_bytes());
+        body.write_to(out);
         Ok(())
     }
 }
@@ -653,8 +653,8 @@ impl Stitcher {
     pub fn define_body(&mut self, body: &[u8]) -> Result<(), JsValue> {
         init();
         let inner = self.inner.as_mut().ok_or_else(|| options_error("this Stitcher is finished: make a new one"))?;
-        let body = BodyCode::from_bytes(body).ok_or_else(|| options_error("not a body made by BodyTranslator"))?;
-        inner.define_body(&body).map_err(|e| translate_error(&e))
+        let (body, entry) = BodyCode::parse(body).ok_or_else(|| options_error("not a body made by BodyTranslator"))?;
+        inner.define_parsed_body(body, entry).map_err(|e| translate_error(&e))
     }
 
     /// Adds the next bodies, given end to end (`ends`: where each ends, as

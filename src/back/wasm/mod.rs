@@ -314,19 +314,26 @@ impl BodyCode {
     /// fixups and call sites as above.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(16 + self.entry.len());
-        put_u32(&mut out, self.id.0);
-        put_fixups(&mut out, &self.fixups.sigs, &self.fixups.calls);
-        put_u32(&mut out, self.fixups.outlined.len() as u32);
+        self.write_to(&mut out);
+        out
+    }
+
+    /// [`BodyCode::to_bytes`] at the end of `out` (a Worker's results go
+    /// end to end, without a copy each).
+    pub fn write_to(&self, out: &mut Vec<u8>) {
+        put_u32(out, self.id.0);
+        put_fixups(out, &self.fixups.sigs, &self.fixups.calls);
+        put_u32(out, self.fixups.outlined.len() as u32);
         for g in &self.fixups.outlined {
-            put_u32(&mut out, g.call_at);
+            put_u32(out, g.call_at);
             for &at in &g.counter_at {
-                put_u32(&mut out, at);
+                put_u32(out, at);
             }
-            put_u32(&mut out, g.key.len() as u32);
+            put_u32(out, g.key.len() as u32);
             out.extend_from_slice(&g.key);
-            put_u32(&mut out, g.entry.len() as u32);
+            put_u32(out, g.entry.len() as u32);
             out.extend_from_slice(&g.entry);
-            put_fixups(&mut out, &g.sigs, &g.calls);
+            put_fixups(out, &g.sigs, &g.calls);
         }
         let nan = self.sqrt.as_ref().and_then(|c| c.nan_helpers.as_ref());
         out.push(
@@ -337,31 +344,39 @@ impl BodyCode {
         );
         if let Some(claim) = &self.sqrt {
             for list in std::iter::once(&claim.helpers).chain(nan) {
-                put_u32(&mut out, list.len() as u32);
+                put_u32(out, list.len() as u32);
                 for &h in list {
-                    put_u32(&mut out, h);
+                    put_u32(out, h);
                 }
             }
         }
         if let Some(facts) = &self.hint_facts {
             out.push(u8::from(facts.small_loop));
-            put_u32(&mut out, facts.calls.len() as u32);
+            put_u32(out, facts.calls.len() as u32);
             for &(callee, in_loop) in &facts.calls {
-                put_u32(&mut out, callee);
+                put_u32(out, callee);
                 out.push(u8::from(in_loop));
             }
-            put_u32(&mut out, facts.takes.len() as u32);
+            put_u32(out, facts.takes.len() as u32);
             for &id in &facts.takes {
-                put_u32(&mut out, id);
+                put_u32(out, id);
             }
         }
         out.extend_from_slice(&self.entry);
-        out
     }
 
     /// Reads [`BodyCode::to_bytes`]' form back; `None` if `bytes` is not one
     /// (fixups must lie inside the entry, keys be signatures).
     pub fn from_bytes(bytes: &[u8]) -> Option<BodyCode> {
+        let (mut body, entry) = Self::parse(bytes)?;
+        body.entry = entry.to_vec();
+        Some(body)
+    }
+
+    /// [`BodyCode::from_bytes`] without copying the entry: the body with
+    /// an empty entry, and its entry within `bytes` (for
+    /// [`WasmBackend::define_parsed_body`]).
+    pub fn parse(bytes: &[u8]) -> Option<(BodyCode, &[u8])> {
         let mut r = ByteReader { bytes, at: 0 };
         let id = FuncId(r.u32()?);
         let mut fixups = BodyFixups::default();
@@ -421,17 +436,17 @@ impl BodyCode {
         } else {
             None
         };
-        let entry = bytes.get(r.at..)?.to_vec();
-        let body = BodyCode { id, entry, fixups, pure_leaf: flags & 1 != 0, sqrt, hint_facts };
-        body.fixups_fit().then_some(body)
+        let entry = bytes.get(r.at..)?;
+        let body = BodyCode { id, entry: Vec::new(), fixups, pure_leaf: flags & 1 != 0, sqrt, hint_facts };
+        body.fixups_fit(entry.len()).then_some((body, entry))
     }
 
-    fn fixups_fit(&self) -> bool {
+    /// Whether every fixup lies inside an entry of `len` bytes.
+    fn fixups_fit(&self, len: usize) -> bool {
         let fit = |len: usize, sigs: &[SigFixup], calls: &[CallSite]| {
             sigs.iter().all(|f| (f.at as usize).checked_add(5).is_some_and(|end| end <= len))
                 && calls.iter().all(|c| c.len >= 1 && (c.at as usize).checked_add(c.len as usize).is_some_and(|end| end <= len))
         };
-        let len = self.entry.len();
         fit(len, &self.fixups.sigs, &self.fixups.calls)
             && self.fixups.outlined.iter().all(|g| {
                 std::iter::once(g.call_at).chain(g.counter_at).all(|at| (at as usize).checked_add(5).is_some_and(|end| end <= len))
@@ -763,14 +778,31 @@ impl WasmBackend {
     /// Adds the next body, translated by a [`BodyTranslator`] of this
     /// module's context.
     pub fn define_body(&mut self, body: &BodyCode) -> Result<(), TranslateError> {
+        self.define_entry(body, &body.entry, body.sqrt.clone(), body.hint_facts.clone())
+    }
+
+    /// [`WasmBackend::define_body`] for a body [`BodyCode::parse`]d, with
+    /// its `entry`: copied once, into the code.
+    pub fn define_parsed_body(&mut self, mut body: BodyCode, entry: &[u8]) -> Result<(), TranslateError> {
+        let (sqrt, facts) = (body.sqrt.take(), body.hint_facts.take());
+        self.define_entry(&body, entry, sqrt, facts)
+    }
+
+    fn define_entry(
+        &mut self,
+        body: &BodyCode,
+        entry: &[u8],
+        sqrt: Option<SqrtClaim>,
+        hint_facts: Option<BodyFacts>,
+    ) -> Result<(), TranslateError> {
         self.expect(body.id)?;
-        if !body.fixups_fit() {
+        if !body.fixups_fit(entry.len()) {
             return Err(TranslateError::Unsupported { function: body.id.0, message: "a malformed translated body".into() });
         }
         self.next_chunk();
         let start = self.code.len();
-        self.code.extend_from_slice(&body.entry);
-        self.patch(start, &body.fixups, body.id, body.pure_leaf, body.sqrt.clone(), body.hint_facts.clone())
+        self.code.extend_from_slice(entry);
+        self.patch(start, &body.fixups, body.id, body.pure_leaf, sqrt, hint_facts)
     }
 
     /// Starts a new chunk of code if the one being filled is full enough.
