@@ -34,7 +34,7 @@ use super::{Backend, TranslateError};
 use crate::bitstream::{
     BlockInfo, BlockRange, Event, Parser, ParserBuffers, Step, BLOCKINFO_BLOCK_ID, FUNCTION_BLOCK_ID, MODULE_BLOCK_ID,
 };
-use crate::decode::{BodyDecoder, DecodeError, Decoder};
+use crate::decode::{BodyDecoder, DecodeError, Decoder, RecordRun};
 use crate::ir::{FuncId, Module};
 use crate::verify::{self, Diagnostic, FunctionVerifier, Verified};
 use crate::BitPos;
@@ -125,7 +125,7 @@ impl ModuleContext {
             // not an event each: the run took a third of the time an event
             // each did, most of a Worker's start-up. (The run reads only
             // records whole in the bytes fed; the rest is left to `next`.)
-            decoder.record_run(&mut parser)?;
+            record_run(&mut decoder, &mut parser)?;
             let range = match parser.next().map_err(DecodeError::from_bitstream)? {
                 Step::NeedMoreData | Step::Event(Event::End) => {
                     return Err(DecodeError::new(parser.pos(), "the prefix ends before the first function block").into())
@@ -162,6 +162,13 @@ impl ModuleContext {
     }
 }
 
+/// [`Decoder::record_run`] for a module's prefix: one copy of the run for
+/// both callers here (the package's size budget).
+#[inline(never)]
+fn record_run(decoder: &mut Decoder, parser: &mut Parser<'_>) -> Result<RecordRun, DecodeError> {
+    decoder.record_run(parser)
+}
+
 /// Splits a whole pexe into its module context and its function blocks,
 /// without decoding the bodies. `None` when the file is not of the plain
 /// shape (module records, then only function blocks) or has an error: the
@@ -193,7 +200,7 @@ impl<'a> WholeSplit<'a> {
         let mut decoder = Decoder::new();
         let first = loop {
             // The globals' records in one run (as in `decode_prefix`).
-            let declined = decoder.record_run(&mut parser).ok()?.fast_declined;
+            let declined = record_run(&mut decoder, &mut parser).ok()?.fast_declined;
             let event = if declined { parser.next_event_careful() } else { parser.next_event() };
             match event.ok()? {
                 Event::EnterBlock { block_id: FUNCTION_BLOCK_ID, .. } => break parser.skip_block().ok()??,
