@@ -59,8 +59,7 @@ impl Layout {
                             // Verified: an existing global.
                             addrs.get((t - num_funcs) as usize).map_or(0, |&a| u64::from(a))
                         };
-                        let value = (base as i64).wrapping_add(*addend) as u32;
-                        image.data(at, &value.to_le_bytes());
+                        image.word(at, (base as i64).wrapping_add(*addend) as u32);
                     }
                 }
                 at += init.size();
@@ -155,6 +154,15 @@ impl ImageBuilder {
             }
             self.put(addr + nz as u64, &bytes[nz..end]);
             i = end;
+        }
+    }
+
+    /// [`ImageBuilder::data`] of `value`'s four bytes (a relocation):
+    /// its non-zero bytes, without the scan.
+    fn word(&mut self, addr: u64, value: u32) {
+        if value != 0 {
+            let (low, high) = ((value.trailing_zeros() / 8) as usize, (value.leading_zeros() / 8) as usize);
+            self.put(addr + low as u64, &value.to_le_bytes()[low..4 - high]);
         }
     }
 
@@ -280,6 +288,20 @@ mod tests {
                     want.put(start as u64, &bytes[start..end]);
                 }
                 assert_eq!(b.finish(), want.finish(), "round {round}, skip {skip}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_word_is_its_bytes() {
+        for value in [0u32, 1, 0x100, 0x1_0000, 0x0100_0000, 0x0001_0100, 0x8000_0001, u32::MAX, 0x00ff_ff00] {
+            for gap in [0u64, 5, 40] {
+                let (mut a, mut b) = (ImageBuilder::default(), ImageBuilder::default());
+                a.data(0x10000, &[3]);
+                b.data(0x10000, &[3]);
+                a.word(0x10001 + gap, value);
+                b.data(0x10001 + gap, &value.to_le_bytes());
+                assert_eq!(a.finish(), b.finish(), "{value:#x} after {gap}");
             }
         }
     }

@@ -131,10 +131,20 @@ impl Signatures {
     }
 
     /// The type index of a PNaCl signature.
-    pub fn intern_pnacl(&mut self, params: impl IntoIterator<Item = IrType>, ret: Option<IrType>) -> u32 {
+    pub fn intern_pnacl<I>(&mut self, params: I, ret: Option<IrType>) -> u32
+    where
+        I: IntoIterator<Item = IrType>,
+        I::IntoIter: Clone,
+    {
+        let params = params.into_iter();
+        // Nearly always there already (a module has a few hundred
+        // signatures, thousands of functions): the key on the stack first.
+        if let Ok(i) = self.lookup_pnacl(params.clone(), ret) {
+            return i;
+        }
         let mut p = std::mem::take(&mut self.params);
         p.clear();
-        p.extend(params.into_iter().map(wasm_type));
+        p.extend(params.map(wasm_type));
         let i = match ret {
             Some(r) => self.intern(&p, &[wasm_type(r)]),
             None => self.intern(&p, &[]),
