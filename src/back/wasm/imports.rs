@@ -160,10 +160,14 @@ pub fn may_start_threads_given(m: &Module, pepper: bool) -> bool {
 /// Whether some global's data holds `needle` (within one initializer).
 fn data_contains(m: &Module, needle: &[u8]) -> bool {
     let Some(rare) = rarest(needle) else { return true };
-    m.globals.iter().flat_map(|g| &g.init).any(|init| match init {
-        Initializer::Data(bytes) => contains_at(bytes, needle, rare),
-        _ => false,
-    })
+    for init in m.globals.iter().flat_map(|g| &g.init) {
+        if let Initializer::Data(bytes) = init {
+            if contains_at(bytes, needle, rare) {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// Index in `needle` of its rarest letter in English text (the first
