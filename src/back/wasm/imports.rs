@@ -179,15 +179,15 @@ fn rarest(needle: &[u8]) -> Option<usize> {
 }
 
 /// Whether `needle` occurs in `hay`, looking for its byte `needle[k]`
-/// first, eight bytes at a time: one byte rules out almost every place (a
-/// comparison per byte cost about as much as the module's whole layout),
-/// and a rare one ([`rarest`]; the data is mostly text) matches least
-/// often (the first, `n` of `nacl-…`, matched so often that checking the
-/// matches cost more).
+/// first (memchr, a word or vector at a time): one byte rules out almost
+/// every place (a comparison per byte cost about as much as the module's
+/// whole layout), and a rare one ([`rarest`]; the data is mostly text)
+/// matches least often (the first, `n` of `nacl-…`, matched so often that
+/// checking the matches cost more).
 fn contains_at(hay: &[u8], needle: &[u8], k: usize) -> bool {
     let Some(&byte) = needle.get(k) else { return true };
     let mut at = k;
-    while let Some(j) = hay.get(at..).and_then(|rest| find_byte(rest, byte)) {
+    while let Some(j) = hay.get(at..).and_then(|rest| memchr::memchr(byte, rest)) {
         let i = at + j;
         if hay[i - k..].starts_with(needle) {
             return true;
@@ -195,25 +195,6 @@ fn contains_at(hay: &[u8], needle: &[u8], k: usize) -> bool {
         at = i + 1;
     }
     false
-}
-
-/// Index of the first `b` in `hay`.
-fn find_byte(hay: &[u8], b: u8) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let pattern = ONES * u64::from(b);
-    let words = hay.chunks_exact(8);
-    let tail = words.remainder();
-    for (k, word) in words.enumerate() {
-        // A zero byte in `x` (exactly where `word` holds `b`) sets a high bit.
-        let x = u64::from_le_bytes(word.try_into().expect("8 bytes")) ^ pattern;
-        if x.wrapping_sub(ONES) & !x & HIGHS != 0 {
-            if let Some(j) = word.iter().position(|&c| c == b) {
-                return Some(8 * k + j);
-            }
-        }
-    }
-    tail.iter().position(|&c| c == b).map(|j| hay.len() - tail.len() + j)
 }
 
 /// Index of IRT function `name` in the import order.
@@ -262,7 +243,6 @@ mod tests {
                 let mut other = needle.to_vec();
                 other.push(200);
                 assert!(!contains(&hay, &other));
-                assert_eq!(find_byte(&hay[start..], hay[start]), Some(0));
             }
         }
         let hook: Vec<u8> = abi::PPAPI_HOOK.bytes().chain([0]).collect();
@@ -276,7 +256,5 @@ mod tests {
         assert!(!contains(b"nacl-irt-threa", THREAD_INTERFACE_PREFIX));
         assert!(!contains(b"abc", b"abcd"));
         assert!(contains(b"abc", b""));
-        assert_eq!(find_byte(b"0123456789abcdef0", b'f'), Some(15));
-        assert_eq!(find_byte(b"0123456789abcdef", b'z'), None);
     }
 }
