@@ -142,7 +142,8 @@ ensure_ffmpeg() {
 # ---- npm package: wasm32 target, wasm-bindgen CLI, ChromeDriver ---------------
 # scripts/build-pkg.sh runs cargo + wasm-bindgen directly (no wasm-pack: it
 # would only run those two, after a 2.5-minute install, and it tries to
-# download binaryen and its own wasm-bindgen). tests/web.rs runs in headless
+# download binaryen from GitHub and its own wasm-bindgen; wasm-opt comes from
+# npm's binaryen, js/package.json). tests/web.rs runs in headless
 # Chromium through ChromeDriver (wasm-bindgen-test-runner + webdriver.json).
 
 # Runs a command as root: directly, or through sudo.
@@ -244,7 +245,7 @@ ensure_native_tools         # pexe build, tests/all/native.rs
 ensure_wasm_target        # npm package (scripts/build-pkg.sh, tests/web.rs)
 ensure_wasm_bindgen_cli   # npm package
 ensure_chromedriver       # npm package (tests/web.rs)
-ensure_browser_test_deps  # browser tests (tests/browser/); esbuild for build.rs
+ensure_browser_test_deps  # browser tests (tests/browser/); esbuild for build.rs; wasm-opt (npm binaryen) for build-pkg.sh
 ensure_webp               # app tests (js/test-npm/apps.test.mjs)
 ensure_ffmpeg             # video test (tests/browser/video.test.mjs)
 log "ready"
