@@ -468,6 +468,21 @@ impl Cfg {
         (n.pre, n.size)
     }
 
+    /// Each block's position in [`Cfg::rpo`] (`u32::MAX` if unreachable),
+    /// in block order: the numbers the dominator pass gave them, for a back
+    /// end indexing by position.
+    pub(crate) fn positions(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
+        self.node.iter().map(|n| n.rpo)
+    }
+
+    /// Reachable `b`'s immediate dominator as a position in [`Cfg::rpo`]
+    /// (the entry's is 0), and its [`Cfg::dom_interval`].
+    #[inline]
+    pub(crate) fn dom_record(&self, b: u32) -> (u32, u32, u32) {
+        let n = &self.node[b as usize];
+        (self.node[n.idom as usize].rpo, n.pre, n.size)
+    }
+
     /// Whether `a` dominates `b` (reflexive). False if either is unreachable.
     #[inline(always)]
     pub fn dominates(&self, a: u32, b: u32) -> bool {

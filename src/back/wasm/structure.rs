@@ -599,17 +599,15 @@ impl Cfg {
         let Cfg { order, pos, dom: doms, headers, .. } = self;
         order.clear();
         order.extend_from_slice(dom.rpo());
-        reset(pos, n, NONE);
-
-        // Positions index everything below, so the engine's per-block
-        // answers are gathered in RPO order (first: the edge pass below
-        // checks reducibility with them). An idom comes before its node in
-        // RPO, so its position is known by then.
+        // Positions index everything below: the engine numbered the blocks
+        // by position already, and hands each one's dominator record with
+        // its idom as a position.
+        pos.clear();
+        pos.extend(dom.positions());
         doms.clear();
-        doms.extend(order.iter().enumerate().map(|(i, &v)| {
-            pos[v as usize] = i as u32;
-            let (pre, size) = dom.dom_interval(v);
-            Dom { idom: dom.idom(v).map_or(0, |d| pos[d as usize]), pre, size, forward_in: 0, header: false }
+        doms.extend(order.iter().map(|&v| {
+            let (idom, pre, size) = dom.dom_record(v);
+            Dom { idom, pre, size, forward_in: 0, header: false }
         }));
 
         let mut reducible = true;
