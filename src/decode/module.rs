@@ -13,6 +13,7 @@ use crate::ir::{
 };
 use crate::limits::{MAX_GLOBALS, MAX_PARAMS, MAX_TYPES, MAX_ZEROFILL};
 use crate::BitPos;
+use std::sync::Arc;
 
 type Res<T> = Result<T, DecodeError>;
 
@@ -401,7 +402,7 @@ impl ModuleState {
                     _ => Some(value_type(*ret)?),
                 };
                 let params = params.iter().map(|&p| value_type(p)).collect::<Res<Vec<_>>>()?;
-                Type::Function(FuncType { ret, params, varargs: *varargs == 1 })
+                Type::Function(Arc::new(FuncType { ret, params, varargs: *varargs == 1 }))
             }
             (2..=4 | 7 | 12 | 21, _) => return Err(bad()),
             (other, _) => return Err(DecodeError::new(pos, format!("unknown type record code {other}"))),

@@ -41,6 +41,8 @@ mod types;
 pub use inst::{BinOp, CastOp, CmpPred, InstKind, SwitchCase};
 pub use types::{FuncType, Scalar, Type, ValType};
 
+use std::sync::Arc;
+
 use crate::BitPos;
 
 /// Index into [`Module::types`].
@@ -98,8 +100,8 @@ impl Linkage {
 pub struct FunctionDecl {
     /// The function type's entry in the types block.
     pub ty: TypeId,
-    /// That type, resolved.
-    pub sig: FuncType,
+    /// That type, resolved: the types block's own, shared.
+    pub sig: Arc<FuncType>,
     /// Calling convention code (PNaCl allows only 0, the C convention).
     pub cc: u64,
     /// A prototype has no body (intrinsics and, invalidly, other externals).

@@ -1,6 +1,7 @@
 //! Types: the entries of the types block, and the value types they describe.
 
 use std::fmt;
+use std::sync::Arc;
 
 /// A scalar (primitive, non-void) type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -145,7 +146,9 @@ impl fmt::Display for FuncType {
 pub enum Type {
     Void,
     Value(ValType),
-    Function(FuncType),
+    /// Shared with the [`FunctionDecl`](super::FunctionDecl)s of this type
+    /// (no copy of the parameters per declaration).
+    Function(Arc<FuncType>),
 }
 
 impl fmt::Display for Type {

@@ -110,7 +110,7 @@ fn check_function_decl(m: &Module, id: FuncId, decl: &FunctionDecl, out: &mut Ve
             None => report(format!("Function {name} is a disallowed LLVM intrinsic")),
             Some(intrinsic) => {
                 let allowed = intrinsic.signature();
-                if decl.sig != allowed {
+                if *decl.sig != allowed {
                     report(format!(
                         "Function {name} is a disallowed LLVM intrinsic (type {} is not the allowed {allowed})",
                         decl.sig

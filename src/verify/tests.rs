@@ -51,6 +51,7 @@ impl ModuleBuilder {
     }
 
     fn func_sig(&mut self, name: &str, sig: FuncType, proto: bool, linkage: Linkage) -> FuncId {
+        let sig = std::sync::Arc::new(sig);
         let ty = match self.m.types.iter().position(|t| *t == Type::Function(sig.clone())) {
             Some(i) => i,
             None => {

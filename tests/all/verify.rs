@@ -132,7 +132,7 @@ mod mutated_real_pexes {
             .iter()
             .position(|f| f.name.as_deref() == Some(b"llvm.memcpy.p0i8.p0i8.i32"))
             .expect("newlib pexes declare memcpy");
-        m.functions[memcpy].sig.params.pop();
+        std::sync::Arc::make_mut(&mut m.functions[memcpy].sig).params.pop();
         // Give it a type entry of its own (memmove shares the old one), so
         // only the overload rule fires.
         m.types.push(pexe::ir::Type::Function(m.functions[memcpy].sig.clone()));
