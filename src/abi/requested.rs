@@ -94,7 +94,7 @@ mod tests {
             align: 1,
             is_const: true,
             compound: false,
-            init: vec![Initializer::Data(data.to_vec())],
+            init: crate::ir::Inits::One(Initializer::Data(data.to_vec())),
             name: None,
             pos: BitPos(0),
         });

@@ -8,7 +8,7 @@ use crate::bitstream::{
     TYPE_BLOCK_ID, VALUE_SYMTAB_BLOCK_ID,
 };
 use crate::ir::{
-    BlockId, FuncId, FuncType, Function, FunctionDecl, GlobalId, GlobalVar, Initializer, Linkage, Module, Scalar,
+    BlockId, FuncId, FuncType, Function, FunctionDecl, GlobalId, GlobalVar, Initializer, Inits, Linkage, Module, Scalar,
     Type, TypeId, ValType, ValueId,
 };
 use crate::limits::{MAX_GLOBALS, MAX_PARAMS, MAX_TYPES, MAX_ZEROFILL};
@@ -462,7 +462,7 @@ impl ModuleState {
                     align,
                     is_const: is_const == 1,
                     compound: false,
-                    init: Vec::new(),
+                    init: Inits::default(),
                     name: None,
                     pos,
                 });
@@ -511,9 +511,8 @@ impl ModuleState {
                 if var.compound {
                     var.init.push(init);
                 } else {
-                    // The one part: allocated to size, not through `push`'s
-                    // growth path.
-                    var.init = vec![init];
+                    // The one part, held inline (no allocation).
+                    var.init = Inits::One(init);
                 }
                 Ok(Decoded::Initializer { global, index: var.init.len() - 1 })
             }

@@ -128,7 +128,7 @@ pub struct GlobalVar {
     /// Whether the initializer was written as a compound (a list of parts)
     /// rather than a single part.
     pub compound: bool,
-    pub init: Vec<Initializer>,
+    pub init: Inits,
     pub name: Option<Vec<u8>>,
     pub pos: BitPos,
 }
@@ -137,6 +137,65 @@ impl GlobalVar {
     /// Size in bytes of the initializer (relocations take 4).
     pub fn size(&self) -> u64 {
         self.init.iter().map(Initializer::size).sum()
+    }
+}
+
+/// A global's initializer parts, read as a slice. Most globals have one
+/// part, held inline: no allocation (and no free) for its list.
+#[derive(Clone, Debug)]
+pub enum Inits {
+    One(Initializer),
+    Many(Vec<Initializer>),
+}
+
+impl Default for Inits {
+    fn default() -> Self {
+        Inits::Many(Vec::new())
+    }
+}
+
+impl Inits {
+    /// Appends a part.
+    pub fn push(&mut self, part: Initializer) {
+        match self {
+            Inits::Many(v) if !v.is_empty() => v.push(part),
+            Inits::Many(_) => *self = Inits::One(part),
+            Inits::One(_) => {
+                let Inits::One(first) = std::mem::take(self) else { unreachable!() };
+                *self = Inits::Many(vec![first, part]);
+            }
+        }
+    }
+}
+
+impl std::ops::Deref for Inits {
+    type Target = [Initializer];
+    fn deref(&self) -> &[Initializer] {
+        match self {
+            Inits::One(part) => std::slice::from_ref(part),
+            Inits::Many(parts) => parts,
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Inits {
+    type Item = &'a Initializer;
+    type IntoIter = std::slice::Iter<'a, Initializer>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+/// Equal when the parts are, however they are held.
+impl PartialEq for Inits {
+    fn eq(&self, other: &Inits) -> bool {
+        **self == **other
+    }
+}
+
+impl From<Vec<Initializer>> for Inits {
+    fn from(parts: Vec<Initializer>) -> Inits {
+        Inits::Many(parts)
     }
 }
 

@@ -89,7 +89,7 @@ impl ModuleBuilder {
             align,
             is_const: false,
             compound,
-            init,
+            init: init.into(),
             name: (!name.is_empty()).then(|| name.as_bytes().to_vec()),
             pos: global_pos(i),
         });

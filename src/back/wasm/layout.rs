@@ -203,7 +203,7 @@ mod tests {
     use crate::BitPos;
 
     fn global(align: u32, init: Vec<Initializer>) -> GlobalVar {
-        GlobalVar { align, is_const: false, compound: init.len() > 1, init, name: None, pos: BitPos::default() }
+        GlobalVar { align, is_const: false, compound: init.len() > 1, init: init.into(), name: None, pos: BitPos::default() }
     }
 
     #[test]
