@@ -105,6 +105,8 @@ testNeeding(skip, 'plugin view', { timeout: 300_000 }, async (t) => {
     assert.equal(state.loaded, true, JSON.stringify(state));
     await page.waitForFunction(() => window.__pexePlugin.messages.includes('ready'));
     await say(page, 'two words');
+    // Each echo before the next line, so the console's order is fixed.
+    await page.waitForFunction(() => window.__pexePlugin.messages.length === 2);
     await page.keyboard.type('[1, {"a": 2}]');
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => window.__pexePlugin.messages.length === 3);
