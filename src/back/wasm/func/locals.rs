@@ -28,6 +28,7 @@
 use super::{for_each_operand, resolve_in, Fx, Kind, Term, Val, NONE};
 use crate::back::wasm::structure::{Exit, ExitHow, Node, Structured};
 use crate::back::wasm::types::wasm_type;
+use crate::back::wasm::{leb_len, put_leb};
 use crate::ir::{InstKind, ValueId};
 use wasm_encoder::ValType as W;
 
@@ -678,28 +679,5 @@ fn move_offsets<'o>(relocs: &[(u32, u32)], offsets: impl Iterator<Item = &'o mut
             k += 1;
         }
         *at += delta;
-    }
-}
-
-/// Bytes of `x` as unsigned LEB128.
-fn leb_len(x: u32) -> usize {
-    match x {
-        0..0x80 => 1,
-        0x80..0x4000 => 2,
-        0x4000..0x20_0000 => 3,
-        0x20_0000..0x1000_0000 => 4,
-        _ => 5,
-    }
-}
-
-fn put_leb(out: &mut Vec<u8>, mut x: u32) {
-    loop {
-        let byte = (x & 0x7f) as u8;
-        x >>= 7;
-        if x == 0 {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
     }
 }
