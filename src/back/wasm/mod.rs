@@ -1263,13 +1263,9 @@ impl NameBytes {
     }
 }
 
-/// Appends `n` as an unsigned LEB128.
-fn put_leb(out: &mut Vec<u8>, mut n: u32) {
-    while n >= 0x80 {
-        out.push((n as u8) | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
+/// Appends `n` as an unsigned LEB128 (wasm-encoder's encoding).
+fn put_leb(out: &mut Vec<u8>, n: u32) {
+    wasm_encoder::Encode::encode(&n, out);
 }
 
 /// Appends `n` in decimal.
