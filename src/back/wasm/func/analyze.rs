@@ -480,40 +480,40 @@ impl<'a> Fx<'a> {
                 // A phi copy on this block's only edge is a use "by" the
                 // terminator (phi uses have no user instruction).
                 let user = if copies { NONE } else { k as u32 };
-                b.matched.clear();
                 let mut j = pe as usize;
                 let mut r = b.roots.len();
+                let mut own_from = ps;
+                let mut first = k as u32;
+                // The root matched before (the next one in push order) and
+                // its push: the pushes between it and the one matched now
+                // are pre-pushed before its tree, as soon as that is known
+                // (no list of matches to walk again).
+                let mut later = NONE;
                 while r > 0 && j > ps as usize {
-                    let (_, ti) = b.roots[r - 1];
-                    let Some(val) = b.vals.get(ti as usize) else { break };
+                    let (root, ti) = b.roots[r - 1];
+                    let Some(val) = b.vals.get_mut(ti as usize) else { break };
                     if val.uses != 1 || val.user != user || val.pinned || val.kind != Kind::None {
                         break;
                     }
                     let tv = ValueId(ti.wrapping_add(first_local));
                     let Some(pos) = b.pushes[ps as usize..j].iter().rposition(|p| p.value == tv) else { break };
-                    j = ps as usize + pos;
-                    b.matched.push(j as u32);
+                    let pos = ps as usize + pos;
+                    val.kind = Kind::Folded;
+                    val.fold_fixup = b.pushes[pos].fixup;
+                    if later == NONE {
+                        own_from = pos as u32 + 1;
+                    } else if pos + 1 < j {
+                        prepush_before(b, later, pos as u32 + 1, j as u32);
+                    }
+                    later = root;
+                    j = pos;
                     r -= 1;
                 }
-                let mut own_from = ps;
-                let mut first = k as u32;
-                if !b.matched.is_empty() {
-                    let mut prev = ps;
-                    for (idx, &pos) in b.matched.iter().rev().enumerate() {
-                        let (root, ri) = b.roots[r + idx];
-                        let val = &mut b.vals[ri as usize];
-                        val.kind = Kind::Folded;
-                        val.fold_fixup = b.pushes[pos as usize].fixup;
-                        if prev < pos {
-                            let at = b.insts[root as usize].first as usize;
-                            let head = b.insts[at].prepush_head;
-                            b.insts[at].prepush_head = b.prepush.len() as u32;
-                            b.prepush.push(PrePush { from: prev, to: pos, next: head });
-                        }
-                        prev = pos + 1;
+                if later != NONE {
+                    if (ps as usize) < j {
+                        prepush_before(b, later, ps, j as u32);
                     }
-                    own_from = prev;
-                    first = b.insts[b.roots[r].0 as usize].first;
+                    first = b.insts[later as usize].first;
                     b.roots.truncate(r);
                 }
                 let info = &mut b.insts[k];
@@ -835,6 +835,16 @@ impl<'a> Fx<'a> {
             result,
         })
     }
+}
+
+/// Notes that pushes `from..to` go right before the tree of `root` (in the
+/// pre-push list of the tree's first instruction).
+#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+fn prepush_before(b: &mut Buffers, root: u32, from: u32, to: u32) {
+    let at = b.insts[root as usize].first as usize;
+    let head = b.insts[at].prepush_head;
+    b.insts[at].prepush_head = b.prepush.len() as u32;
+    b.prepush.push(PrePush { from, to, next: head });
 }
 
 /// How a constant-address indirect call becomes a direct one.

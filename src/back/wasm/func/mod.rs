@@ -247,7 +247,6 @@ pub(super) struct Buffers {
     /// The top-level trees of the block being folded: (root instruction,
     /// value index of its result).
     pub roots: Vec<(u32, u32)>,
-    pub matched: Vec<u32>,
     pub vblocks: Vec<VBlock>,
     pub succ_start: Vec<u32>,
     pub succs: Vec<u32>,
