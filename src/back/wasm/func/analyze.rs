@@ -356,7 +356,7 @@ impl<'a> Fx<'a> {
     /// `offset=off` of the frame base when pushed.
     pub(super) fn absorb_address_offsets(&mut self) {
         // Pass 1: how many uses of each add are load/store addresses, and
-        // the last such access.
+        // the last such access (an add found once answers for the others).
         // Only loads and stores qualify, and pass 2 only revisits the
         // accesses pass 1 found: what it changes (retiring adds, moving
         // uses to their bases) can make an access lose its offset form,
@@ -374,18 +374,37 @@ impl<'a> Fx<'a> {
         }
         found.clear();
         for &(k, ptr) in &self.b.mem_insts {
-            if let Some((pi, d, base, c)) = self.offset_address(k as usize, ptr) {
-                counts[pi].0 += 1;
-                counts[pi].1 = k;
-                found.push((k, pi as u32, d as u32, base, c));
+            if !self.b.insts[k as usize].emit {
+                continue;
             }
+            let ptr = self.resolve(ptr);
+            let Some(pi) = self.local_index(ptr) else { continue };
+            let (n, last) = counts[pi];
+            let (d, base, c) = if n > 0 {
+                // The add of an earlier access: the same answer (nothing
+                // it depends on changes in this pass).
+                let (_, _, d, base, c) = found[last as usize];
+                (d, base, c)
+            } else {
+                let Some((d, base, c)) = self.offset_address(pi, ptr) else { continue };
+                (d as u32, base, c)
+            };
+            // With the entry of the add's last access so far.
+            counts[pi] = (n + 1, found.len() as u32);
+            found.push((k, pi as u32, d, base, c));
         }
         // Pass 2: rewrite the accesses of adds used only that way. Of what
         // `offset_address` looked at, only the flags below change here
         // (aliases, constants and types do not), so pass 1's answer stands
         // when they still hold.
-        for &(k, pi, d, base, c) in &found {
+        for (at, &(k, pi, d, base, c)) in found.iter().enumerate() {
             let (k, pi, d) = (k as usize, pi as usize, d as usize);
+            let (n, last) = counts[pi];
+            if last as usize == at {
+                // Its last access: the count is read for the last time
+                // (every count is (0, NONE) again at the end).
+                counts[pi] = (0, NONE);
+            }
             let pv = self.b.vals[pi];
             let still = self.b.insts[k].emit
                 && self.b.insts[k].addr == NONE
@@ -393,39 +412,31 @@ impl<'a> Fx<'a> {
                 && pv.kind == Kind::None
                 && !pv.pinned
                 && pv.uses != 0;
-            if !still || counts[pi].0 != pv.uses {
+            if !still || n != pv.uses {
                 continue;
             }
             self.b.insts[k].addr = base.0;
             self.b.insts[k].offset = c;
-            if counts[pi].1 == k as u32 {
+            if last as usize == at {
                 // The last access: retire the add. Its one use of `base`
                 // becomes one use per access.
                 self.b.insts[d].emit = false;
                 self.b.vals[pi].uses = 0;
                 if let Some(bi) = self.local_index(base) {
-                    self.b.vals[bi].uses += counts[pi].0 - 1;
+                    self.b.vals[bi].uses += n - 1;
                     self.b.vals[bi].user = k as u32;
                 }
             }
-        }
-        for &(_, pi, ..) in &found {
-            counts[pi as usize] = (0, NONE);
         }
         self.b.addr_uses = counts;
         self.b.addr_found = found;
     }
 
-    /// For load/store `k` of address `ptr` that is `add base, C`: (value
-    /// index of the add, the add instruction, base, C). Asked once per
-    /// access, before any address is rewritten.
-    pub(super) fn offset_address(&self, k: usize, ptr: ValueId) -> Option<(usize, usize, ValueId, u32)> {
+    /// For a load/store address `ptr` (resolved, value index `pi`) that is
+    /// `add base, C`: (the add instruction, base, C). Asked once per add,
+    /// before any address is rewritten.
+    pub(super) fn offset_address(&self, pi: usize, ptr: ValueId) -> Option<(usize, ValueId, u32)> {
         let f = self.f;
-        if !self.b.insts[k].emit {
-            return None;
-        }
-        let ptr = self.resolve(ptr);
-        let pi = self.local_index(ptr)?;
         let pv = self.b.vals[pi];
         if pv.kind != Kind::None || pv.pinned || pv.uses == 0 {
             return None;
@@ -443,7 +454,7 @@ impl<'a> Fx<'a> {
         if !(0..1 << 30).contains(&(c as i32 as i64)) || self.ty(base) != IrType::I32 {
             return None;
         }
-        Some((pi, d, base, c as i32 as u32))
+        Some((d, base, c as i32 as u32))
     }
 
     /// The instruction defining `v`, if an instruction does.

@@ -281,7 +281,8 @@ pub(super) struct Buffers {
     pub local_counts: [u32; 5],
     pub wrapper_exit: Vec<u32>,
     pub locals: locals::LocalBuffers,
-    /// Per add: uses as a load/store address, and the last such access.
+    /// Per add: uses as a load/store address, and the `addr_found` entry of
+    /// the last such access.
     pub addr_uses: Vec<(u32, u32)>,
     /// The accesses whose address is such an add, with what
     /// `offset_address` found for them: (access, value index of the add,
