@@ -35,16 +35,10 @@ impl<'a> Fx<'a> {
             fold_fixup: Fixup::None,
             alias: NONE,
         };
+        // Parameters and constants written once, as they are put in.
+        b.vals.extend(f.params.iter().enumerate().map(|(i, &ty)| Val { ty, kind: Kind::Local(i as u32), ..blank }));
+        b.vals.extend(f.consts.iter().map(|c| Val { ty: c.ty, kind: Kind::Const, ..blank }));
         b.vals.resize(nvals, blank);
-        for (i, &t) in f.params.iter().enumerate() {
-            b.vals[i].ty = t;
-            b.vals[i].kind = Kind::Local(i as u32);
-        }
-        let np = f.params.len();
-        for (i, c) in f.consts.iter().enumerate() {
-            b.vals[np + i].ty = c.ty;
-            b.vals[np + i].kind = Kind::Const;
-        }
         b.insts.resize(f.insts.len(), InstInfo::default());
         let (mut allocas, mut setjmp) = (0u32, false);
         b.mem_insts.clear();
