@@ -18,7 +18,7 @@ use super::types::{
 use super::{function_label, Diagnostic};
 use crate::ir::{
     BinOp, BlockId, CastOp, CmpPred, ConstValue, FuncId, FuncType, Function, FunctionDecl, Inst, InstId, InstKind,
-    Module, Scalar, ValType, ValueId, ValueRef,
+    Module, Scalar, SwitchCase, ValType, ValueId, ValueRef,
 };
 use crate::BitPos;
 
@@ -1012,8 +1012,34 @@ impl Cx<'_> {
                     && self.f.args(args).iter().all(|&a| self.quick_op(at, a).is_some_and(|c| bit(PARAM_CODES, c)))
             }
             InstKind::Unreachable => last && inst.result.is_none(),
+            InstKind::Switch { ty, cond, default, cases } => {
+                last && inst.result.is_none() && self.quick_switch(at, ty, cond, default, self.f.cases(cases))
+            }
             _ => false,
         }
+    }
+
+    /// `check_switch` and the target checks finding nothing, for switches
+    /// with a few cases (compared pairwise; more are sorted by the full
+    /// check): an integer type other than i1, the condition of that type,
+    /// and cases that fit it, are distinct and branch to existing blocks
+    /// other than the entry.
+    #[inline(never)]
+    fn quick_switch(&self, at: Use, ty: ValType, cond: ValueId, default: BlockId, cases: &[SwitchCase]) -> bool {
+        let ValType::Scalar(s) = ty else { return false };
+        if !s.is_int() || s == Scalar::I1 || cases.len() > QUICK_SWITCH_CASES {
+            return false;
+        }
+        if self.quick_op(at, cond) != Some(ty_code(ty)) || !self.quick_target(default) {
+            return false;
+        }
+        let bits = s.bits();
+        cases.iter().enumerate().all(|(k, c)| {
+            let x = truncate_signed(c.value, bits);
+            int_fits(c.value, bits)
+                && self.quick_target(c.target)
+                && cases[..k].iter().all(|d| truncate_signed(d.value, bits) != x)
+        })
     }
 
     /// `check_phi` finding nothing, for the common shape: one entry per
@@ -1330,7 +1356,7 @@ impl Cx<'_> {
         at: &At<'_>,
         ty: ValType,
         cond: ValueId,
-        cases: &[crate::ir::SwitchCase],
+        cases: &[SwitchCase],
         case_values: &mut Vec<i64>,
     ) {
         let cond_ty = self.op(at, cond);
@@ -1655,6 +1681,10 @@ impl<'a> Operands<'a> {
         }
     }
 }
+
+/// The most cases `Cx::quick_switch` compares pairwise (most switches have
+/// a handful).
+const QUICK_SWITCH_CASES: usize = 16;
 
 /// An intrinsic's constant operand: the abicheck reason, the operand index
 /// and which values are allowed.

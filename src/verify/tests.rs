@@ -1105,6 +1105,14 @@ fn quick_checks_agree_with_full_checks() {
                             *align = rng.next(5) as u32;
                         }
                         InstKind::Ret { value: Some(v) } | InstKind::CondBr { cond: v, .. } => value(v, &mut rng),
+                        InstKind::Switch { cond, default, cases, .. } => match rng.next(3) {
+                            0 => value(cond, &mut rng),
+                            1 if !cases.is_empty() => {
+                                let k = cases.start as usize + rng.next(cases.len() as u64) as usize;
+                                g.switch_cases[k].value = rng.next(6) as i64 - 1;
+                            }
+                            _ => *default = BlockId(rng.next(g.blocks.len() as u64 + 1) as u32),
+                        },
                         InstKind::Call { callee, args, cc, .. } => {
                             match args.len() {
                                 0 => value(callee, &mut rng),
@@ -1225,4 +1233,72 @@ fn phis_with_many_entries() {
     assert!(a.iter().any(|d| d.pos == inst_pos(join + 3) && d.message.contains("does not dominate")), "{a:#?}");
     assert!(a.iter().any(|d| d.pos == inst_pos(join + 4) && d.message.contains("does not dominate")), "{a:#?}");
     assert_eq!(a.len(), 3, "{a:#?}");
+}
+
+/// Switches the quick check settles (a few cases, all fine) and those it
+/// leaves to the full checks (more cases, i1, or anything wrong): the same
+/// diagnostics either way.
+#[test]
+fn quick_switch_agrees_with_full_checks() {
+    let m = arith_module();
+    const BLOCKS: u32 = 20;
+    // (switch type, condition, default, cases, expected clean)
+    let build = |ty: ValType, cond: u32, default: u32, cases: &[(i64, u32)], result: bool| {
+        let mut b = Body::new(&m, F);
+        let c8 = b.int(I8, 1);
+        let (p0, p1) = (b.p(0), b.p(1));
+        let c1 = b.int(I1, 1);
+        let cond = match cond {
+            0 => p0,
+            1 => c8,
+            2 => b.v(0),
+            3 => b.v(1), // defined in a later block, which does not dominate the switch
+            4 => c1,
+            _ => ValueId(10_000),
+        };
+        let cases: Vec<SwitchCase> = cases.iter().map(|&(value, t)| SwitchCase { value, target: BlockId(t) }).collect();
+        let switch = (InstKind::Switch { ty, cond, default: BlockId(default), cases: cases_of(&cases) }, result.then_some(I32));
+        b = b.block(vec![binop(BinOp::Add, p0, p1, I32), switch]);
+        b = b.block(vec![binop(BinOp::Add, p0, p1, I32), (InstKind::Ret { value: Some(p0) }, None)]);
+        for _ in 2..BLOCKS {
+            b = b.block(vec![(InstKind::Ret { value: Some(p0) }, None)]);
+        }
+        b.build()
+    };
+    let few: Vec<(i64, u32)> = (1..6).map(|k| (k * 7, k as u32 + 1)).collect();
+    let many: Vec<(i64, u32)> = (1..19).map(|k| (k, k as u32)).collect();
+    let mut many_dup = many.clone();
+    many_dup[17].0 = 3;
+    let cases: Vec<(ValType, u32, u32, Vec<(i64, u32)>, bool, bool)> = vec![
+        (I32, 0, 1, few.clone(), false, true),
+        (I32, 2, 1, few.clone(), false, true),
+        (I32, 0, 1, vec![], false, true),
+        (I32, 0, 1, many.clone(), false, true),
+        (I8, 1, 1, vec![(-1, 2), (127, 3), (-128, 4)], false, true),
+        (I32, 0, 1, many_dup, false, false),
+        (I32, 0, 1, vec![(5, 2), (5, 3)], false, false),
+        (I8, 1, 1, vec![(-1, 2), (255, 3)], false, false),
+        (I8, 1, 1, vec![(256, 2)], false, false),
+        (I32, 1, 1, few.clone(), false, false),
+        (I8, 0, 1, vec![(1, 2)], false, false),
+        (I32, 3, 1, few.clone(), false, false),
+        (I32, 5, 1, few.clone(), false, false),
+        (I1, 4, 1, vec![(1, 2)], false, false),
+        (F32, 0, 1, vec![], false, false),
+        (I32, 0, 0, few.clone(), false, false),
+        (I32, 0, BLOCKS + 3, few.clone(), false, false),
+        (I32, 0, 1, vec![(1, 0)], false, false),
+        (I32, 0, 1, vec![(1, BLOCKS)], false, false),
+        (I32, 0, 1, few.clone(), true, false),
+    ];
+    for (k, (ty, cond, default, list, result, ok)) in cases.into_iter().enumerate() {
+        let f = build(ty, cond, default, &list, result);
+        let (mut quick, mut full) = (FunctionVerifier::new(), FunctionVerifier::new());
+        full.full_checks_only = true;
+        let (mut a, mut z) = (Vec::new(), Vec::new());
+        quick.verify(&m, &f, &mut a);
+        full.verify(&m, &f, &mut z);
+        assert_eq!(a, z, "case {k}");
+        assert_eq!(a.is_empty(), ok, "case {k}: {a:#?}");
+    }
 }
