@@ -1012,6 +1012,8 @@ impl Cx<'_> {
                     && self.f.args(args).iter().all(|&a| self.quick_op(at, a).is_some_and(|c| bit(PARAM_CODES, c)))
             }
             InstKind::Unreachable => last && inst.result.is_none(),
+            // Not in the npm package, whose size budget it is not worth.
+            #[cfg(not(target_arch = "wasm32"))]
             InstKind::Switch { ty, cond, default, cases } => {
                 last && inst.result.is_none() && self.quick_switch(at, ty, cond, default, self.f.cases(cases))
             }
@@ -1024,6 +1026,7 @@ impl Cx<'_> {
     /// check): an integer type other than i1, the condition of that type,
     /// and cases that fit it, are distinct and branch to existing blocks
     /// other than the entry.
+    #[cfg(not(target_arch = "wasm32"))]
     #[inline(never)]
     fn quick_switch(&self, at: Use, ty: ValType, cond: ValueId, default: BlockId, cases: &[SwitchCase]) -> bool {
         let ValType::Scalar(s) = ty else { return false };
@@ -1684,6 +1687,7 @@ impl<'a> Operands<'a> {
 
 /// The most cases `Cx::quick_switch` compares pairwise (most switches have
 /// a handful).
+#[cfg(not(target_arch = "wasm32"))]
 const QUICK_SWITCH_CASES: usize = 16;
 
 /// An intrinsic's constant operand: the abicheck reason, the operand index
