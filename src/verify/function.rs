@@ -365,20 +365,23 @@ fn number_locals_clean(locals: &mut Vec<Local>, f: &Function, cfg: &Cfg) -> bool
     let insts = &f.insts[..];
     let mut listed = f.results.iter().zip(&mut locals[base..]);
     let mut next_value = f.first_inst_value();
-    let mut numbered = true;
     for (b, blk) in f.blocks.iter().enumerate() {
         let dom = cfg.dom_interval(b as u32);
         let (start, end) = (blk.start as usize, blk.end as usize);
         for (i, inst) in insts[start..end].iter().enumerate().map(|(j, inst)| (start + j, inst)) {
             if let Some((v, ty)) = inst.result {
                 let Some((&InstId(listed_i), slot)) = listed.next() else { return false };
-                numbered &= (listed_i as usize == i) & (v.0 == next_value);
+                // Branches, not accumulated flags: they are never taken
+                // on decoded bodies.
+                if listed_i as usize != i || v.0 != next_value {
+                    return false;
+                }
                 *slot = Local::new(ty, i as u32 + 1, dom);
                 next_value = next_value.wrapping_add(1);
             }
         }
     }
-    numbered & listed.next().is_none()
+    listed.next().is_none()
 }
 
 /// Checks that the blocks tile the body and end in terminators, then
