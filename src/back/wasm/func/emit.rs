@@ -122,17 +122,17 @@ impl<'a> Fx<'a> {
     }
 
     /// [`Fx::get`] with its common cases inline: a local (or the tee of
-    /// one just set) and a constant, without a call.
+    /// one just set) and a constant, without a call. Most pushes are
+    /// resolved through aliases already (`Fx::push`, `copy_source`); an
+    /// alias (an intrinsic's argument as planned) has no local and is not
+    /// a constant, so `get` resolves it off the hot path.
     #[inline(always)]
-    pub(super) fn push_value(&mut self, value: ValueId) {
-        let first = self.f.first_local;
-        let v = resolve_in(&self.b.vals, first, value);
-        let i = v.0.wrapping_sub(first) as usize;
+    pub(super) fn push_value(&mut self, v: ValueId) {
+        let i = v.0.wrapping_sub(self.f.first_local) as usize;
         match self.b.vals.get(i).map(|val| val.kind) {
             Some(Kind::Local(l)) => self.push_local(l),
             Some(Kind::Const) => self.emit_const(i),
-            // What `get(value)` does, without resolving `value` again.
-            _ => self.get_resolved(v),
+            _ => self.get(v),
         }
     }
 
@@ -167,7 +167,9 @@ impl<'a> Fx<'a> {
             e = next;
         }
         let InstInfo { push_start, own_from, push_end, .. } = self.b.insts[k];
-        if self.has_prepushed() {
+        // Only an instruction with folded or pre-pushed operands can be
+        // the user of a pre-push.
+        if own_from > push_start && self.has_prepushed() {
             self.touch_prepushed(push_start, own_from);
         }
         self.push_range(own_from, push_end);
