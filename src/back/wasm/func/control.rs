@@ -201,10 +201,14 @@ impl<'a> Fx<'a> {
             Term::Split => info.end as usize,
             _ => info.end as usize - 1,
         };
-        // Each instruction is a position (`locals.rs`).
+        // Each instruction is a position (`locals.rs`). Its record is read
+        // once, a copy: emission's writes would make the compiler load it
+        // again from the buffers for each use.
+        let f = self.f;
         for k in info.start as usize..last {
-            if self.b.insts[k].emit && !matches!(self.f.insts[k].kind, InstKind::Phi { .. }) {
-                self.emit_inst(k);
+            let (Some(&ki), Some(inst)) = (self.b.insts.get(k), f.insts.get(k)) else { break };
+            if ki.emit && !matches!(inst.kind, InstKind::Phi { .. }) {
+                self.emit_inst(k, inst, &ki);
                 self.pos += 1;
             }
         }
@@ -215,12 +219,12 @@ impl<'a> Fx<'a> {
             }
             return;
         }
-        let f = self.f;
         let term = &f.insts[last];
-        self.emit_pushes(last);
+        let ti = self.b.insts[last];
+        self.emit_pushes(&ti);
         // The terminator's position ends when its code does: before its
         // exits' (the work pushed below).
-        let term_pos = u32::from(self.b.insts[last].emit);
+        let term_pos = u32::from(ti.emit);
         match &term.kind {
             InstKind::Ret { .. } => self.emit_return(),
             InstKind::Unreachable => {
@@ -259,7 +263,7 @@ impl<'a> Fx<'a> {
                 }
             }
             InstKind::Switch { ty, cond, cases, .. } => {
-                let dense = self.b.insts[last].lowering == Lowering::DenseSwitch;
+                let dense = ti.lowering == Lowering::DenseSwitch;
                 self.emit_switch(vb, *ty, *cond, f.cases(*cases), dense, exits, fall, work)
             }
             _ => self.bug("a block that does not end in a terminator"),

@@ -154,10 +154,11 @@ impl<'a> Fx<'a> {
         }
     }
 
-    /// Emits the pre-pushes that start at `k` and `k`'s own pushes.
+    /// Emits the pre-pushes that start at the instruction of `info` and its
+    /// own pushes.
     #[inline(always)]
-    pub(super) fn emit_pushes(&mut self, k: usize) {
-        let mut e = self.b.insts[k].prepush_head;
+    pub(super) fn emit_pushes(&mut self, info: &InstInfo) {
+        let mut e = info.prepush_head;
         while e != NONE {
             let PrePush { from, to, next } = self.b.prepush[e as usize];
             self.push_range(from, to);
@@ -166,7 +167,7 @@ impl<'a> Fx<'a> {
             }
             e = next;
         }
-        let InstInfo { push_start, own_from, push_end, .. } = self.b.insts[k];
+        let InstInfo { push_start, own_from, push_end, .. } = *info;
         // Only an instruction with folded or pre-pushed operands can be
         // the user of a pre-push.
         if own_from > push_start && self.has_prepushed() {
@@ -175,12 +176,12 @@ impl<'a> Fx<'a> {
         self.push_range(own_from, push_end);
     }
 
-    /// Emits non-terminator instruction `k` in full.
+    /// Emits non-terminator instruction `inst` (`k`, with analysis record
+    /// `info`, read once by the caller) in full.
     #[inline(always)]
-    pub(super) fn emit_inst(&mut self, k: usize) {
-        self.emit_pushes(k);
-        let inst = &self.f.insts[k];
-        let pushed = self.lower(k, inst);
+    pub(super) fn emit_inst(&mut self, k: usize, inst: &'a Inst, info: &InstInfo) {
+        self.emit_pushes(info);
+        let pushed = self.lower(k, inst, info);
         self.terminal = false;
         if let Some((v, _)) = inst.result {
             let Some(i) = self.local_index(v) else { return };

@@ -9,18 +9,19 @@ impl<'a> Fx<'a> {
     // Instructions
     // ----------------------------------------------------------------
 
-    /// Emits instruction `k` after its pushes; answers whether it left its
-    /// result on the stack (false for void and for results already stored).
+    /// Emits instruction `k` (`info` its analysis record) after its
+    /// pushes; answers whether it left its result on the stack (false for
+    /// void and for results already stored).
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    pub(super) fn lower(&mut self, k: usize, inst: &'a Inst) -> bool {
+    pub(super) fn lower(&mut self, k: usize, inst: &'a Inst, info: &InstInfo) -> bool {
         use InstKind::*;
         match &inst.kind {
             Binop { op, lhs, rhs, .. } => {
                 let t = self.binop_type(inst, *lhs);
-                self.lower_binop(*op, t, *lhs, *rhs, self.b.insts[k].lowering)
+                self.lower_binop(*op, t, *lhs, *rhs, info.lowering)
             }
             Cast { op, value, to } => self.lower_cast(*op, self.ty(*value), *to),
-            Cmp { pred, lhs, rhs } => self.lower_cmp(*pred, *lhs, *rhs, self.b.insts[k].lowering),
+            Cmp { pred, lhs, rhs } => self.lower_cmp(*pred, *lhs, *rhs, info.lowering),
             Select { cond, .. } => {
                 if self.ty(*cond).is_vector() {
                     self.w().v128_bitselect();
@@ -47,7 +48,7 @@ impl<'a> Fx<'a> {
             }
             Alloca { size, align } => self.lower_dynamic_alloca(*size, *align),
             Load { ty, align, .. } => {
-                let (align, offset) = (align_log2(*align, access_size(*ty)), self.b.insts[k].offset);
+                let (align, offset) = (align_log2(*align, access_size(*ty)), info.offset);
                 match ty {
                     IrType::Scalar(Scalar::I8) => self.mem_op(0x2D, align, offset), // i32.load8_u
                     IrType::Scalar(Scalar::I16) => self.mem_op(0x2F, align, offset), // i32.load16_u
@@ -65,7 +66,7 @@ impl<'a> Fx<'a> {
             }
             Store { value, align, .. } => {
                 let ty = self.ty(*value);
-                let (align, offset) = (align_log2(*align, access_size(ty)), self.b.insts[k].offset);
+                let (align, offset) = (align_log2(*align, access_size(ty)), info.offset);
                 match ty {
                     IrType::Scalar(Scalar::I1 | Scalar::I8) => self.mem_op(0x3A, align, offset), // i32.store8
                     IrType::Scalar(Scalar::I16) => self.mem_op(0x3B, align, offset),
@@ -108,7 +109,7 @@ impl<'a> Fx<'a> {
             }
             CallIndirect { callee, args, ret, .. } => {
                 let args = self.f.args(*args);
-                let direct = match self.b.insts[k].lowering {
+                let direct = match info.lowering {
                     Lowering::Direct => self.direct_target(*callee, args, inst),
                     _ => None,
                 };
