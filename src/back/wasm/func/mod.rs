@@ -602,6 +602,38 @@ fn is_pure(cx: &ModuleCx, kind: &InstKind) -> bool {
     }
 }
 
+/// The unsigned LEB128 form of `x`: its bytes (the first `n` used) and
+/// `n`. Without a loop per byte (see [`leb_groups`]).
+#[inline(always)]
+fn uleb32(x: u32) -> ([u8; 5], usize) {
+    // Significant bits, 7 to a byte.
+    let n = (32 - x.leading_zeros()).div_ceil(7).max(1) as usize;
+    (leb_groups(u64::from(x), n), n)
+}
+
+/// The signed LEB128 form of `x`, as [`uleb32`].
+#[inline(always)]
+fn sleb32(x: i32) -> ([u8; 5], usize) {
+    // Significant bits and the sign bit, 7 to a byte.
+    let n = (33 - (x ^ (x >> 31)).leading_zeros()).div_ceil(7) as usize;
+    (leb_groups(x as i64 as u64, n), n)
+}
+
+/// The low `7n` bits of `v` (1 ≤ n ≤ 5) as `n` LEB128 bytes: the 7-bit
+/// groups spread to a byte each by shifts, every byte but the last
+/// flagged.
+#[inline(always)]
+fn leb_groups(v: u64, n: usize) -> [u8; 5] {
+    let spread = (v & 0x7f)
+        | (v << 1) & 0x7f00
+        | (v << 2) & 0x7f_0000
+        | (v << 3) & 0x7f00_0000
+        | (v << 4) & 0x7f_0000_0000;
+    let more = 0x80_8080_8080u64 & ((1u64 << (8 * (n - 1))) - 1);
+    let b = (spread | more).to_le_bytes();
+    [b[0], b[1], b[2], b[3], b[4]]
+}
+
 /// Follows aliases from `v` (a bounded walk: chains are short in valid SSA).
 #[inline]
 fn resolve_in(vals: &[Val], first: u32, mut v: ValueId) -> ValueId {
@@ -843,21 +875,9 @@ impl<'a> Fx<'a> {
 
     /// [`Fx::op_u32`] with an immediate of two bytes or more.
     #[inline(never)]
-    fn op_u32_long(&mut self, op: u8, mut x: u32) {
-        let mut buf = [op, 0, 0, 0, 0, 0];
-        let mut n = 1;
-        loop {
-            let byte = (x & 0x7f) as u8;
-            x >>= 7;
-            if x == 0 {
-                buf[n] = byte;
-                n += 1;
-                break;
-            }
-            buf[n] = byte | 0x80;
-            n += 1;
-        }
-        self.put(buf, n);
+    fn op_u32_long(&mut self, op: u8, x: u32) {
+        let (b, n) = uleb32(x);
+        self.put([op, b[0], b[1], b[2], b[3], b[4]], n + 1);
     }
 
     /// Appends the first `n` bytes of `buf`: all six copied (a fixed-size
@@ -897,20 +917,8 @@ impl<'a> Fx<'a> {
     /// [`Fx::i32_const`] with an immediate of two bytes or more.
     #[inline(never)]
     fn i32_const_long(&mut self, x: i32) {
-        let mut buf = [0x41u8, 0, 0, 0, 0, 0];
-        let mut n = 1;
-        let mut v = x;
-        loop {
-            let byte = (v & 0x7f) as u8;
-            v >>= 7;
-            let done = (v == 0 && byte & 0x40 == 0) || (v == -1 && byte & 0x40 != 0);
-            buf[n] = if done { byte } else { byte | 0x80 };
-            n += 1;
-            if done {
-                break;
-            }
-        }
-        self.put(buf, n);
+        let (b, n) = sleb32(x);
+        self.put([0x41, b[0], b[1], b[2], b[3], b[4]], n + 1);
     }
 
     #[cold]
@@ -996,4 +1004,33 @@ impl<'a> Fx<'a> {
         self.b.scratch[ti][k]
     }
 
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{sleb32, uleb32};
+    use wasm_encoder::Encode;
+
+    /// The shift-built LEB128 forms are wasm-encoder's.
+    #[test]
+    fn leb_forms_match_wasm_encoder() {
+        let mut edges = vec![0u32, 1, u32::MAX, u32::MAX - 1, 1 << 31];
+        for k in 1..32 {
+            edges.extend([(1u32 << k) - 1, 1 << k, (1 << k) + 1]);
+        }
+        for x in edges.into_iter().chain((0..20_000).map(|i| i * 214_013 + 2_531_011)) {
+            let (mut want, mut got) = (Vec::new(), Vec::new());
+            x.encode(&mut want);
+            let (b, n) = uleb32(x);
+            got.extend_from_slice(&b[..n]);
+            assert_eq!(got, want, "u32 {x}");
+            let s = x as i32;
+            want.clear();
+            got.clear();
+            s.encode(&mut want);
+            let (b, n) = sleb32(s);
+            got.extend_from_slice(&b[..n]);
+            assert_eq!(got, want, "i32 {s}");
+        }
+    }
 }
