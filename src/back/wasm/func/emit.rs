@@ -17,30 +17,14 @@ impl<'a> Fx<'a> {
     /// [`Fx::get`] of a value already resolved through aliases.
     fn get_resolved(&mut self, v: ValueId) {
         let Some(i) = self.local_index(v) else {
-            let x = v.0;
-            if x < self.cx.num_funcs {
-                self.i32_const((self.cx.pexe_table_base + x) as i32);
-            } else {
-                let g = (x - self.cx.num_funcs) as usize;
-                match self.cx.global_addrs.get(g) {
-                    Some(&a) => self.i32_const(a as i32),
-                    None => self.bug(format!("value %{x} is not defined")),
-                }
-            }
+            self.push_module_value(v.0);
             return;
         };
         let val = self.b.vals[i];
         match val.kind {
             Kind::Local(l) => self.push_local(l),
             Kind::Const => self.emit_const(i),
-            Kind::Frame(off) => {
-                let fl = self.frame_local;
-                self.local_op(0x20, fl); // local.get
-                if off != 0 {
-                    self.i32_const(off as i32);
-                    self.b.code.push(0x6A); // i32.add
-                }
-            }
+            Kind::Frame(off) => self.push_frame_address(off),
             Kind::Folded | Kind::None => {
                 // Unused values read only by dead code: any value will do.
                 if val.uses == 0 {
@@ -49,6 +33,37 @@ impl<'a> Fx<'a> {
                     self.bug(format!("value %v{} read out of order", v.0))
                 }
             }
+        }
+    }
+
+    /// Pushes module-level value `x`: a function's table index or a
+    /// global's address (inlined natively, as `emit_const`).
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    fn push_module_value(&mut self, x: u32) {
+        let cx = self.cx;
+        if x < cx.num_funcs {
+            self.i32_const((cx.pexe_table_base + x) as i32);
+        } else {
+            match cx.global_addrs.get((x - cx.num_funcs) as usize) {
+                Some(&a) => self.i32_const(a as i32),
+                None => self.undefined_value(x),
+            }
+        }
+    }
+
+    #[cold]
+    fn undefined_value(&mut self, x: u32) {
+        self.bug(format!("value %{x} is not defined"));
+    }
+
+    /// Pushes a static alloca's address: the frame base plus `off`.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    fn push_frame_address(&mut self, off: u32) {
+        let fl = self.frame_local;
+        self.local_op(0x20, fl); // local.get
+        if off != 0 {
+            self.i32_const(off as i32);
+            self.b.code.push(0x6A); // i32.add
         }
     }
 
@@ -125,17 +140,19 @@ impl<'a> Fx<'a> {
     }
 
     /// [`Fx::get`] with its common cases inline: a local (or the tee of
-    /// one just set) and a constant, without a call. Most pushes are
-    /// resolved through aliases already (`Fx::push`, `copy_source`); an
-    /// alias (an intrinsic's argument as planned) has no local and is not
-    /// a constant, so `get` resolves it off the hot path.
+    /// one just set), a constant, a frame or module-level address,
+    /// without a call. Most pushes are resolved through aliases already
+    /// (`Fx::push`, `copy_source`); an alias (an intrinsic's argument as
+    /// planned) is none of those, so `get` resolves it off the hot path.
     #[inline(always)]
     pub(super) fn push_value(&mut self, v: ValueId) {
         let i = v.0.wrapping_sub(self.f.first_local) as usize;
         match self.b.vals.get(i).map(|val| val.kind) {
             Some(Kind::Local(l)) => self.push_local(l),
             Some(Kind::Const) => self.emit_const(i),
-            _ => self.get(v),
+            Some(Kind::Frame(off)) => self.push_frame_address(off),
+            Some(_) => self.get(v),
+            None => self.push_module_value(v.0),
         }
     }
 
