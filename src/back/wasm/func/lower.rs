@@ -277,42 +277,27 @@ impl<'a> Fx<'a> {
         (self.resolve(lhs) == b && odd(rhs)) || (self.resolve(rhs) == b && odd(lhs))
     }
 
+    /// The integer binop `op` on i32 (or, `wide`, i64): its opcode byte
+    /// written directly (one byte, no call through the sink per op).
     pub(super) fn int_binop(&mut self, op: BinOp, wide: bool) {
-        let mut w = self.w();
         use BinOp::*;
-        if wide {
-            match op {
-                Add => w.i64_add(),
-                Sub => w.i64_sub(),
-                Mul => w.i64_mul(),
-                UDiv => w.i64_div_u(),
-                SDiv => w.i64_div_s(),
-                URem => w.i64_rem_u(),
-                SRem => w.i64_rem_s(),
-                Shl => w.i64_shl(),
-                LShr => w.i64_shr_u(),
-                AShr => w.i64_shr_s(),
-                And => w.i64_and(),
-                Or => w.i64_or(),
-                Xor => w.i64_xor(),
-            };
-        } else {
-            match op {
-                Add => w.i32_add(),
-                Sub => w.i32_sub(),
-                Mul => w.i32_mul(),
-                UDiv => w.i32_div_u(),
-                SDiv => w.i32_div_s(),
-                URem => w.i32_rem_u(),
-                SRem => w.i32_rem_s(),
-                Shl => w.i32_shl(),
-                LShr => w.i32_shr_u(),
-                AShr => w.i32_shr_s(),
-                And => w.i32_and(),
-                Or => w.i32_or(),
-                Xor => w.i32_xor(),
-            };
-        }
+        let code = match op {
+            Add => 0x6A,
+            Sub => 0x6B,
+            Mul => 0x6C,
+            SDiv => 0x6D,
+            UDiv => 0x6E,
+            SRem => 0x6F,
+            URem => 0x70,
+            And => 0x71,
+            Or => 0x72,
+            Xor => 0x73,
+            Shl => 0x74,
+            AShr => 0x75,
+            LShr => 0x76,
+        };
+        // The i64 forms are in the same order, 0x12 further on.
+        self.b.code.push(if wide { code + 0x12 } else { code });
     }
 
     #[allow(clippy::needless_return)] // a bug arm must match the sink type of the others
@@ -615,48 +600,31 @@ impl<'a> Fx<'a> {
         match how {
             Lowering::Truthy => return,
             Lowering::Eqz => {
-                if t == IrType::I64 {
-                    self.w().i64_eqz();
-                } else {
-                    self.w().i32_eqz();
-                }
+                // i64.eqz or i32.eqz
+                self.b.code.push(if t == IrType::I64 { 0x50 } else { 0x45 });
                 return;
             }
             _ => {}
         }
         match t {
             IrType::Scalar(s) if s.is_int() => {
-                let mut w = self.w();
                 use CmpPred::*;
-                if s == Scalar::I64 {
-                    match pred {
-                        IEq => w.i64_eq(),
-                        INe => w.i64_ne(),
-                        IUgt => w.i64_gt_u(),
-                        IUge => w.i64_ge_u(),
-                        IUlt => w.i64_lt_u(),
-                        IUle => w.i64_le_u(),
-                        ISgt => w.i64_gt_s(),
-                        ISge => w.i64_ge_s(),
-                        ISlt => w.i64_lt_s(),
-                        ISle => w.i64_le_s(),
-                        _ => return self.bug("fcmp on integers"),
-                    };
-                } else {
-                    match pred {
-                        IEq => w.i32_eq(),
-                        INe => w.i32_ne(),
-                        IUgt => w.i32_gt_u(),
-                        IUge => w.i32_ge_u(),
-                        IUlt => w.i32_lt_u(),
-                        IUle => w.i32_le_u(),
-                        ISgt => w.i32_gt_s(),
-                        ISge => w.i32_ge_s(),
-                        ISlt => w.i32_lt_s(),
-                        ISle => w.i32_le_s(),
-                        _ => return self.bug("fcmp on integers"),
-                    };
-                }
+                // The i32 compares' opcodes, written directly.
+                let code = match pred {
+                    IEq => 0x46,
+                    INe => 0x47,
+                    ISlt => 0x48,
+                    IUlt => 0x49,
+                    ISgt => 0x4A,
+                    IUgt => 0x4B,
+                    ISle => 0x4C,
+                    IUle => 0x4D,
+                    ISge => 0x4E,
+                    IUge => 0x4F,
+                    _ => return self.bug("fcmp on integers"),
+                };
+                // The i64 forms are in the same order, 0x0B further on.
+                self.b.code.push(if s == Scalar::I64 { code + 0x0B } else { code });
             }
             IrType::Scalar(s) => self.float_cmp(pred, s == Scalar::F64, lhs, rhs),
             IrType::Vector { elem, lanes } => self.vector_cmp(pred, elem, lanes, lhs, rhs),
