@@ -128,16 +128,17 @@ impl<'a> Fx<'a> {
     #[inline(never)]
     pub(super) fn begin_locals(&mut self, tree: &Structured) {
         let n = self.b.vals.len();
-        let mut lb = std::mem::take(&mut self.b.locals);
+        let b = &mut *self.b;
+        let lb = &mut b.locals;
         lb.live.clear();
         lb.live.resize(n, Live { start: NONE, end: 0, def: NONE });
-        self.b.relocs.clear();
+        b.relocs.clear();
         let numbered_later = !self.has_setjmp
             && n < (VIRTUAL_EXTRA ^ VIRTUAL) as usize
             && !(self.cx.outline_loops && has_loop_nest(tree));
         let first_inst = self.num_params as usize + self.f.consts.len();
         lb.need.clear();
-        for (i, v) in self.b.vals.iter_mut().enumerate().skip(first_inst) {
+        for (i, v) in b.vals.iter_mut().enumerate().skip(first_inst) {
             if v.kind == Kind::None && v.uses > 0 {
                 if numbered_later {
                     v.kind = Kind::Local(VIRTUAL | i as u32);
@@ -146,18 +147,19 @@ impl<'a> Fx<'a> {
             }
         }
         if !numbered_later {
+            // (The buffers out of the hub while the dry walk reads both.)
+            let mut lb = std::mem::take(&mut self.b.locals);
             let npos = if self.has_setjmp { 0 } else { self.number_positions(tree, &mut lb) };
-            self.allocate(npos, &mut lb);
             self.b.locals = lb;
+            self.allocate(npos);
             return;
         }
-        self.virtual_locals = true;
         lb.loops.clear();
         lb.loop_marks.clear();
         lb.prepushed.clear();
+        self.virtual_locals = true;
         self.pos = 0;
         self.cur_loop = NONE;
-        self.b.locals = lb;
     }
 
     /// After emission numbered the positions: the loop of each position,
@@ -167,11 +169,9 @@ impl<'a> Fx<'a> {
         if !self.virtual_locals {
             return;
         }
-        let mut lb = std::mem::take(&mut self.b.locals);
         let npos = self.pos;
-        fill_loop_at(&mut lb, npos);
-        self.allocate(npos, &mut lb);
-        self.b.locals = lb;
+        fill_loop_at(&mut self.b.locals, npos);
+        self.allocate(npos);
         self.place_locals();
     }
 
@@ -339,7 +339,9 @@ impl<'a> Fx<'a> {
 
     /// Gives each value that needs a local its local (`Kind::Local`) from
     /// the intervals over `npos` positions.
-    fn allocate(&mut self, npos: u32, lb: &mut LocalBuffers) {
+    fn allocate(&mut self, npos: u32) {
+        let b = &mut *self.b;
+        let lb = &mut b.locals;
         // Intervals, widened over loops, listed by start: values pushed in
         // decreasing order, so each start's list runs in increasing order
         // (the scan's order is (start, value)). A value read before its
@@ -370,7 +372,7 @@ impl<'a> Fx<'a> {
                 heads[s as usize][0] = k;
             }
         }
-        let slots = scan(&mut self.b.vals, lb, last_start as usize, self.num_params);
+        let slots = scan(&mut b.vals, lb, last_start as usize, self.num_params);
         let mut base = [0u32; 5];
         let mut next = self.num_params;
         for t in 0..5 {
@@ -379,10 +381,10 @@ impl<'a> Fx<'a> {
         }
         for &i in &lb.typed {
             let l = lb.live[i as usize];
-            self.b.vals[i as usize].kind = Kind::Local(base[l.def as usize] + l.start);
+            b.vals[i as usize].kind = Kind::Local(base[l.def as usize] + l.start);
         }
         self.num_value_locals = next - self.num_params;
-        self.b.local_counts = slots;
+        b.local_counts = slots;
     }
 
     /// The dry walk: positions of instructions and copies, loop spans.
