@@ -110,6 +110,9 @@ pub(in crate::back::wasm) struct LocalBuffers {
     prepushed: Vec<(u32, u32)>,
     /// The values given a slot of a type other than i32.
     typed: Vec<u32>,
+    /// Per value, its local once allocated (`NONE`: none): what its
+    /// `Kind::Local` says, dense for [`Fx::place_locals`].
+    local_of: Vec<u32>,
     free: [Vec<u32>; 5],
 }
 
@@ -188,11 +191,11 @@ impl<'a> Fx<'a> {
         // Indices below 128 (most) go in their one-byte placeholder. (The
         // slices apart, so that the loop keeps them in registers.)
         let mut longer = 0;
-        let (vals, code) = (&b.vals[..], &mut b.code[..]);
+        let (local_of, code) = (&b.locals.local_of[..], &mut b.code[..]);
         for r in b.relocs.iter_mut() {
             let l = r.1;
-            let x = match vals.get((l ^ VIRTUAL) as usize).map(|v| v.kind) {
-                Some(Kind::Local(x)) if x < VIRTUAL => x,
+            let x = match local_of.get((l ^ VIRTUAL) as usize) {
+                Some(&x) if x != NONE => x,
                 // Extra locals' indices are past the values'.
                 _ if l >= VIRTUAL_EXTRA => extra_base + (l ^ VIRTUAL_EXTRA),
                 _ => {
@@ -348,6 +351,8 @@ impl<'a> Fx<'a> {
         // definition in emission order, or never defined there, gets a
         // local of its own (`end == NONE`), taken at position 0.
         lb.order.clear();
+        lb.local_of.clear();
+        lb.local_of.resize(b.vals.len(), NONE);
         lb.heads.clear();
         lb.heads.resize(npos as usize + 1, [NONE; 2]);
         let mut last_start = 0;
@@ -381,7 +386,9 @@ impl<'a> Fx<'a> {
         }
         for &i in &lb.typed {
             let l = lb.live[i as usize];
-            b.vals[i as usize].kind = Kind::Local(base[l.def as usize] + l.start);
+            let x = base[l.def as usize] + l.start;
+            b.vals[i as usize].kind = Kind::Local(x);
+            lb.local_of[i as usize] = x;
         }
         self.num_value_locals = next - self.num_params;
         b.local_counts = slots;
@@ -528,8 +535,8 @@ fn touch_copy_range(copies: &[(ValueId, ValueId)], first: u32, p: u32, live: &mu
 #[inline(never)]
 fn scan(vals: &mut [Val], lb: &mut LocalBuffers, last_start: usize, first: u32) -> [u32; 5] {
     let mut slots = [0u32; 5];
-    let LocalBuffers { live, order, heads, freed, free, typed, .. } = lb;
-    let (live, order, heads) = (&mut live[..], &mut order[..], &mut heads[..]);
+    let LocalBuffers { live, order, heads, freed, free, typed, local_of, .. } = lb;
+    let (live, order, heads, local_of) = (&mut live[..], &mut order[..], &mut heads[..], &mut local_of[..]);
     for f in free.iter_mut() {
         f.clear();
     }
@@ -565,6 +572,7 @@ fn scan(vals: &mut [Val], lb: &mut LocalBuffers, last_start: usize, first: u32) 
             (l.start, l.def) = (slot, t as u32);
             if t == 0 {
                 vals[i as usize].kind = Kind::Local(first + slot);
+                local_of[i as usize] = first + slot;
             } else {
                 typed.push(i);
             }
