@@ -131,7 +131,7 @@ impl<'a> Fx<'a> {
                 }
                 Work::Skip(from, exits) => self.skip_exits(from, exits),
                 Work::Else => {
-                    self.w().else_();
+                    self.b.code.push(0x05); // else
                     self.terminal = false;
                 }
                 Work::Exit(from, exit, fall) => self.emit_exit(tree, from, exit, fall, &mut work),
@@ -426,9 +426,13 @@ impl<'a> Fx<'a> {
         work: &mut Vec<Work<'t>>,
         branch: impl FnOnce(&mut Self),
     ) {
-        let bt = if carry_index { BlockType::FunctionType(self.cx.i32_to_void) } else { BlockType::Empty };
+        let carried = BlockType::FunctionType(self.cx.i32_to_void);
         for _ in 0..wrappers {
-            self.w().block(bt);
+            if carry_index {
+                self.w().block(carried);
+            } else {
+                self.b.code.extend_from_slice(&[0x02, 0x40]); // block, empty type
+            }
             self.push_label(ANON);
         }
         self.wrapper_base = self.b.labels.len() as u32;

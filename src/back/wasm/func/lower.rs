@@ -140,7 +140,9 @@ impl<'a> Fx<'a> {
                     };
                     match ty {
                         Ok(ty) => {
-                            self.w().call_indirect(0, ty);
+                            // call_indirect ty, table 0 (written directly).
+                            self.op_u32(0x11, ty);
+                            self.b.code.push(0x00);
                         }
                         Err(key) => {
                             // call_indirect, a type index to patch, table 0.
