@@ -201,13 +201,20 @@ impl<'a> Fx<'a> {
             Term::Split => info.end as usize,
             _ => info.end as usize - 1,
         };
+        // The phis open the block (the verifier holds to that): they take
+        // no code and no position, and are stepped over once here rather
+        // than looked for at every instruction.
+        let f = self.f;
+        let mut first = info.start as usize;
+        while first < last && f.insts.get(first).is_some_and(|i| matches!(i.kind, InstKind::Phi { .. })) {
+            first += 1;
+        }
         // Each instruction is a position (`locals.rs`). Its record is read
         // once, a copy: emission's writes would make the compiler load it
         // again from the buffers for each use.
-        let f = self.f;
-        for k in info.start as usize..last {
+        for k in first..last {
             let (Some(&ki), Some(inst)) = (self.b.insts.get(k), f.insts.get(k)) else { break };
-            if ki.emit && !matches!(inst.kind, InstKind::Phi { .. }) {
+            if ki.emit {
                 self.emit_inst(k, inst, &ki);
                 self.pos += 1;
             }
