@@ -351,7 +351,9 @@ impl<'a> Fx<'a> {
         // definition in emission order, or never defined there, gets a
         // local of its own (`end == NONE`), taken at position 0.
         lb.order.clear();
-        lb.local_of.clear();
+        // Not reset: scan writes the entry of every value in `need`, and only
+        // those have a `VIRTUAL` local for `place_locals` to look up (a reset
+        // was a memset of the whole array per body).
         lb.local_of.resize(b.vals.len(), NONE);
         lb.heads.clear();
         lb.heads.resize(npos as usize + 1, [NONE; 2]);
