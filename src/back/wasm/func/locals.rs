@@ -100,7 +100,8 @@ pub(in crate::back::wasm) struct LocalBuffers {
     order: Vec<(u32, u32)>,
     /// Per position, the heads of its lists in `order` of the values
     /// starting there, and (linked again once started) of those whose
-    /// interval ends there.
+    /// interval ends there. All `NONE` between bodies: the scan resets
+    /// what it set (a reset of the whole array was a memset per body).
     heads: Vec<[u32; 2]>,
     /// The slots freed at one position, to hand back in slot order.
     freed: Vec<(u32, u32)>,
@@ -355,9 +356,10 @@ impl<'a> Fx<'a> {
         // those have a `VIRTUAL` local for `place_locals` to look up (a reset
         // was a memset of the whole array per body).
         lb.local_of.resize(b.vals.len(), NONE);
-        lb.heads.clear();
-        lb.heads.resize(npos as usize + 1, [NONE; 2]);
-        let mut last_start = 0;
+        if lb.heads.len() <= npos as usize {
+            lb.heads.resize(npos as usize + 1, [NONE; 2]);
+        }
+        let (mut last_start, mut last_end) = (0, 0);
         {
             let LocalBuffers { live, order, heads, loops, loop_at, need, .. } = lb;
             for &i in need.iter().rev() {
@@ -370,6 +372,7 @@ impl<'a> Fx<'a> {
                     let (s, e) = widen(loops, loop_at, l.start, l.end);
                     l.start = s;
                     l.end = e;
+                    last_end = last_end.max(e);
                     s
                 };
                 live[i as usize] = l;
@@ -379,7 +382,10 @@ impl<'a> Fx<'a> {
                 heads[s as usize][0] = k;
             }
         }
-        let slots = scan(&mut b.vals, lb, last_start as usize, self.num_params);
+        let slots = scan(&mut b.vals, lb, last_start as usize, npos as usize, self.num_params);
+        // The end lists past the last start, never reached by the scan.
+        let tail = lb.heads.get_mut(last_start as usize + 1..=last_end as usize).unwrap_or(&mut []);
+        tail.fill([NONE; 2]);
         let mut base = [0u32; 5];
         let mut next = self.num_params;
         for t in 0..5 {
@@ -535,10 +541,10 @@ fn touch_copy_range(copies: &[(ValueId, ValueId)], first: u32, p: u32, live: &mu
 /// in `typed`, to be rebased once all counts are known. Its own function
 /// so that the walk over the positions keeps its registers.
 #[inline(never)]
-fn scan(vals: &mut [Val], lb: &mut LocalBuffers, last_start: usize, first: u32) -> [u32; 5] {
+fn scan(vals: &mut [Val], lb: &mut LocalBuffers, last_start: usize, npos: usize, first: u32) -> [u32; 5] {
     let mut slots = [0u32; 5];
     let LocalBuffers { live, order, heads, freed, free, typed, local_of, .. } = lb;
-    let (live, order, heads, local_of) = (&mut live[..], &mut order[..], &mut heads[..], &mut local_of[..]);
+    let (live, order, heads, local_of) = (&mut live[..], &mut order[..], &mut heads[..=npos], &mut local_of[..]);
     for f in free.iter_mut() {
         f.clear();
     }
@@ -602,6 +608,7 @@ fn scan(vals: &mut [Val], lb: &mut LocalBuffers, last_start: usize, first: u32) 
                 }
             }
         }
+        heads[p] = [NONE; 2];
         p += 1;
     }
     slots
