@@ -74,18 +74,73 @@ struct Simple {
     /// The fields; the unused ones have mask 0, so they read as 0 (into
     /// values past the record's, which nothing reads).
     field: [FastField; 3],
+    /// Which of `KNOWN`'s field lists `field` is, if one (`NOT_KNOWN`).
+    /// Not read in the package, which keeps one reader (its size budget).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    known: u8,
 }
 
 const NOT_SIMPLE: u8 = u8::MAX;
+const NOT_KNOWN: u8 = u8::MAX;
+
+/// The fields of the toolchain's own abbreviations, which nearly every
+/// record of a pexe's function, constants and globals blocks is written
+/// with (after its literal code): LOAD; BINOP and CAST; STORE; FORWARDTYPEREF;
+/// RET, a constants SETTYPE and global initializers; INTEGER and FLOAT
+/// constants. An abbreviation with exactly these fields is read by
+/// `read_known` with them as constants (shifts and masks in the code, not
+/// loaded from the abbreviation), the same reading as any other's.
+const KNOWN: [&[FastField]; 6] = [
+    &fields_of([(6, true), (4, true), (4, true)]),
+    &fields_of([(6, true), (6, true), (4, false)]),
+    &fields_of([(6, true), (6, true), (4, true)]),
+    &fields_of([(6, true), (6, true)]),
+    &fields_of([(6, true)]),
+    &fields_of([(8, true)]),
+];
+
+/// `FastScalars::of`'s fields for `(width, vbr)` operands, at compile time.
+const fn fields_of<const N: usize>(ops: [(u32, bool); N]) -> [FastField; N] {
+    let mut out = [FastField { mask: 0, hi: 0, width: 0, shift: 0 }; N];
+    let mut bits = 0;
+    let mut k = 0;
+    while k < N {
+        let (width, vbr) = ops[k];
+        let hi = if vbr { 1u64 << (width - 1) } else { 0 };
+        out[k] = FastField { mask: !(u64::MAX << width), hi, width: width as u8, shift: bits as u8 };
+        bits += width;
+        k += 1;
+    }
+    out
+}
+
+/// The continuation bits of `fields`' first chunks and the bits they take
+/// (`FastScalars::continues` and `bits`), at compile time.
+#[cfg(not(target_arch = "wasm32"))]
+const fn packing(fields: &[FastField]) -> (u64, u32) {
+    let mut continues = 0;
+    let mut bits = 0;
+    let mut k = 0;
+    while k < fields.len() {
+        let f = fields[k];
+        if f.hi != 0 {
+            continues |= f.hi << f.shift;
+        }
+        bits += f.width as u32;
+        k += 1;
+    }
+    (continues, bits)
+}
 
 impl Simple {
     fn of(scalars: usize, ops: usize, fast: Option<&FastScalars>) -> Simple {
         const UNUSED: FastField = FastField { mask: 0, hi: 0, width: 0, shift: 0 };
-        let mut s = Simple { code: 0, fields: NOT_SIMPLE, bits: 0, continues: 0, field: [UNUSED; 3] };
+        let mut s = Simple { code: 0, fields: NOT_SIMPLE, bits: 0, continues: 0, field: [UNUSED; 3], known: NOT_KNOWN };
         let Some(f) = fast.filter(|f| scalars == ops && f.packed && f.fields.len() <= 3) else { return s };
         let Some(code) = f.first_literal.and_then(|c| u32::try_from(c).ok()) else { return s };
         s.field[..f.fields.len()].copy_from_slice(&f.fields);
-        Simple { code, fields: f.fields.len() as u8, bits: f.bits as u8, continues: f.continues, ..s }
+        let known = KNOWN.iter().position(|k| *k == &f.fields[..]).map_or(NOT_KNOWN, |i| i as u8);
+        Simple { code, fields: f.fields.len() as u8, bits: f.bits as u8, continues: f.continues, known, ..s }
     }
 }
 
@@ -297,6 +352,21 @@ impl Abbrev {
         // Four values always: the code and up to three fields.
         let out: &mut [u64; 4] = slots(buf, 0, 4).try_into().ok()?;
         out[0] = s.code as u64;
+        // The toolchain's abbreviations with their fields as constants.
+        #[cfg(not(target_arch = "wasm32"))]
+        let used = match s.known {
+            0 => read_known::<3, 0>(word, avail, &mut out[1..]),
+            1 => read_known::<3, 1>(word, avail, &mut out[1..]),
+            2 => read_known::<3, 2>(word, avail, &mut out[1..]),
+            3 => read_known::<2, 3>(word, avail, &mut out[1..]),
+            4 => read_known::<1, 4>(word, avail, &mut out[1..]),
+            5 => read_known::<1, 5>(word, avail, &mut out[1..]),
+            _ => None,
+        };
+        #[cfg(not(target_arch = "wasm32"))]
+        if s.known != NOT_KNOWN {
+            return used.map(|used| (s.code, n, used));
+        }
         let used = if word & s.continues == 0 && s.bits as u32 <= avail {
             // Each field at its place, all three (unused ones read 0).
             for k in 0..3 {
@@ -588,6 +658,23 @@ fn fields_in_word_n<const N: usize>(word: u64, avail: u32, fields: &[FastField],
         out[k] = value;
     }
     (off <= avail).then_some(off)
+}
+
+/// `Abbrev::read_simple`'s reading of `KNOWN[K]` (`N` fields) into the
+/// first `N` of `out`: its fields, continuation bits and size constants.
+#[cfg(not(target_arch = "wasm32"))]
+#[inline(always)]
+fn read_known<const N: usize, const K: usize>(word: u64, avail: u32, out: &mut [u64]) -> Option<u32> {
+    let fields: &[FastField; N] = KNOWN[K].try_into().ok()?;
+    let out: &mut [u64; N] = out.get_mut(..N)?.try_into().ok()?;
+    let (continues, bits) = const { packing(KNOWN[K]) };
+    if word & continues == 0 && bits <= avail {
+        for k in 0..N {
+            out[k] = (word >> fields[k].shift) & fields[k].mask;
+        }
+        return Some(bits);
+    }
+    fields_in_word_n::<N>(word, avail, fields, out)
 }
 
 /// `buf[from..from + n]`, growing `buf` first if it is shorter. The record
