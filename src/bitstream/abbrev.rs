@@ -740,3 +740,33 @@ fn write_scalar(op: AbbrevOp, w: &mut BitWriter, v: u64) {
         AbbrevOp::Array => unreachable!(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The toolchain's abbreviations (as in every pexe's BLOCKINFO) are
+    /// `KNOWN` field lists, so the record fast path reads them with
+    /// `read_known`; others are not.
+    #[test]
+    fn toolchain_abbreviations_are_known() {
+        use AbbrevOp::*;
+        let toolchain = [
+            vec![Literal(20), Vbr(6), Vbr(4), Vbr(4)],
+            vec![Literal(2), Vbr(6), Vbr(6), Fixed(4)],
+            vec![Literal(3), Vbr(6), Vbr(6), Fixed(4)],
+            vec![Literal(24), Vbr(6), Vbr(6), Vbr(4)],
+            vec![Literal(43), Vbr(6), Vbr(6)],
+            vec![Literal(10), Vbr(6)],
+            vec![Literal(1), Vbr(6)],
+            vec![Literal(4), Vbr(8)],
+            vec![Literal(6), Vbr(8)],
+        ];
+        for ops in toolchain {
+            assert_ne!(Abbrev::new(ops.clone()).unwrap().simple.known, NOT_KNOWN, "{ops:?}");
+        }
+        for ops in [vec![Literal(2), Vbr(6), Vbr(6), Fixed(3)], vec![Literal(10), Vbr(7)], vec![Vbr(6), Vbr(6)]] {
+            assert_eq!(Abbrev::new(ops.clone()).unwrap().simple.known, NOT_KNOWN, "{ops:?}");
+        }
+    }
+}

@@ -1021,6 +1021,13 @@ mod tests {
             // One and two fields after a literal code (the unrolled readers).
             vec![Literal(5), Vbr(3), Fixed(2)],
             vec![Literal(6), Vbr(5)],
+            // The toolchain's own (`abbrev::KNOWN`, read with constants).
+            vec![Literal(20), Vbr(6), Vbr(4), Vbr(4)],
+            vec![Literal(2), Vbr(6), Vbr(6), Fixed(4)],
+            vec![Literal(24), Vbr(6), Vbr(6), Vbr(4)],
+            vec![Literal(43), Vbr(6), Vbr(6)],
+            vec![Literal(10), Vbr(6)],
+            vec![Literal(4), Vbr(8)],
         ];
         let mut w = Writer::new(&STANDARD_HEADER);
         w.enter_block(MODULE_BLOCK_ID, 3).unwrap();
@@ -1048,7 +1055,7 @@ mod tests {
             Array => unreachable!("arrays are expanded by the caller"),
         };
         for _block in 0..3 {
-            w.enter_block(12, 4).unwrap();
+            w.enter_block(12, 5).unwrap();
             for ops in &shapes[4..] {
                 w.define_abbrev(Abbrev::new(ops.clone()).unwrap()).unwrap();
             }
