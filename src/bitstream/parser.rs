@@ -779,8 +779,9 @@ impl Core {
         if self.stack.len() >= MAX_BLOCK_DEPTH {
             return Err(Error::new(pos, ErrorKind::TooDeep(MAX_BLOCK_DEPTH)));
         }
-        let inherited = self.blockinfo.abbrevs(block_id).len();
+        // One search for both: where the list is, and its length.
         let blockinfo_index = self.blockinfo.index_of(block_id);
+        let inherited = self.blockinfo.abbrevs.get(blockinfo_index).map_or(0, |(_, list)| list.len());
         self.stack.push(Frame { block_id, abbrev_width: width as u32, end, inherited, blockinfo_index, local: Vec::new() });
         self.sync_top();
         if block_id == BLOCKINFO_BLOCK_ID {
