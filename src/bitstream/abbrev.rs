@@ -90,6 +90,7 @@ const NOT_KNOWN: u8 = u8::MAX;
 /// constants. An abbreviation with exactly these fields is read by
 /// `read_known` with them as constants (shifts and masks in the code, not
 /// loaded from the abbreviation), the same reading as any other's.
+#[cfg(not(target_arch = "wasm32"))]
 const KNOWN: [&[FastField]; 6] = [
     &fields_of([(6, true), (4, true), (4, true)]),
     &fields_of([(6, true), (6, true), (4, false)]),
@@ -100,6 +101,7 @@ const KNOWN: [&[FastField]; 6] = [
 ];
 
 /// `FastScalars::of`'s fields for `(width, vbr)` operands, at compile time.
+#[cfg(not(target_arch = "wasm32"))]
 const fn fields_of<const N: usize>(ops: [(u32, bool); N]) -> [FastField; N] {
     let mut out = [FastField { mask: 0, hi: 0, width: 0, shift: 0 }; N];
     let mut bits = 0;
@@ -139,7 +141,11 @@ impl Simple {
         let Some(f) = fast.filter(|f| scalars == ops && f.packed && f.fields.len() <= 3) else { return s };
         let Some(code) = f.first_literal.and_then(|c| u32::try_from(c).ok()) else { return s };
         s.field[..f.fields.len()].copy_from_slice(&f.fields);
+        // The package reads every abbreviation with one reader (its size budget).
+        #[cfg(not(target_arch = "wasm32"))]
         let known = KNOWN.iter().position(|k| *k == &f.fields[..]).map_or(NOT_KNOWN, |i| i as u8);
+        #[cfg(target_arch = "wasm32")]
+        let known = NOT_KNOWN;
         Simple { code, fields: f.fields.len() as u8, bits: f.bits as u8, continues: f.continues, known, ..s }
     }
 }
