@@ -344,7 +344,8 @@ impl Abbrev {
     }
 
     /// `read_record` on the fast path for abbreviations of the common shape
-    /// (see `simple`): the values into `buf` (code first), from `word`
+    /// (see `simple`): the fields into `buf[1..]` (`buf[0]` left as it
+    /// is), from `word`
     /// whose low `avail` bits are the input's next; answers the code, the
     /// number of values and the bits used. `None` for any other shape or
     /// when the fields run past `avail`: then `read_record_fast` decides.
@@ -355,9 +356,10 @@ impl Abbrev {
             return None;
         }
         let n = s.fields as usize + 1;
-        // Four values always: the code and up to three fields.
+        // Four values always: the code's place and up to three fields.
+        // The code is answered, not written: every reader of a record's
+        // values (`ops[1..]`) takes its code from the answer.
         let out: &mut [u64; 4] = slots(buf, 0, 4).try_into().ok()?;
-        out[0] = s.code as u64;
         // The toolchain's abbreviations with their fields as constants.
         #[cfg(not(target_arch = "wasm32"))]
         let used = match s.known {
