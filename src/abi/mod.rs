@@ -13,7 +13,7 @@
 //! | PPP (`PPP_*`, `@…`) | `ppapi.h` | the pexe (the plugin) | the runtime, through pointers the pexe hands it |
 //!
 //! Everything that must agree on these lists comes from here: the wasm back
-//! end's imports ([`Abi::irt_imports`], [`Abi::ppb_imports`]), the
+//! end's imports ([`imports`], which are [`Abi::irt_imports`] and [`Abi::ppb_imports`]), the
 //! JavaScript runtime's tables (`js.rs` generates them; a test fails when
 //! the checked-in copy drifts), the native runtime's exported IRT functions
 //! and `query` tables (`native_rt.rs`, likewise) and the documentation
@@ -31,6 +31,7 @@
 
 mod ctype;
 pub mod doc;
+mod import_list;
 pub mod js;
 mod list;
 pub mod native_rt;
@@ -44,6 +45,7 @@ pub use ctype::{CType, ValKind};
 pub use list::{Abi, Availability, Family, Function, Interface, Lowered, Param, Side};
 pub use parse::ParseError;
 pub use requested::{requested_interfaces, Requested};
+pub use import_list::{Import, Imports};
 
 use std::sync::OnceLock;
 
@@ -66,13 +68,15 @@ pub fn abi() -> &'static Abi {
     ABI.get_or_init(|| table::decode(TABLE, false))
 }
 
-/// The IRT part of the list alone (decoded once): all a program that is
-/// not a Pepper plugin imports, a twelfth of the list. Its functions equal
-/// [`abi`]'s IRT imports, and it equals what parsing `irt.h` alone gives
+/// The functions a translated module imports: the IRT's, then with
+/// `pepper` the PPB's (decoded once each, without the rest of the list).
+/// They equal [`abi`]'s [`Abi::irt_imports`] and [`Abi::ppb_imports`]
 /// (tested).
-pub fn irt_abi() -> &'static Abi {
-    static IRT: OnceLock<Abi> = OnceLock::new();
-    IRT.get_or_init(|| table::decode(TABLE, true))
+pub fn imports(pepper: bool) -> &'static Imports {
+    static IRT: OnceLock<Imports> = OnceLock::new();
+    static PEPPER: OnceLock<Imports> = OnceLock::new();
+    let list = if pepper { &PEPPER } else { &IRT };
+    list.get_or_init(|| import_list::decode(TABLE, pepper))
 }
 
 #[cfg(test)]

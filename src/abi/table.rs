@@ -15,7 +15,7 @@
 //! `x` (everywhere, page, nowhere). A type is a tag and its fields:
 //! `v`, `i{s|u}BITS:NAME`, `fNAME`, `dNAME`, `p{c|n}POINTEE`, `FNAME`,
 //! `SNAME`. The IRT's functions and interfaces come first, so the IRT part
-//! alone ([`super::irt_abi`]) is the table up to the first other record.
+//! alone is the table up to the first other record.
 
 use super::ctype::CType;
 use super::{Abi, Availability, Family, Function, Interface, Param};

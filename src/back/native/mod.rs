@@ -442,10 +442,9 @@ impl NativeTranslator {
             };
             funcs.push(FuncEntry { callee, params: d.sig.params.clone(), ret: d.sig.ret });
         }
-        for f in imports.irt.iter().chain(&imports.ppb) {
-            let l = f.lower();
-            let params: Vec<ValType> = l.params.iter().map(|&k| kind_type(k)).collect();
-            intern(sig_key(&params, l.results.first().map(|&k| kind_type(k))));
+        for (kinds, result) in imports.signatures() {
+            let params: Vec<ValType> = kinds.iter().map(|&k| kind_type(k)).collect();
+            intern(sig_key(&params, result.map(kind_type)));
         }
         let table_len = u64::from(pexe_table_base) + m.functions.len() as u64;
         if table_len > u64::from(u32::MAX >> 4) {

@@ -122,13 +122,12 @@ pub(super) fn finish(mut t: NativeTranslator) -> Result<Vec<u8>, TranslateError>
     // The function table: IRT, PPB, then the pexe's functions.
     let mut table = Bytes(vec![0; cx.table_len as usize * size_of::<rtabi::TableEntry>()]);
     let mut table_desc = DataDescription::new();
-    let imports = t.imports.irt.iter().map(|f| (rtabi::sym::IRT_PREFIX, *f));
-    let imports = imports.chain(t.imports.ppb.iter().map(|f| (rtabi::sym::PPB_PREFIX, *f)));
+    let imports = t.imports.irt().iter().map(|f| (rtabi::sym::IRT_PREFIX, f));
+    let imports = imports.chain(t.imports.ppb().iter().map(|f| (rtabi::sym::PPB_PREFIX, f)));
     // Table index 0 is null; IRT function `k` is at 1 + k, the PPB's after.
-    for (k, (prefix, f)) in imports.enumerate().map(|(i, x)| (i + 1, x)) {
-        let l = f.lower();
-        let params: Vec<ValType> = l.params.iter().map(|&k| super::kind_type(k)).collect();
-        let ret = l.results.first().map(|&k| super::kind_type(k));
+    for (k, ((prefix, f), (kinds, result))) in imports.zip(t.imports.signatures()).enumerate().map(|(i, x)| (i + 1, x)) {
+        let params: Vec<ValType> = kinds.iter().map(|&k| super::kind_type(k)).collect();
+        let ret = result.map(super::kind_type);
         let sig = cx.signature(&params, ret);
         let name = if prefix == rtabi::sym::IRT_PREFIX { format!("{prefix}{}", f.name) } else { format!("{prefix}{}", f.key) };
         let id = t.obj.declare_function(&name, Linkage::Import, &sig).map_err(object_error)?;
@@ -223,7 +222,7 @@ pub(super) fn finish(mut t: NativeTranslator) -> Result<Vec<u8>, TranslateError>
     desc.u64(offset_of!(rtabi::ModuleDesc, num_segments), t.layout.segments.len() as u64);
     desc.u64(offset_of!(rtabi::ModuleDesc, heap_base), u64::from(t.layout.heap_base));
     desc.u64(offset_of!(rtabi::ModuleDesc, pexe_table_base), u64::from(cx.pexe_table_base));
-    desc.u64(offset_of!(rtabi::ModuleDesc, num_irt), t.imports.irt.len() as u64);
+    desc.u64(offset_of!(rtabi::ModuleDesc, num_irt), t.imports.irt().len() as u64);
     desc.u32(offset_of!(rtabi::ModuleDesc, arch), t.target.arch());
     desc.u32(offset_of!(rtabi::ModuleDesc, flags), if t.imports.pepper() { rtabi::FLAG_PEPPER } else { 0 });
     if let Some(id) = test_id {

@@ -64,12 +64,13 @@ pub mod export {
 
 /// What one module imports: the IRT always, the Pepper browser functions
 /// when the pexe is a plugin. Index arithmetic of the ABI follows from it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct ImportLayout {
-    /// The IRT functions, in import order (`irt.<name>`).
-    pub irt: Vec<&'static abi::Function>,
-    /// The PPB functions (`ppapi.<key>`); empty unless the pexe is a plugin.
-    pub ppb: Vec<&'static abi::Function>,
+    /// The IRT functions, then the PPB functions when the pexe is a plugin
+    /// (`irt.<name>`, `ppapi.<key>`), in import order.
+    list: &'static abi::Imports,
+    /// How many of them are the IRT's.
+    irt: usize,
 }
 
 impl ImportLayout {
@@ -82,52 +83,56 @@ impl ImportLayout {
 
     /// The layout with or without the Pepper imports.
     pub fn new(pepper: bool) -> Self {
-        if !pepper {
-            // Without Pepper's list: most of the cost of reading the ABI.
-            return ImportLayout { irt: abi::irt_abi().irt_imports().collect(), ppb: Vec::new() };
-        }
-        let abi = abi::abi();
-        ImportLayout { irt: abi.irt_imports().collect(), ppb: abi.ppb_imports().collect() }
+        let list = abi::imports(pepper);
+        let irt = list.functions.iter().take_while(|f| f.family == abi::Family::Irt).count();
+        ImportLayout { list, irt }
+    }
+
+    /// The IRT functions, in import order.
+    pub fn irt(&self) -> &'static [abi::Import] {
+        &self.list.functions[..self.irt]
+    }
+
+    /// The PPB functions; none unless the pexe is a plugin.
+    pub fn ppb(&self) -> &'static [abi::Import] {
+        &self.list.functions[self.irt..]
     }
 
     /// Whether the PPB functions are imported.
     pub fn pepper(&self) -> bool {
-        !self.ppb.is_empty()
+        self.list.functions.len() > self.irt
     }
 
     /// Imported functions: fault, fmod, the IRT, the PPB functions.
     pub fn num_imported_funcs(&self) -> u32 {
-        IRT_FUNC_BASE + (self.irt.len() + self.ppb.len()) as u32
+        IRT_FUNC_BASE + self.list.functions.len() as u32
     }
 
     /// Function index of PPB import `k`.
     pub fn ppb_func_base(&self) -> u32 {
-        IRT_FUNC_BASE + self.irt.len() as u32
+        IRT_FUNC_BASE + self.irt as u32
     }
 
     /// Table index of PPB function 0 (right after the IRT's).
     pub fn ppb_table_base(&self) -> u32 {
-        IRT_TABLE_BASE + self.irt.len() as u32
+        IRT_TABLE_BASE + self.irt as u32
     }
 
     /// Table index of pexe function 0 (value id 0); function `i` is at
     /// `pexe_table_base() + i`, which is also its address as a pexe value.
     pub fn pexe_table_base(&self) -> u32 {
-        IRT_TABLE_BASE + (self.irt.len() + self.ppb.len()) as u32
+        IRT_TABLE_BASE + self.list.functions.len() as u32
     }
 
     /// Every imported function in order: (module, field).
     pub fn names(&self) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
-        let irt = self.irt.iter().map(|f| (IRT, f.key.as_str()));
-        let ppb = self.ppb.iter().map(|f| (PPAPI, f.key.as_str()));
-        irt.chain(ppb)
+        self.list.functions.iter().map(|f| (if f.family == abi::Family::Irt { IRT } else { PPAPI }, f.key))
     }
 
-    /// Every imported function in order: (module, field, lowered signature).
-    pub fn functions(&self) -> impl Iterator<Item = (&'static str, &'static str, abi::Lowered)> + '_ {
-        let irt = self.irt.iter().map(|f| (IRT, f.key.as_str(), f.lower()));
-        let ppb = self.ppb.iter().map(|f| (PPAPI, f.key.as_str(), f.lower()));
-        irt.chain(ppb)
+    /// Every imported function in order: its lowered parameters and result.
+    pub fn signatures(&self) -> impl Iterator<Item = (&'static [abi::ValKind], Option<abi::ValKind>)> + '_ {
+        let list = self.list;
+        list.functions.iter().map(move |f| (list.params(f), f.result))
     }
 }
 
@@ -199,7 +204,7 @@ fn contains_at(hay: &[u8], needle: &[u8], k: usize) -> bool {
 
 /// Index of IRT function `name` in the import order.
 pub fn irt_index(layout: &ImportLayout, name: &str) -> Option<u32> {
-    layout.irt.iter().position(|f| f.name == name).map(|k| k as u32)
+    layout.irt().iter().position(|f| f.name == name).map(|k| k as u32)
 }
 
 /// The wasm value type of an ABI value kind.
@@ -221,12 +226,12 @@ mod tests {
         let plain = ImportLayout::new(false);
         assert_eq!(plain.num_imported_funcs(), 54);
         assert_eq!(plain.pexe_table_base(), 53);
-        assert_eq!(plain.irt[0].name, "query");
+        assert_eq!(plain.irt()[0].name, "query");
         let pepper = ImportLayout::new(true);
-        assert!(pepper.ppb.len() > 10);
+        assert!(pepper.ppb().len() > 10);
         assert_eq!(pepper.ppb_table_base(), 53);
-        assert_eq!(pepper.pexe_table_base(), 53 + pepper.ppb.len() as u32);
-        assert_eq!(pepper.functions().count(), 52 + pepper.ppb.len());
+        assert_eq!(pepper.pexe_table_base(), 53 + pepper.ppb().len() as u32);
+        assert_eq!(pepper.signatures().count(), 52 + pepper.ppb().len());
     }
 
     fn contains(hay: &[u8], needle: &[u8]) -> bool {

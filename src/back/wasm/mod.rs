@@ -579,12 +579,14 @@ impl Parts {
         let mut sigs = Signatures::new();
         let fault_ty = sigs.intern(&[ValType::I32, ValType::I32], &[]);
         let fmod_ty = sigs.intern(&[ValType::F64, ValType::F64], &[ValType::F64]);
+        let mut params = Vec::new();
         let import_types = imports
-            .functions()
-            .map(|(_, _, l)| {
-                let params: Vec<ValType> = l.params.iter().map(|&k| imports::val_type(k)).collect();
-                let results: Vec<ValType> = l.results.iter().map(|&k| imports::val_type(k)).collect();
-                sigs.intern(&params, &results)
+            .signatures()
+            .map(|(kinds, result)| {
+                params.clear();
+                params.extend(kinds.iter().map(|&k| imports::val_type(k)));
+                let result = result.map(imports::val_type);
+                sigs.intern(&params, result.as_slice())
             })
             .collect();
         let num_imported = imports.num_imported_funcs();
@@ -1028,7 +1030,7 @@ impl WasmBackend {
         // Table elements: the imports (IRT, PPB), then runs of defined pexe
         // functions.
         let mut elements = ElementSection::new();
-        let nimports = self.imports.irt.len() + self.imports.ppb.len();
+        let nimports = (self.imports.num_imported_funcs() - IRT_FUNC_BASE) as usize;
         let imported: Vec<u32> = (0..nimports as u32)
             .map(|k| if single_threaded && Some(k) == thread_create { no_threads_func } else { IRT_FUNC_BASE + k })
             .collect();
