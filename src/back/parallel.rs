@@ -50,6 +50,11 @@ pub struct BodyJob {
 }
 
 impl BodyJob {
+    /// The block's size in bits: a guide to how long it takes.
+    fn bits(&self) -> u64 {
+        self.range.end.0.saturating_sub(self.range.body.0)
+    }
+
     /// The bytes of the file the block's contents take (from its first
     /// word after the length word to its end): what a Worker needs.
     pub fn byte_range(&self) -> std::ops::Range<usize> {
@@ -544,6 +549,75 @@ impl Stitcher {
     }
 }
 
+/// The jobs not taken yet, shared by the threads. Jobs are queued in body
+/// order as the split finds them (the threads start on the first at
+/// once); once it is done, the large ones left go first, largest first,
+/// so that the run does not end with one thread on a large body and the
+/// others idle. (Stitching is in body order whatever the order here.)
+#[derive(Default)]
+struct JobQueue {
+    state: Mutex<(std::collections::VecDeque<BodyJob>, bool)>,
+    ready: std::sync::Condvar,
+}
+
+impl JobQueue {
+    fn push(&self, job: BodyJob) {
+        if let Ok(mut state) = self.state.lock() {
+            state.0.push_back(job);
+        }
+        self.ready.notify_one();
+    }
+
+    /// No more jobs: those of more than 1/[`LARGE_BODY_SHARE`] of the
+    /// module's `total_bits` of bodies move to the front.
+    fn close(&self, total_bits: u64) {
+        if let Ok(mut state) = self.state.lock() {
+            if state.1 {
+                return;
+            }
+            let large = |job: &BodyJob| job.bits() > total_bits / LARGE_BODY_SHARE;
+            let (mut first, rest): (Vec<BodyJob>, Vec<BodyJob>) = state.0.drain(..).partition(large);
+            first.sort_by_key(|job| std::cmp::Reverse(job.bits()));
+            state.0.extend(first.into_iter().chain(rest));
+            state.1 = true;
+        }
+        self.ready.notify_all();
+    }
+
+    /// The next job; `None` once there are no more (or a thread panicked
+    /// holding the lock).
+    fn take(&self) -> Option<BodyJob> {
+        let mut state = self.state.lock().ok()?;
+        loop {
+            if let Some(job) = state.0.pop_front() {
+                return Some(job);
+            }
+            if state.1 {
+                return None;
+            }
+            state = self.ready.wait(state).ok()?;
+        }
+    }
+}
+
+/// Closes a [`JobQueue`] however the split ends, a panic included: no
+/// thread is left waiting for jobs.
+struct CloseOnDrop<'q> {
+    queue: &'q JobQueue,
+    total_bits: u64,
+}
+
+impl Drop for CloseOnDrop<'_> {
+    fn drop(&mut self) {
+        self.queue.close(self.total_bits);
+    }
+}
+
+/// A body of more than this fraction of all the module's (in bits) is
+/// handed out before the others: the last one to start bounds the time a
+/// thread may wait for the others at the end.
+const LARGE_BODY_SHARE: u64 = 128;
+
 /// Translates a whole pexe on `threads` threads (the calling one among
 /// them). `None` when the input is not valid or not of the plain shape, or
 /// a thread cannot be started: then run the pipeline instead.
@@ -558,17 +632,11 @@ pub fn translate(pexe: &[u8], options: &Options, threads: usize) -> Option<Vec<u
     let (mut source, context, stitcher) = WholeSplit::start(pexe, Some(options))?;
     let mut stitcher = stitcher?;
     let failed = AtomicBool::new(false);
-    let (tx, rx) = std::sync::mpsc::channel::<BodyJob>();
-    let rx = Mutex::new(rx);
+    let queue = JobQueue::default();
     // Translated bodies by index, until stitched.
     let results: Mutex<Vec<Option<BodyCode>>> = Mutex::new(Vec::new());
     let work = |worker: &mut BodyWorker, mut after_each: Option<&mut dyn FnMut()>| loop {
-        // The lock is held only while taking a job.
-        let job = match rx.lock() {
-            Ok(rx) => rx.recv(),
-            Err(_) => return,
-        };
-        let Ok(job) = job else { return };
+        let Some(job) = queue.take() else { return };
         if failed.load(Ordering::Relaxed) {
             continue;
         }
@@ -621,14 +689,13 @@ pub fn translate(pexe: &[u8], options: &Options, threads: usize) -> Option<Vec<u
             }
         }
         let mut count = 0usize;
+        let mut close = CloseOnDrop { queue: &queue, total_bits: 0 };
         loop {
             match source.next_job() {
                 Some(Some(job)) => {
                     count += 1;
-                    if tx.send(job).is_err() {
-                        failed.store(true, Ordering::Relaxed);
-                        break;
-                    }
+                    close.total_bits += job.bits();
+                    queue.push(job);
                 }
                 Some(None) => break,
                 None => {
@@ -637,7 +704,7 @@ pub fn translate(pexe: &[u8], options: &Options, threads: usize) -> Option<Vec<u
                 }
             }
         }
-        drop(tx);
+        drop(close);
         let mut stitch_some = || stitch_ready(&mut next);
         work(&mut BodyWorker::new(&context), Some(&mut stitch_some));
         // The queue is empty: what the others have done so far, while they
