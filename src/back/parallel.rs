@@ -29,7 +29,7 @@
 //! [`ModuleContext`] from the prefix once and a [`BodyWorker`], and sends
 //! back [`BodyCode::to_bytes`].
 
-use super::wasm::{BodyCode, BodyContext, BodyTranslator, Options, WasmBackend};
+use super::wasm::{BackendStart, BodyCode, BodyContext, BodyTranslator, Options, WasmBackend};
 use super::{Backend, TranslateError};
 use crate::bitstream::{
     BlockInfo, BlockRange, Event, Parser, ParserBuffers, Step, BLOCKINFO_BLOCK_ID, FUNCTION_BLOCK_ID, MODULE_BLOCK_ID,
@@ -198,9 +198,11 @@ struct WholeSplit<'a> {
 
 impl<'a> WholeSplit<'a> {
     /// Reads the module block up to its first function block. With
-    /// `options`, also makes the back end the bodies will be stitched
-    /// into, whose context the workers then share (made once, not twice).
-    fn start(pexe: &'a [u8], options: Option<&Options>) -> Option<(Self, Arc<ModuleContext>, Option<Stitcher>)> {
+    /// `options`, also begins the back end the bodies will be stitched
+    /// into, whose context the workers then share (made once, not twice);
+    /// the rest of it ([`Stitcher::from_start`]) can wait until they have
+    /// started.
+    fn start(pexe: &'a [u8], options: Option<&Options>) -> Option<(Self, Arc<ModuleContext>, Option<BackendStart>)> {
         let mut parser = Parser::new(pexe);
         let mut decoder = Decoder::new();
         let first = loop {
@@ -223,9 +225,9 @@ impl<'a> WholeSplit<'a> {
         let (context, stitcher) = match options {
             Some(options) => {
                 ModuleContext::checked(&module).ok()?;
-                let backend = WasmBackend::new(Verified::checked(&module), options).ok()?;
-                let context = ModuleContext::with_wasm(module, parser.blockinfo(), first, backend.context());
-                (context, Some(Stitcher { backend }))
+                let start = WasmBackend::start(Verified::checked(&module), options).ok()?;
+                let context = ModuleContext::with_wasm(module, parser.blockinfo(), first, start.context());
+                (context, Some(start))
             }
             None => (ModuleContext::new(module, parser.blockinfo(), first).ok()?, None),
         };
@@ -532,6 +534,12 @@ impl Stitcher {
         Ok((Arc::new(context), Stitcher { backend }))
     }
 
+    /// The stitcher of a back end begun with `context`'s module and
+    /// `options` (`WholeSplit::start`).
+    fn from_start(context: &ModuleContext, options: &Options, start: BackendStart) -> Self {
+        Stitcher { backend: WasmBackend::from_start(Verified::checked(&context.module), options, start) }
+    }
+
     /// Adds the next body.
     pub fn define_body(&mut self, body: &BodyCode) -> Result<(), TranslateError> {
         self.backend.define_body(body)
@@ -625,12 +633,14 @@ const LARGE_BODY_SHARE: u64 = 128;
 /// The calling thread finds the function blocks (cheap: their length words
 /// say where each ends) and queues them; the others start on the first
 /// bodies at once, and the calling thread joins them when the file is
-/// split. Results are kept by body index; the calling thread stitches them
-/// in order as they become ready, between its own jobs and while the
-/// others finish their last ones, so little is left to do after the join.
+/// split. It builds the rest of the back end (the globals' data image)
+/// only then, while the others translate. Results are kept by body index;
+/// the calling thread stitches them in order as they become ready, between
+/// its own jobs and while the others finish their last ones, so little is
+/// left to do after the join.
 pub fn translate(pexe: &[u8], options: &Options, threads: usize) -> Option<Vec<u8>> {
-    let (mut source, context, stitcher) = WholeSplit::start(pexe, Some(options))?;
-    let mut stitcher = stitcher?;
+    let (mut source, context, start) = WholeSplit::start(pexe, Some(options))?;
+    let start = start?;
     let failed = AtomicBool::new(false);
     let queue = JobQueue::default();
     // Translated bodies by index, until stitched.
@@ -659,8 +669,7 @@ pub fn translate(pexe: &[u8], options: &Options, threads: usize) -> Option<Vec<u
         }
     };
     // Stitches the bodies ready from `*next` on, in order.
-    let mut next = 0usize;
-    let mut stitch_ready = |next: &mut usize| {
+    let stitch_ready = |stitcher: &mut Stitcher, next: &mut usize| {
         let mut ready = Vec::new();
         match results.lock() {
             Ok(mut r) => {
@@ -677,7 +686,7 @@ pub fn translate(pexe: &[u8], options: &Options, threads: usize) -> Option<Vec<u
         }
         *next += ready.len();
     };
-    let count = std::thread::scope(|scope| {
+    let (count, stitcher, next) = std::thread::scope(|scope| {
         let mut handles = Vec::new();
         for k in 1..threads.max(1) {
             let handle = std::thread::Builder::new()
@@ -705,18 +714,20 @@ pub fn translate(pexe: &[u8], options: &Options, threads: usize) -> Option<Vec<u
             }
         }
         drop(close);
-        let mut stitch_some = || stitch_ready(&mut next);
+        let mut stitcher = Stitcher::from_start(&context, options, start);
+        let mut next = 0usize;
+        let mut stitch_some = || stitch_ready(&mut stitcher, &mut next);
         work(&mut BodyWorker::new(&context), Some(&mut stitch_some));
         // The queue is empty: what the others have done so far, while they
         // finish their last jobs.
-        stitch_ready(&mut next);
+        stitch_ready(&mut stitcher, &mut next);
         for h in handles {
             if let Err(panic) = h.join() {
                 std::panic::resume_unwind(panic);
             }
         }
-        stitch_ready(&mut next);
-        count
+        stitch_ready(&mut stitcher, &mut next);
+        (count, stitcher, next)
     });
     if failed.into_inner() || count != context.bodies.len() || next != count {
         return None;

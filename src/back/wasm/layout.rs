@@ -43,9 +43,15 @@ pub struct Layout {
 impl Layout {
     pub fn new(m: &Module, pexe_table_base: u32) -> Result<Layout, TranslateError> {
         let (addrs, heap_base) = Self::place(m)?;
+        let segments = Self::image(m, &addrs, pexe_table_base);
+        Ok(Layout { addrs, heap_base, segments })
+    }
+
+    /// The data image of globals placed at `addrs` ([`Layout::place`]).
+    pub fn image(m: &Module, addrs: &[u32], pexe_table_base: u32) -> Vec<Segment> {
         let mut image = ImageBuilder::default();
         let num_funcs = m.functions.len() as u64;
-        for (g, &addr) in m.globals.iter().zip(&addrs) {
+        for (g, &addr) in m.globals.iter().zip(addrs) {
             let mut at = u64::from(addr);
             for init in &g.init {
                 match init {
@@ -65,7 +71,7 @@ impl Layout {
                 at += init.size();
             }
         }
-        Ok(Layout { addrs, heap_base, segments: image.finish() })
+        image.finish()
     }
 
     /// Where each global goes (by global index) and `__heap_base`, without

@@ -268,11 +268,7 @@ impl BodyContext {
     /// The context of a verified module (what [`WasmBackend::context`]
     /// gives, without the rest of the back end).
     pub fn new(module: Verified<'_>) -> Result<Self, TranslateError> {
-        let m = module.module();
-        let imports = ImportLayout::for_module(m);
-        // Bodies need the globals' addresses, not their image.
-        let (addrs, _) = Layout::place(m)?;
-        Ok(Parts::new(m, imports, addrs, Options::default().tiering)?.ctx)
+        Ok(Parts::new(module.module(), Options::default().tiering)?.0)
     }
 }
 
@@ -562,9 +558,11 @@ fn body_facts(cx: &ModuleCx, f: &Function) -> (bool, Option<SqrtClaim>) {
     (libm::is_pure_leaf(f), sqrt)
 }
 
-/// The module-level parts [`WasmBackend::new`] and [`BodyContext::new`] share.
+/// The module-level parts of a [`WasmBackend`] made with its
+/// [`BodyContext`] (as [`BodyContext::new`] makes that alone): all but the
+/// globals' data image. Bodies need the globals' addresses, not their
+/// image.
 struct Parts {
-    ctx: BodyContext,
     imports: ImportLayout,
     defined: Vec<u32>,
     void_void: u32,
@@ -572,10 +570,28 @@ struct Parts {
     import_types: Vec<u32>,
     fault_ty: u32,
     fmod_ty: u32,
+    heap_base: u32,
+}
+
+/// A [`WasmBackend`] begun ([`WasmBackend::start`]): its bodies' context
+/// made, the globals' data image not yet. Lets a caller start translating
+/// bodies on other threads before it builds the image.
+pub struct BackendStart {
+    ctx: Arc<BodyContext>,
+    parts: Parts,
+}
+
+impl BackendStart {
+    /// What [`BodyTranslator`]s of this module need.
+    pub fn context(&self) -> Arc<BodyContext> {
+        self.ctx.clone()
+    }
 }
 
 impl Parts {
-    fn new(m: &Module, imports: ImportLayout, global_addrs: Vec<u32>, tiering: Tiering) -> Result<Parts, TranslateError> {
+    fn new(m: &Module, tiering: Tiering) -> Result<(BodyContext, Parts), TranslateError> {
+        let imports = ImportLayout::for_module(m);
+        let (global_addrs, heap_base) = Layout::place(m)?;
         let mut sigs = Signatures::new();
         let fault_ty = sigs.intern(&[ValType::I32, ValType::I32], &[]);
         let fmod_ty = sigs.intern(&[ValType::F64, ValType::F64], &[ValType::F64]);
@@ -633,8 +649,7 @@ impl Parts {
             outline_loops: tiering == Tiering::Dynamic && !imports.pepper(),
             hinted: tiering == Tiering::Hinted,
         };
-        Ok(Parts {
-            ctx: BodyContext { cx, sigs },
+        let parts = Parts {
             imports,
             defined,
             void_void,
@@ -642,7 +657,9 @@ impl Parts {
             import_types,
             fault_ty,
             fmod_ty,
-        })
+            heap_base,
+        };
+        Ok((BodyContext { cx, sigs }, parts))
     }
 }
 
@@ -727,18 +744,31 @@ impl Backend for WasmBackend {
 
 impl WasmBackend {
     pub fn new(module: Verified<'_>, opts: &Options) -> Result<Self, TranslateError> {
+        Ok(Self::from_start(module, opts, Self::start(module, opts)?))
+    }
+
+    /// The first part of [`WasmBackend::new`]: the bodies' context
+    /// ([`BackendStart::context`]), without the globals' data image.
+    pub fn start(module: Verified<'_>, opts: &Options) -> Result<BackendStart, TranslateError> {
+        let (ctx, parts) = Parts::new(module.module(), opts.tiering)?;
+        Ok(BackendStart { ctx: Arc::new(ctx), parts })
+    }
+
+    /// The rest of [`WasmBackend::new`], for the `module` and `opts` that
+    /// `start` was given.
+    pub fn from_start(module: Verified<'_>, opts: &Options, start: BackendStart) -> Self {
         let m = module.module();
-        let imports = ImportLayout::for_module(m);
-        let mut layout = Layout::new(m, imports.pexe_table_base())?;
-        // The addresses go to the bodies' context; the back end keeps the image.
-        let parts = Parts::new(m, imports, std::mem::take(&mut layout.addrs), opts.tiering)?;
+        let BackendStart { ctx, parts } = start;
+        // The addresses went to the bodies' context; the back end keeps the image.
+        let segments = Layout::image(m, &ctx.cx.global_addrs, parts.imports.pexe_table_base());
+        let layout = Layout { addrs: Vec::new(), heap_base: parts.heap_base, segments };
         let mut code = Vec::with_capacity((m.functions.len() * 64).min(CODE_CHUNK_CAPACITY));
-        let helpers = helper_count(parts.ctx.cx.single_threaded);
+        let helpers = helper_count(ctx.cx.single_threaded);
         wasm_encoder::Encode::encode(&(parts.defined.len() as u32 + helpers), &mut code);
         let outlined_base = parts.imports.num_imported_funcs() + parts.defined.len() as u32 + helpers;
-        Ok(WasmBackend {
-            sigs: parts.ctx.sigs.clone(),
-            ctx: Arc::new(parts.ctx),
+        WasmBackend {
+            sigs: ctx.sigs.clone(),
+            ctx,
             layout,
             names: opts.names,
             funcs: FuncTranslator::new(),
@@ -764,7 +794,7 @@ impl WasmBackend {
             import_types: parts.import_types,
             fault_ty: parts.fault_ty,
             fmod_ty: parts.fmod_ty,
-        })
+        }
     }
 
     /// What [`BodyTranslator`]s of this module need.
