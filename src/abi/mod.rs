@@ -65,7 +65,7 @@ const TABLE: &str = include_str!(concat!(env!("OUT_DIR"), "/abi_table.txt"));
 /// a test checks it equals what parsing the sources gives).
 pub fn abi() -> &'static Abi {
     static ABI: OnceLock<Abi> = OnceLock::new();
-    ABI.get_or_init(|| table::decode(TABLE, false))
+    ABI.get_or_init(|| table::decode(TABLE))
 }
 
 /// The functions a translated module imports: the IRT's, then with

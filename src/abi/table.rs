@@ -84,9 +84,9 @@ fn ctype(t: &CType) -> String {
     }
 }
 
-/// The list [`encode`] wrote; with `irt_only`, its IRT part alone. The
-/// text is the build's own, so a malformed record is a bug (it panics).
-pub(crate) fn decode(table: &str, irt_only: bool) -> Abi {
+/// The list [`encode`] wrote. The text is the build's own, so a malformed
+/// record is a bug (it panics).
+pub(crate) fn decode(table: &str) -> Abi {
     let mut abi = Abi { functions: Vec::new(), interfaces: Vec::new() };
     for record in table.lines() {
         let mut fields = record.split('\t');
@@ -98,9 +98,6 @@ pub(crate) fn decode(table: &str, irt_only: bool) -> Abi {
             "p" => Family::Ppp,
             other => panic!("src/abi table: family {other:?}"),
         };
-        if irt_only && family != Family::Irt {
-            break;
-        }
         match kind {
             "f" => {
                 let key = next().to_string();
