@@ -564,30 +564,46 @@ impl Stitcher {
 /// others idle. (Stitching is in body order whatever the order here.)
 #[derive(Default)]
 struct JobQueue {
-    state: Mutex<(std::collections::VecDeque<BodyJob>, bool)>,
+    state: Mutex<QueueState>,
     ready: std::sync::Condvar,
+}
+
+#[derive(Default)]
+struct QueueState {
+    jobs: std::collections::VecDeque<BodyJob>,
+    closed: bool,
+    /// Threads waiting in [`JobQueue::take`]: a push wakes one only when
+    /// there is one, since a wake is a system call and the split pushes
+    /// thousands of jobs while the others are busy.
+    waiting: u32,
 }
 
 impl JobQueue {
     fn push(&self, job: BodyJob) {
-        if let Ok(mut state) = self.state.lock() {
-            state.0.push_back(job);
+        let wake = match self.state.lock() {
+            Ok(mut state) => {
+                state.jobs.push_back(job);
+                state.waiting > 0
+            }
+            Err(_) => true,
+        };
+        if wake {
+            self.ready.notify_one();
         }
-        self.ready.notify_one();
     }
 
     /// No more jobs: those of more than 1/[`LARGE_BODY_SHARE`] of the
     /// module's `total_bits` of bodies move to the front.
     fn close(&self, total_bits: u64) {
         if let Ok(mut state) = self.state.lock() {
-            if state.1 {
+            if state.closed {
                 return;
             }
             let large = |job: &BodyJob| job.bits() > total_bits / LARGE_BODY_SHARE;
-            let (mut first, rest): (Vec<BodyJob>, Vec<BodyJob>) = state.0.drain(..).partition(large);
+            let (mut first, rest): (Vec<BodyJob>, Vec<BodyJob>) = state.jobs.drain(..).partition(large);
             first.sort_by_key(|job| std::cmp::Reverse(job.bits()));
-            state.0.extend(first.into_iter().chain(rest));
-            state.1 = true;
+            state.jobs.extend(first.into_iter().chain(rest));
+            state.closed = true;
         }
         self.ready.notify_all();
     }
@@ -597,13 +613,15 @@ impl JobQueue {
     fn take(&self) -> Option<BodyJob> {
         let mut state = self.state.lock().ok()?;
         loop {
-            if let Some(job) = state.0.pop_front() {
+            if let Some(job) = state.jobs.pop_front() {
                 return Some(job);
             }
-            if state.1 {
+            if state.closed {
                 return None;
             }
+            state.waiting += 1;
             state = self.ready.wait(state).ok()?;
+            state.waiting -= 1;
         }
     }
 }
