@@ -26,17 +26,31 @@
 
 use pexe::back::wasm::{translate_bytes, Options, Tiering};
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
 use std::time::Instant;
 
 struct CountingAlloc;
 
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+static PEAK: AtomicIsize = AtomicIsize::new(0);
+/// Counting is on only for the warm-up run that measures the peak: two
+/// threads updating the same counters on every allocation slowed the timed
+/// 2-thread runs down (the cache line bounces between the cores).
+static COUNTING: AtomicBool = AtomicBool::new(false);
 
 fn grew(by: usize) {
+    let by = by as isize;
+    if !COUNTING.load(Ordering::Relaxed) {
+        return;
+    }
     let now = LIVE.fetch_add(by, Ordering::Relaxed) + by;
     PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+fn shrank(by: usize) {
+    if COUNTING.load(Ordering::Relaxed) {
+        LIVE.fetch_sub(by as isize, Ordering::Relaxed);
+    }
 }
 
 unsafe impl GlobalAlloc for CountingAlloc {
@@ -56,7 +70,7 @@ unsafe impl GlobalAlloc for CountingAlloc {
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        shrank(layout.size());
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let p = unsafe { System.realloc(ptr, layout, new_size) };
@@ -64,7 +78,7 @@ unsafe impl GlobalAlloc for CountingAlloc {
             if new_size >= layout.size() {
                 grew(new_size - layout.size());
             } else {
-                LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+                shrank(layout.size() - new_size);
             }
         }
         p
@@ -109,10 +123,14 @@ enum Clock {
 /// Median seconds of `runs` calls of `f` (after one warm-up), and the peak
 /// heap above the starting level during the warm-up.
 fn measure<T>(runs: usize, clock: Clock, mut f: impl FnMut() -> T) -> (f64, usize) {
-    let base = LIVE.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
+    // Counted from zero: a block allocated before the warm-up and freed
+    // during it takes the level below zero, never above the true peak.
+    LIVE.store(0, Ordering::Relaxed);
+    PEAK.store(0, Ordering::Relaxed);
+    COUNTING.store(true, Ordering::Relaxed);
     drop(f());
-    let peak = PEAK.load(Ordering::Relaxed) - base;
+    COUNTING.store(false, Ordering::Relaxed);
+    let peak = PEAK.load(Ordering::Relaxed).max(0) as usize;
     let cpu = clock == Clock::ThreadCpu && thread_cpu_ns().is_some();
     let mut times: Vec<f64> = (0..runs)
         .map(|_| {
