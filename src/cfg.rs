@@ -24,7 +24,9 @@ const NONE: u32 = u32::MAX;
 /// Per-block facts, kept together for locality.
 #[derive(Clone, Copy)]
 struct Node {
-    /// Position in reverse postorder; `NONE` if unreachable.
+    /// Position in reverse postorder plus `Cfg::rpo_start` (the block's
+    /// slot in `Cfg::rpo`, given as the search leaves it); `NONE` if
+    /// unreachable. Only compared with each other, or less the start.
     rpo: u32,
     idom: u32,
     /// Dominator-tree preorder number and subtree size: `a` dominates `b`
@@ -83,21 +85,32 @@ impl Cfg {
     /// by source block in increasing order and name blocks below `n`.
     pub fn compute(&mut self, n: usize, edges: &[(u32, u32)]) {
         self.begin(n);
+        let mut b = 0u32;
         for &(from, to) in edges {
+            while b < from {
+                self.end_source(b);
+                b += 1;
+            }
             self.add_edge(from, to);
+        }
+        while (b as usize) < n {
+            self.end_source(b);
+            b += 1;
         }
         self.finish();
     }
 
     /// Starts a graph of `n` blocks, to be given its edges by
-    /// [`Cfg::add_edge`] and completed by [`Cfg::finish`] (what
-    /// [`Cfg::compute`] does, without a list of edges in between).
+    /// [`Cfg::add_edge`] and [`Cfg::end_source`] and completed by
+    /// [`Cfg::finish`] (what [`Cfg::compute`] does, without a list of
+    /// edges in between).
     pub fn begin(&mut self, n: usize) {
         self.node.clear();
         self.node.resize(n, FRESH);
+        // Every entry past the first is written by `end_source` (and
+        // `build_adjacency`); sized here.
         reset(&mut self.succ_start, n + 1, 0);
         self.succs.clear();
-        // Sized here, filled by `build_adjacency` from the counts in `size`.
         reset(&mut self.pred_start, n + 1, 0);
     }
 
@@ -111,8 +124,15 @@ impl Cfg {
             node.mark = from;
             self.succs.push(to);
             node.size += 1;
-            self.succ_start[from as usize + 1] += 1;
         }
+    }
+
+    /// Closes block `b`'s list of successors: after its edges (if any),
+    /// once for every block of the graph, in increasing order. One store
+    /// per block where counting cost one per edge and a sum per block.
+    #[inline]
+    pub fn end_source(&mut self, b: u32) {
+        self.succ_start[b as usize + 1] = self.succs.len() as u32;
     }
 
     /// Completes the graph begun by [`Cfg::begin`]: predecessors, reverse
@@ -146,21 +166,16 @@ impl Cfg {
         }
     }
 
-    /// Turns the per-block counts of `add_edge` into start offsets and
-    /// fills the predecessor lists.
+    /// Turns the per-block predecessor counts of `add_edge` into start
+    /// offsets and fills the predecessor lists.
     // This and the other passes of `finish` stay out of line: inlined into
     // one body they compiled to more instructions in all (callgrind).
     #[inline(never)]
     fn build_adjacency(&mut self) {
         // Start offsets from counts; predecessors by counting sort, so each
         // list is in increasing order (`mark` is each block's fill cursor).
-        let mut succ_sum = 0;
         let mut pred_sum = 0;
-        for ((succ_start, pred_start), node) in
-            self.succ_start[1..].iter_mut().zip(self.pred_start[1..].iter_mut()).zip(self.node.iter_mut())
-        {
-            succ_sum += *succ_start;
-            *succ_start = succ_sum;
+        for (pred_start, node) in self.pred_start[1..].iter_mut().zip(self.node.iter_mut()) {
             node.mark = pred_sum;
             pred_sum += node.size;
             node.size = 0;
@@ -183,8 +198,9 @@ impl Cfg {
     }
 
     /// Depth-first search from the entry: fills `rpo[rpo_start..]` and
-    /// marks the blocks it reaches (`rpo = 0`, numbered by `idom_pass`;
-    /// `size = 1`, the start of `number_dom_tree`'s sums).
+    /// numbers the blocks it reaches by their slots there (`rpo`; 0 marks
+    /// one found and not left yet), with `size = 1`, the start of
+    /// `number_dom_tree`'s sums.
     #[inline(never)]
     fn compute_rpo(&mut self) {
         let n = self.node.len();
@@ -232,6 +248,7 @@ impl Cfg {
             } else {
                 out -= 1;
                 rpo[out] = b;
+                node[b as usize].rpo = out as u32;
                 if depth == 0 {
                     break;
                 }
@@ -244,8 +261,7 @@ impl Cfg {
 
     /// One Cooper–Harvey–Kennedy pass in reverse postorder, using only
     /// predecessors that already have an idom; the skipped reachable ones
-    /// (retreating edges) go to `retreating`. Numbers the blocks in reverse
-    /// postorder on the way (only numbered blocks are compared).
+    /// (retreating edges) go to `retreating`.
     ///
     /// `false` when the pass would take more than a linear number of steps:
     /// one pass walks up the dominator tree once per predecessor, which is
@@ -262,9 +278,8 @@ impl Cfg {
         retreating.clear();
         node[0].idom = 0;
         let mut budget = 16 * (preds.len() as u64 + rpo.len() as u64) + 4096;
-        for (i, &b) in rpo.iter().enumerate().skip(1) {
+        for &b in &rpo[1..] {
             let b = b as usize;
-            node[b].rpo = i as u32;
             let ps = &preds[pred_start[b] as usize..pred_start[b + 1] as usize];
             // One processed predecessor (most blocks): it is the idom.
             if let [p] = *ps {
@@ -277,7 +292,7 @@ impl Cfg {
             for &p in ps {
                 let pred = &node[p as usize];
                 if pred.idom == NONE {
-                    // Unreachable, or not yet numbered (later in reverse
+                    // Unreachable, or not yet processed (later in reverse
                     // postorder, or `b` itself).
                     if pred.rpo != NONE {
                         retreating.push((p, b as u32));
@@ -289,13 +304,7 @@ impl Cfg {
                 } else {
                     match intersect(node, p, new_idom, &mut budget) {
                         Some(d) => d,
-                        None => {
-                            // The rest still needs its numbers.
-                            for (j, &c) in rpo.iter().enumerate().skip(i) {
-                                node[c as usize].rpo = j as u32;
-                            }
-                            return false;
-                        }
+                        None => return false,
                     }
                 };
             }
@@ -472,7 +481,8 @@ impl Cfg {
     /// in block order: the numbers the dominator pass gave them, for a back
     /// end indexing by position.
     pub(crate) fn positions(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
-        self.node.iter().map(|n| n.rpo)
+        let start = self.rpo_start as u32;
+        self.node.iter().map(move |n| if n.rpo == NONE { NONE } else { n.rpo - start })
     }
 
     /// Reachable `b`'s immediate dominator as a position in [`Cfg::rpo`]
@@ -480,7 +490,7 @@ impl Cfg {
     #[inline]
     pub(crate) fn dom_record(&self, b: u32) -> (u32, u32, u32) {
         let n = &self.node[b as usize];
-        (self.node[n.idom as usize].rpo, n.pre, n.size)
+        (self.node[n.idom as usize].rpo - self.rpo_start as u32, n.pre, n.size)
     }
 
     /// Whether `a` dominates `b` (reflexive). False if either is unreachable.

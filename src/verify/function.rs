@@ -337,6 +337,7 @@ fn build_clean_cfg(f: &Function, cfg: &mut Cfg) -> bool {
         if !add_successors(f, b as u32, &last.kind, cfg) {
             return false;
         }
+        cfg.end_source(b as u32);
     }
     if expected_start as usize != f.insts.len() {
         return false;
@@ -427,16 +428,17 @@ fn build_structure(cx: &mut Cx<'_>, inst_block: &mut Vec<u32>, cfg: &mut Cfg) ->
         let b = b as u32;
         let insts = &f.insts[blk.start as usize..blk.end as usize];
         inst_block[blk.start as usize + 1..blk.end as usize + 1].fill(b);
-        let Some(last) = insts.last() else {
-            cx.report(f.pos, Some(BlockId(b)), None, format!("block %b{b} is empty (it needs a terminator)"));
-            continue;
-        };
-        if !last.kind.is_terminator() {
-            let id = InstId(blk.end - 1);
-            cx.report(last.pos, Some(BlockId(b)), Some(id), format!("block %b{b} does not end with a terminator"));
-            continue;
+        match insts.last() {
+            None => cx.report(f.pos, Some(BlockId(b)), None, format!("block %b{b} is empty (it needs a terminator)")),
+            Some(last) if !last.kind.is_terminator() => {
+                let id = InstId(blk.end - 1);
+                cx.report(last.pos, Some(BlockId(b)), Some(id), format!("block %b{b} does not end with a terminator"));
+            }
+            Some(last) => {
+                add_successors(f, b, &last.kind, cfg);
+            }
         }
-        add_successors(f, b, &last.kind, cfg);
+        cfg.end_source(b);
     }
     cfg.finish();
     true
