@@ -277,7 +277,12 @@ impl Cfg {
         let rpo = &rpo[*rpo_start..];
         retreating.clear();
         node[0].idom = 0;
-        let mut budget = 16 * (preds.len() as u64 + rpo.len() as u64) + 4096;
+        // Steps are counted freely and compared with the budget after each
+        // walk: one walk takes at most two tree depths (`n` steps each), so
+        // the pass stays linear, and it gives up exactly when a check per
+        // step would have.
+        let budget = 16 * (preds.len() as u64 + rpo.len() as u64) + 4096;
+        let mut steps = 0u64;
         for &b in &rpo[1..] {
             let b = b as usize;
             let ps = &preds[pred_start[b] as usize..pred_start[b + 1] as usize];
@@ -302,10 +307,11 @@ impl Cfg {
                 new_idom = if new_idom == NONE {
                     p
                 } else {
-                    match intersect(node, p, new_idom, &mut budget) {
-                        Some(d) => d,
-                        None => return false,
+                    let d = intersect(node, p, new_idom, &mut steps);
+                    if steps > budget {
+                        return false;
                     }
+                    d
                 };
             }
             node[b].idom = new_idom;
@@ -504,10 +510,10 @@ impl Cfg {
     }
 }
 
-/// The nearest common dominator of `a` and `b`, each step paid from
-/// `budget`; `None` when it runs out.
+/// The nearest common dominator of `a` and `b`, each step counted in
+/// `steps`.
 #[inline]
-fn intersect(node: &[Node], mut a: u32, mut b: u32, budget: &mut u64) -> Option<u32> {
+fn intersect(node: &[Node], mut a: u32, mut b: u32, steps: &mut u64) -> u32 {
     // Each side climbs while it is later in reverse postorder than the
     // other, whose number stays put meanwhile.
     let (mut ra, mut rb) = (node[a as usize].rpo, node[b as usize].rpo);
@@ -515,15 +521,15 @@ fn intersect(node: &[Node], mut a: u32, mut b: u32, budget: &mut u64) -> Option<
         while ra > rb {
             a = node[a as usize].idom;
             ra = node[a as usize].rpo;
-            *budget = budget.checked_sub(1)?;
+            *steps += 1;
         }
         while rb > ra {
             b = node[b as usize].idom;
             rb = node[b as usize].rpo;
-            *budget = budget.checked_sub(1)?;
+            *steps += 1;
         }
     }
-    Some(a)
+    a
 }
 
 impl LengauerTarjan {
