@@ -645,10 +645,18 @@ fn fields_in_word_n<const N: usize>(word: u64, avail: u32, fields: &[FastField],
     for k in 0..N {
         let FastField { mask, hi, width, .. } = fields[k];
         let width = width as u32;
-        let mut chunk = word.wrapping_shr(off) & mask;
+        // Two chunks at once: most values of more than one chunk have two.
+        let two = word.wrapping_shr(off);
+        let mut chunk = two & mask;
         off += width;
         let mut value = chunk & !hi;
         if chunk & hi != 0 {
+            let second = two.wrapping_shr(width) & mask;
+            if second & hi == 0 && off < avail {
+                out[k] = value | second << (width - 1);
+                off += width;
+                continue;
+            }
             let mut shift = width - 1;
             loop {
                 if off >= avail {

@@ -1049,7 +1049,8 @@ mod tests {
             Literal(v) => v,
             Fixed(n) => next(1 << n),
             Vbr(_) => {
-                let bits = [3, 20, 63][next(3) as usize];
+                // Of one chunk, about two (the readers' two-chunk step), many.
+                let bits = [3, 8, 20, 63][next(4) as usize];
                 next(1 << bits)
             }
             Char6 => b"azAZ09._"[next(8) as usize] as u64,
