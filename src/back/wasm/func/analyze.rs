@@ -137,13 +137,16 @@ impl<'a> Fx<'a> {
         let first = f.first_local;
         let mut aliased = std::mem::take(&mut self.b.aliased);
         aliased.clear();
+        // CSE's first instruction of each class in the block (see alias_of).
+        let mut first_of = [0u32; 64];
         for blk in &f.blocks {
             self.b.cse.clear();
+            let (mut seen, mut stored) = (0u64, 0u64);
             for k in blk.start as usize..blk.end as usize {
                 let inst = &f.insts[k];
                 if let Some((v, _)) = inst.result {
                     if let Some(i) = self.local_index(v) {
-                        if let Some(alias) = self.alias_of(inst, v) {
+                        if let Some(alias) = self.alias_of(inst, v, k, &mut first_of, &mut seen, &mut stored) {
                             self.b.vals[i].alias = alias;
                             self.b.insts[k].emit = false;
                             aliased.push(i as u32);
@@ -183,13 +186,51 @@ impl<'a> Fx<'a> {
 
     /// The earlier value the result `v` of `inst` is (see `find_aliases`).
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    fn alias_of(&mut self, inst: &Inst, v: ValueId) -> Option<u32> {
+    fn alias_of(
+        &mut self,
+        inst: &Inst,
+        v: ValueId,
+        k: usize,
+        first_of: &mut [u32; 64],
+        seen: &mut u64,
+        stored: &mut u64,
+    ) -> Option<u32> {
         if let InstKind::Cast { op, value, to } = inst.kind {
             if value != v && is_noop_cast(op, self.ty(value), to) {
                 return Some(value.0);
             }
         }
-        // The same pure computation earlier in the block: reuse it.
+        // The same pure computation earlier in the block: reuse it. Two
+        // instructions with one key have one operator and, resolved, the
+        // same operands, so one class of 64 by those: the first of a class
+        // in a block (nearly all) is only noted, and its key is built and
+        // stored when a second one comes. Stored in the same order, the
+        // table answers as if every key had been stored at once.
+        let r = |v: ValueId| self.resolve(v).0;
+        let class = match inst.kind {
+            InstKind::Binop { op, lhs, rhs, .. } => (op as u32) << 24 ^ r(lhs) ^ r(rhs),
+            InstKind::Cmp { pred, lhs, rhs, .. } => (13 + pred as u32) << 24 ^ r(lhs) ^ r(rhs),
+            InstKind::Cast { op, value, .. } => (39 + op as u32) << 24 ^ r(value),
+            _ => return None,
+        }
+        .wrapping_mul(0x9E37_79B9)
+            >> 26;
+        let class = class as usize;
+        let bit = 1u64 << class;
+        if *seen & bit == 0 {
+            *seen |= bit;
+            first_of[class] = k as u32;
+            return None;
+        }
+        if *stored & bit == 0 {
+            // The first's operands resolve as they did then (only later
+            // results became aliases since).
+            *stored |= bit;
+            let fi = &self.f.insts[first_of[class] as usize];
+            if let (Some(key), Some((fv, _))) = (self.cse_key(fi), fi.result) {
+                self.b.cse.get_or_insert(key, fv.0);
+            }
+        }
         let key = self.cse_key(inst)?;
         let earlier = self.b.cse.get_or_insert(key, v.0);
         (earlier != v.0).then_some(earlier)
@@ -198,6 +239,7 @@ impl<'a> Fx<'a> {
     /// What makes two instructions compute the same value: integer
     /// arithmetic, compares and casts, with operands seen through aliases
     /// (and ordered, for commutative operators).
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     pub(super) fn cse_key(&self, inst: &Inst) -> Option<CseKey> {
         let r = |v: ValueId| self.resolve(v).0;
         Some(match inst.kind {
