@@ -240,6 +240,7 @@ impl<'a> Fx<'a> {
     /// arithmetic, compares and casts, with operands seen through aliases
     /// (and ordered, for commutative operators).
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(super) fn cse_key(&self, inst: &Inst) -> Option<CseKey> {
         let r = |v: ValueId| self.resolve(v).0;
         Some(match inst.kind {

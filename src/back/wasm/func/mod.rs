@@ -694,6 +694,7 @@ impl CseTable {
     /// The value stored under `key`, after storing `value` there if there
     /// was none.
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub fn get_or_insert(&mut self, key: CseKey, value: u32) -> u32 {
         // At most half full: probes stay short. The table only grows up to
         // twice the largest block's count of pure instructions.
