@@ -25,7 +25,7 @@
 //! makes every position reachable from every other) get one local per
 //! value instead.
 
-use super::{for_each_operand, resolve_in, Fx, Kind, Term, Val, NONE};
+use super::{for_each_operand, resolve_in, Fx, Kind, Term, NONE};
 use crate::back::wasm::structure::{Exit, ExitHow, Node, Structured};
 use crate::back::wasm::types::wasm_type;
 use crate::back::wasm::{leb_len, put_leb};
@@ -51,12 +51,14 @@ fn type_slot(t: W) -> usize {
 }
 
 /// Where a value is live: positions `start..=end` (`start` is `NONE` if
-/// it is never touched), defined at `def` (`NONE`: not seen).
+/// it is never touched), defined at `def` (`NONE`: not seen); `t` is the
+/// type slot of its local (noted once, so the scan reads no `Val`).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Live {
     start: u32,
     end: u32,
     def: u32,
+    t: u32,
 }
 
 impl Live {
@@ -84,9 +86,9 @@ pub(super) struct LoopSpan {
 #[derive(Default)]
 pub(in crate::back::wasm) struct LocalBuffers {
     /// Per value: first and last position, and that of its definition
-    /// (once given a slot: the slot and its type slot for the first and
-    /// the last); `end == NONE` once it is known to need a local of its
-    /// own.
+    /// (once given a slot: the slot for the first); `end == NONE` once it
+    /// is known to need a local of its own. Only the entries of the values
+    /// in `need` are set per body (the others are touched but never read).
     live: Vec<Live>,
     loops: Vec<LoopSpan>,
     /// Innermost loop per position, filled from `loop_marks` at the end of
@@ -103,6 +105,9 @@ pub(in crate::back::wasm) struct LocalBuffers {
     /// interval ends there. All `NONE` between bodies: the scan resets
     /// what it set (a reset of the whole array was a memset per body).
     heads: Vec<[u32; 2]>,
+    /// A bit per position with a list in `heads`: the scan goes from one
+    /// to the next (most positions start and end nothing).
+    active: Vec<u64>,
     /// The slots freed at one position, to hand back in slot order.
     freed: Vec<(u32, u32)>,
     /// The values that need a local, in increasing order.
@@ -134,18 +139,24 @@ impl<'a> Fx<'a> {
         let n = self.b.vals.len();
         let b = &mut *self.b;
         let lb = &mut b.locals;
-        lb.live.clear();
-        lb.live.resize(n, Live { start: NONE, end: 0, def: NONE });
+        // Grown only: the entries of the values in `need` are set below.
+        if lb.live.len() < n {
+            lb.live.resize(n, Live { start: NONE, end: 0, def: NONE, t: 0 });
+        }
         b.relocs.clear();
         let numbered_later = !self.has_setjmp
             && n < (VIRTUAL_EXTRA ^ VIRTUAL) as usize
             && !(self.cx.outline_loops && has_loop_nest(tree));
         let first_inst = self.num_params as usize + self.f.consts.len();
         lb.need.clear();
+        let live = &mut lb.live[..];
         for (i, v) in b.vals.iter_mut().enumerate().skip(first_inst) {
             if v.kind == Kind::None && v.uses > 0 {
                 if numbered_later {
                     v.kind = Kind::Local(VIRTUAL | i as u32);
+                }
+                if let Some(l) = live.get_mut(i) {
+                    *l = Live { start: NONE, end: 0, def: NONE, t: type_slot(wasm_type(v.ty)) as u32 };
                 }
                 lb.need.push(i as u32);
             }
@@ -359,9 +370,11 @@ impl<'a> Fx<'a> {
         if lb.heads.len() <= npos as usize {
             lb.heads.resize(npos as usize + 1, [NONE; 2]);
         }
+        lb.active.clear();
+        lb.active.resize(npos as usize / 64 + 1, 0);
         let (mut last_start, mut last_end) = (0, 0);
         {
-            let LocalBuffers { live, order, heads, loops, loop_at, need, .. } = lb;
+            let LocalBuffers { live, order, heads, loops, loop_at, need, active, .. } = lb;
             for &i in need.iter().rev() {
                 let Some(&l) = live.get(i as usize) else { continue };
                 let mut l = l;
@@ -380,9 +393,10 @@ impl<'a> Fx<'a> {
                 let k = order.len() as u32;
                 order.push((heads[s as usize][0], i));
                 heads[s as usize][0] = k;
+                active[s as usize / 64] |= 1 << (s % 64);
             }
         }
-        let slots = scan(&mut b.vals, lb, last_start as usize, npos as usize, self.num_params);
+        let slots = scan(lb, last_start as usize, npos as usize, self.num_params);
         // The end lists past the last start, never reached by the scan.
         let tail = lb.heads.get_mut(last_start as usize + 1..=last_end as usize).unwrap_or(&mut []);
         tail.fill([NONE; 2]);
@@ -394,9 +408,16 @@ impl<'a> Fx<'a> {
         }
         for &i in &lb.typed {
             let l = lb.live[i as usize];
-            let x = base[l.def as usize] + l.start;
-            b.vals[i as usize].kind = Kind::Local(x);
-            lb.local_of[i as usize] = x;
+            lb.local_of[i as usize] = base[l.t as usize] + l.start;
+        }
+        if !self.virtual_locals {
+            // Emission is still to come: it reads each value's `Kind`
+            // (place_locals reads `local_of`).
+            for &i in &lb.need {
+                if let Some(&x) = lb.local_of.get(i as usize) {
+                    b.vals[i as usize].kind = Kind::Local(x);
+                }
+            }
         }
         self.num_value_locals = next - self.num_params;
         b.local_counts = slots;
@@ -535,33 +556,37 @@ fn touch_copy_range(copies: &[(ValueId, ValueId)], first: u32, p: u32, live: &mu
 }
 
 /// The linear scan: gives each listed value a slot of its type, the first
-/// free one unless it has a local of its own, kept in its `live` as (slot,
-/// _, type slot); returns the number of slots per type. An i32 value's
-/// local is `first + slot` (i32 locals come first); the others are listed
-/// in `typed`, to be rebased once all counts are known. Its own function
-/// so that the walk over the positions keeps its registers.
+/// free one unless it has a local of its own, kept in its `live` as its
+/// `start`; returns the number of slots per type. An i32 value's local is
+/// `first + slot` (i32 locals come first); the others are listed in
+/// `typed`, to be rebased once all counts are known. Its own function so
+/// that the walk over the positions keeps its registers.
 #[inline(never)]
-fn scan(vals: &mut [Val], lb: &mut LocalBuffers, last_start: usize, npos: usize, first: u32) -> [u32; 5] {
+fn scan(lb: &mut LocalBuffers, last_start: usize, npos: usize, first: u32) -> [u32; 5] {
     let mut slots = [0u32; 5];
-    let LocalBuffers { live, order, heads, freed, free, typed, local_of, .. } = lb;
+    let LocalBuffers { live, order, heads, active, freed, free, typed, local_of, .. } = lb;
     let (live, order, heads, local_of) = (&mut live[..], &mut order[..], &mut heads[..=npos], &mut local_of[..]);
     for f in free.iter_mut() {
         f.clear();
     }
     typed.clear();
-    let mut p = 0;
+    let mut w = 0;
     loop {
-        // Most positions start and end nothing: skip them in a tight loop.
-        while heads.get(p).is_some_and(|&h| h == [NONE; 2]) {
-            p += 1;
+        // The next position with a list: the lowest bit still set (each is
+        // cleared once its position is done, ends are only set ahead).
+        while active.get(w).is_some_and(|&x| x == 0) {
+            w += 1;
         }
+        let Some(word) = active.get_mut(w) else { break };
+        let p = w * 64 + word.trailing_zeros() as usize;
+        *word &= *word - 1;
         if p > last_start {
             break;
         }
         let mut k = heads[p][0];
         while let Some(&(next, i)) = order.get(k as usize) {
-            let t = type_slot(wasm_type(vals[i as usize].ty));
             let l = &mut live[i as usize];
+            let t = l.t as usize;
             let slot = if l.end == NONE {
                 slots[t] += 1;
                 slots[t] - 1
@@ -575,11 +600,13 @@ fn scan(vals: &mut [Val], lb: &mut LocalBuffers, last_start: usize, npos: usize,
                 let e = l.end as usize;
                 order[k as usize].0 = heads[e][1];
                 heads[e][1] = k;
+                if let Some(x) = active.get_mut(e / 64) {
+                    *x |= 1 << (e % 64);
+                }
                 slot
             };
-            (l.start, l.def) = (slot, t as u32);
+            l.start = slot;
             if t == 0 {
-                vals[i as usize].kind = Kind::Local(first + slot);
                 local_of[i as usize] = first + slot;
             } else {
                 typed.push(i);
@@ -593,13 +620,13 @@ fn scan(vals: &mut [Val], lb: &mut LocalBuffers, last_start: usize, npos: usize,
         if let Some(&(next, i)) = order.get(e as usize) {
             if next == NONE {
                 let l = &live[i as usize];
-                free[l.def as usize].push(l.start);
+                free[l.t as usize].push(l.start);
             } else {
                 freed.clear();
                 let mut e = e;
                 while let Some(&(next, i)) = order.get(e as usize) {
                     let l = &live[i as usize];
-                    freed.push((l.def, l.start));
+                    freed.push((l.t, l.start));
                     e = next;
                 }
                 freed.sort_unstable();
@@ -609,7 +636,6 @@ fn scan(vals: &mut [Val], lb: &mut LocalBuffers, last_start: usize, npos: usize,
             }
         }
         heads[p] = [NONE; 2];
-        p += 1;
     }
     slots
 }
