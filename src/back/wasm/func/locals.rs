@@ -644,6 +644,10 @@ fn scan(lb: &mut LocalBuffers, last_start: usize, npos: usize, first: u32) -> [u
 /// the loop boundaries (one fill per boundary, not one per block).
 fn fill_loop_at(lb: &mut LocalBuffers, npos: u32) {
     lb.loop_at.clear();
+    if lb.loop_marks.is_empty() {
+        // No loop: left empty, every position reads as in none.
+        return;
+    }
     let mut cur = NONE;
     for &(p, l) in &lb.loop_marks {
         lb.loop_at.resize(p as usize, cur);
