@@ -279,7 +279,12 @@ impl<'a> Fx<'a> {
     }
 
     /// Touches the noted pre-pushes among `pushes[from..to]`, those of the
-    /// instruction at the current position.
+    /// instruction at the current position. They are the last noted: the
+    /// instructions between a tree's first one and its user belong to the
+    /// user's folded trees, so a pre-push noted there is either the user's
+    /// or that of an instruction inside, emitted (and its pre-pushes
+    /// touched) before the user; those below are of users further on, whose
+    /// pushes come after `to`.
     #[inline(never)]
     pub(super) fn touch_prepushed(&mut self, from: u32, to: u32) {
         let first = self.f.first_local;
@@ -287,14 +292,12 @@ impl<'a> Fx<'a> {
         let b = &mut *self.b;
         let LocalBuffers { prepushed, live, .. } = &mut b.locals;
         let (vals, pushes) = (&b.vals, &b.pushes);
-        let mut k = prepushed.len();
-        while k > 0 {
-            k -= 1;
-            let (s, e) = prepushed[k];
+        while let Some(&(s, e)) = prepushed.last() {
             if s < from || e > to {
-                continue;
+                debug_assert!(!prepushed.iter().any(|&(s, e)| s >= from && e <= to), "a pre-push below another user's");
+                break;
             }
-            prepushed.swap_remove(k);
+            prepushed.pop();
             for push in pushes.get(s as usize..e as usize).unwrap_or(&[]) {
                 let i = resolve_in(vals, first, push.value).0.wrapping_sub(first);
                 if let Some(Kind::Local(l)) = vals.get(i as usize).map(|v| v.kind) {
