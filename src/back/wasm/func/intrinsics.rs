@@ -97,6 +97,9 @@ impl<'a> Fx<'a> {
 
     /// Emits intrinsic call `k` after its pushes; answers whether its
     /// result is on the stack.
+    // Out of line: rare, and inlined it crowds the registers of the
+    // instruction loop it would land in (`emit_basic`).
+    #[inline(never)]
     pub(super) fn lower_intrinsic(&mut self, k: usize, i: Intrinsic, args: &[ValueId], ret: Option<IrType>) -> bool {
         use Intrinsic::*;
         match i {
