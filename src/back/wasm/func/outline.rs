@@ -200,6 +200,9 @@ impl<'a> Fx<'a> {
 
     /// Starts G (its wrapper blocks, the loop, the pause check) in place of
     /// loop `label`; `should_outline` said yes and filled `b.outer_labels`.
+    // Out of line: only where loops are outlined; inlined into `emit_tree`
+    // it crowds the registers of its walk.
+    #[inline(never)]
     pub(super) fn begin_outline(&mut self, label: LabelId) {
         if self.act_local == NONE {
             self.act_local = self.new_local(W::I32);
@@ -285,6 +288,9 @@ impl<'a> Fx<'a> {
 
     /// After the loop's `end` in G: the landings, the results; then back to
     /// F, which calls G and dispatches on its exit code.
+    // Out of line: only where loops are outlined; inlined into `emit_tree`
+    // it crowds the registers of its walk.
+    #[inline(never)]
     pub(super) fn end_outline(&mut self) {
         let fell = self.code_of(FELL_OFF);
         if !self.terminal {
