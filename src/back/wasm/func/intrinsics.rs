@@ -99,7 +99,7 @@ impl<'a> Fx<'a> {
     /// result is on the stack.
     // Out of line: rare, and inlined it crowds the registers of the
     // instruction loop it would land in (`emit_basic`).
-    #[inline(never)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
     pub(super) fn lower_intrinsic(&mut self, k: usize, i: Intrinsic, args: &[ValueId], ret: Option<IrType>) -> bool {
         use Intrinsic::*;
         match i {

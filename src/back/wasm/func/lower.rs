@@ -324,7 +324,7 @@ impl<'a> Fx<'a> {
     /// A lane-wise binop SIMD has no instruction for: lane by lane.
     // Out of line: rare, and inlined it crowds the registers of the
     // instruction loop it would land in (`emit_basic`).
-    #[inline(never)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
     pub(super) fn scalarize_binop(&mut self, op: BinOp, elem: Scalar, lanes: u32, lhs: ValueId, rhs: ValueId) {
         let signed = matches!(op, BinOp::SDiv | BinOp::SRem | BinOp::AShr);
         self.get(lhs);
@@ -509,7 +509,7 @@ impl<'a> Fx<'a> {
 
     // Out of line: rare, and inlined it crowds the registers of the
     // instruction loop it would land in (`emit_basic`).
-    #[inline(never)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
     pub(super) fn vector_cast(&mut self, op: CastOp, a: Scalar, b: Scalar, lanes: u32) {
         use Scalar::*;
         let width = 128 / lanes;
@@ -828,7 +828,7 @@ impl<'a> Fx<'a> {
     /// `sp = (sp - size) & -align`, checked against the stack limit.
     // Out of line: rare, and inlined it crowds the registers of the
     // instruction loop it would land in (`emit_basic`).
-    #[inline(never)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
     pub(super) fn lower_dynamic_alloca(&mut self, size: ValueId, align: u32) {
         let tmp = self.scratch(W::I32, 0);
         self.w().global_get(global::STACK_POINTER);

@@ -202,7 +202,7 @@ impl<'a> Fx<'a> {
     /// loop `label`; `should_outline` said yes and filled `b.outer_labels`.
     // Out of line: only where loops are outlined; inlined into `emit_tree`
     // it crowds the registers of its walk.
-    #[inline(never)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
     pub(super) fn begin_outline(&mut self, label: LabelId) {
         if self.act_local == NONE {
             self.act_local = self.new_local(W::I32);
@@ -290,7 +290,7 @@ impl<'a> Fx<'a> {
     /// F, which calls G and dispatches on its exit code.
     // Out of line: only where loops are outlined; inlined into `emit_tree`
     // it crowds the registers of its walk.
-    #[inline(never)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
     pub(super) fn end_outline(&mut self) {
         let fell = self.code_of(FELL_OFF);
         if !self.terminal {
