@@ -574,8 +574,13 @@ impl<'a> Fx<'a> {
                         break;
                     }
                     let tv = ValueId(ti.wrapping_add(first_local));
-                    let Some(pos) = b.pushes[ps as usize..j].iter().rposition(|p| p.value == tv) else { break };
-                    let pos = ps as usize + pos;
+                    // Mostly the last push left: tried before the scan.
+                    let pos = if b.pushes[j - 1].value == tv {
+                        j - 1
+                    } else {
+                        let Some(pos) = b.pushes[ps as usize..j - 1].iter().rposition(|p| p.value == tv) else { break };
+                        ps as usize + pos
+                    };
                     val.kind = Kind::Folded;
                     val.fold_fixup = b.pushes[pos].fixup;
                     if later == NONE {
