@@ -550,7 +550,7 @@ impl<'a> Fx<'a> {
                 let ps = self.b.pushes.len() as u32;
                 let copies = term == Term::Real && k + 1 == end as usize && self.plan_copies(vb, k);
                 if !copies {
-                    self.plan(k);
+                    self.plan(k, inst);
                 }
                 let b = &mut *self.b;
                 let pe = b.pushes.len() as u32;
@@ -767,10 +767,9 @@ impl<'a> Fx<'a> {
     }
 
     /// Lists the operands instruction `k` pushes, in push order. Must agree
-    /// with `lower`.
-    pub(super) fn plan(&mut self, k: usize) {
+    /// with `lower`. `inst` is instruction `k` (the caller has it).
+    pub(super) fn plan(&mut self, k: usize, inst: &'a Inst) {
         let f = self.f;
-        let inst = &f.insts[k];
         use InstKind::*;
         match &inst.kind {
             Binop { op, lhs, rhs, .. } => {
