@@ -548,7 +548,7 @@ impl<'a> Fx<'a> {
                     continue;
                 }
                 let ps = self.b.pushes.len() as u32;
-                let copies = term == Term::Real && k + 1 == end as usize && self.plan_copies(vb, k);
+                let copies = term == Term::Real && k + 1 == end as usize && self.plan_copies(vb, k, inst);
                 if !copies {
                     self.plan(k, inst);
                 }
@@ -618,10 +618,9 @@ impl<'a> Fx<'a> {
     /// When block `vb` ends in `br` to a block with phis, the phi copies
     /// become the pushes of the `br` (`k`): all sources are pushed, then the
     /// copies set the phis in reverse order, so sources computed at the end
-    /// of the block can stay on the stack.
-    pub(super) fn plan_copies(&mut self, vb: usize, k: usize) -> bool {
-        let f = self.f;
-        let InstKind::Br { target } = f.insts[k].kind else { return false };
+    /// of the block can stay on the stack. `inst` is instruction `k`.
+    pub(super) fn plan_copies(&mut self, vb: usize, k: usize, inst: &Inst) -> bool {
+        let InstKind::Br { target } = inst.kind else { return false };
         let Some(&tv) = self.b.first_vblock.get(target.0 as usize) else { return false };
         if !self.b.has_phis.get(tv as usize).copied().unwrap_or(false) {
             return false;
