@@ -637,64 +637,17 @@ impl<'a> Fx<'a> {
 
     /// The phi copies of the edge from block `pred` into block `target`
     /// (basic blocks): a range of `b.edge_copies`, (phi, source) in the
-    /// order of the phis. Worked out once per edge (the plan, the local
-    /// allocation and the emission each ask): which phis are live, and
-    /// their sources, no longer change once the phi entries are collected.
-    pub(super) fn edge_copies(&mut self, pred: u32, target: u32) -> (usize, usize) {
-        let next = self.b.edge_ranges.len() as u32;
-        let at = self.b.edge_memo.get_or_insert((pred, target, 0, 0), next);
-        if at == next {
-            let f = self.f;
-            let start = self.b.edge_copies.len() as u32;
-            if let Some(blk) = f.blocks.get(target as usize) {
-                // The phis of a block name the same predecessors: where
-                // `pred` sits in one's sorted entries it mostly sits in the
-                // next one's.
-                let mut hint = 0;
-                for k in blk.start..blk.end {
-                    let inst = &f.insts[k as usize];
-                    if !matches!(inst.kind, InstKind::Phi { .. }) {
-                        break;
-                    }
-                    let Some(src) = self.copy_source(k as usize, pred, &mut hint) else { continue };
-                    let Some((dv, _)) = inst.result else { continue };
-                    self.b.edge_copies.push((dv, src));
-                }
-            }
-            self.b.edge_ranges.push((start, self.b.edge_copies.len() as u32));
+    /// order of the phis. Worked out for every edge into a block at once
+    /// (`collect_phi_entries`): which phis are live, and their sources, no
+    /// longer change once the phi entries are collected.
+    pub(super) fn edge_copies(&self, pred: u32, target: u32) -> (usize, usize) {
+        let Some(&(s, e)) = self.b.phi_block_edges.get(target as usize) else { return (0, 0) };
+        let edges = &self.b.phi_edges[s as usize..e as usize];
+        let at = edges.partition_point(|x| x.0 < pred);
+        match edges.get(at) {
+            Some(&(p, cs, ce)) if p == pred => (cs as usize, ce as usize),
+            _ => (0, 0),
         }
-        let (s, e) = self.b.edge_ranges[at as usize];
-        (s as usize, e as usize)
-    }
-
-    /// The value phi `p` takes on the edge from block `pred`, if the edge
-    /// needs a copy for it (the phi is live, the value is neither the phi
-    /// itself nor undef). `hint`: where `pred`'s entry was in the last
-    /// phi's entries, tried first (and updated).
-    pub(super) fn copy_source(&self, p: usize, pred: u32, hint: &mut usize) -> Option<ValueId> {
-        let (dv, _) = self.f.insts[p].result?;
-        let di = self.local_index(dv)?;
-        let live = match self.b.vals[di].kind {
-            Kind::None => self.b.vals[di].uses > 0,
-            Kind::Local(_) => true,
-            _ => false,
-        };
-        if !live {
-            return None;
-        }
-        let (s, e) = self.b.phi_range[p];
-        let entries = &self.b.phi_in[s as usize..e as usize];
-        // The first entry of `pred` (the partition point of `b < pred`).
-        let h = *hint;
-        let pos = if entries.get(h).is_some_and(|e| e.0 == pred) && (h == 0 || entries[h - 1].0 < pred) {
-            h
-        } else {
-            entries.partition_point(|&(b, _)| b < pred)
-        };
-        *hint = pos;
-        let &(b, src) = entries.get(pos)?;
-        let src = self.resolve(ValueId(src));
-        (b == pred && src != dv && !self.is_undef(src)).then_some(src)
     }
 
     /// Locals of the frame: the frame base and the saved stack pointer.
@@ -707,34 +660,61 @@ impl<'a> Fx<'a> {
         }
     }
 
-    /// Sorts each live phi's entries by block for the edge copies.
+    /// Sorts each live phi's entries by block and works out the phi copies
+    /// of every edge into each block with live phis (`edge_copies`), block
+    /// by block: one merge of its phis' sorted entries, where asking edge by
+    /// edge searched every phi's entries for each edge (and memoized).
     pub(super) fn collect_phi_entries(&mut self) {
         let f = self.f;
         let b = &mut *self.b;
         b.phi_in.clear();
-        // Only phis' entries are read (`copy_source`), and each is written
-        // below: no clearing of one per instruction.
-        if b.phi_range.len() < f.insts.len() {
-            b.phi_range.resize(f.insts.len(), (0, 0));
-        }
+        b.phi_heads.clear();
         b.has_phis.clear();
         b.has_phis.resize(b.vblocks.len(), false);
-        b.edge_memo.clear();
-        b.edge_ranges.clear();
+        b.phi_block_edges.clear();
+        b.phi_block_edges.resize(f.blocks.len(), (0, 0));
+        b.phi_edges.clear();
         b.edge_copies.clear();
         // The block of each phi, by a cursor (phis and blocks are both in
-        // order); its first part is where the phis live.
+        // order); its first part is where the phis live. Only the phis the
+        // block starts with are copied on its edges (`run_end`: just past
+        // them so far).
         let mut blk = 0;
-        for &k in &b.phi_insts {
+        let mut run_end = NONE;
+        // The block whose live phis are in `phi_heads`.
+        let mut heads_of = NONE;
+        let phi_insts = std::mem::take(&mut b.phi_insts);
+        for &k in &phi_insts {
+            let b = &mut *self.b;
             let k = k as usize;
-            b.phi_range[k] = (0, 0);
             let inst = &f.insts[k];
+            while f.blocks.get(blk).is_some_and(|x| x.end as usize <= k) {
+                blk += 1;
+            }
+            let in_block = f.blocks.get(blk).is_some_and(|x| x.start as usize <= k);
+            let leading = in_block && (f.blocks[blk].start as usize == k || run_end as usize == k);
+            if leading {
+                run_end = k as u32 + 1;
+            }
             let InstKind::Phi { incoming, .. } = &inst.kind else { continue };
             let Some((v, _)) = inst.result else { continue };
             let i = v.0.wrapping_sub(f.first_local) as usize;
             if !b.vals.get(i).is_some_and(|x| x.kind == Kind::None && x.uses > 0) {
                 continue;
             }
+            if in_block {
+                b.has_phis[b.first_vblock[blk] as usize] = true;
+            }
+            if !leading {
+                continue;
+            }
+            if heads_of != blk as u32 {
+                if heads_of != NONE {
+                    self.phi_block_copies(heads_of as usize);
+                }
+                heads_of = blk as u32;
+            }
+            let b = &mut *self.b;
             let start = b.phi_in.len();
             b.phi_in.extend(f.incoming(*incoming).iter().map(|&(val, blk)| (blk.0, val.0)));
             // Most phis merge two edges: one comparison, not the sort's call.
@@ -746,14 +726,64 @@ impl<'a> Fx<'a> {
                 }
                 entries => entries.sort_unstable(),
             }
-            b.phi_range[k] = (start as u32, b.phi_in.len() as u32);
-            while f.blocks.get(blk).is_some_and(|x| x.end as usize <= k) {
-                blk += 1;
-            }
-            if f.blocks.get(blk).is_some_and(|x| x.start as usize <= k) {
-                b.has_phis[b.first_vblock[blk] as usize] = true;
-            }
+            b.phi_heads.push((start as u32, b.phi_in.len() as u32, v));
         }
+        if heads_of != NONE {
+            self.phi_block_copies(heads_of as usize);
+        }
+        self.b.phi_insts = phi_insts;
+    }
+
+    /// The phi copies of every edge into block `blk`, whose live phis are
+    /// `phi_heads` (consumed): predecessors in increasing order, each
+    /// taking every phi's first entry for it.
+    fn phi_block_copies(&mut self, blk: usize) {
+        let f = self.f;
+        let first = f.first_local;
+        let consts_at = self.num_params as usize;
+        let b = &mut *self.b;
+        let Buffers { phi_in, phi_heads, phi_edges, edge_copies, vals, .. } = b;
+        let edges_start = phi_edges.len() as u32;
+        loop {
+            let mut pred = NONE;
+            for &(at, end, _) in phi_heads.iter() {
+                if at < end {
+                    pred = pred.min(phi_in[at as usize].0);
+                }
+            }
+            if pred == NONE {
+                break;
+            }
+            let start = edge_copies.len() as u32;
+            for h in phi_heads.iter_mut() {
+                let (mut at, end, dv) = *h;
+                if at == end || phi_in[at as usize].0 != pred {
+                    continue;
+                }
+                let src = resolve_in(vals, first, ValueId(phi_in[at as usize].1));
+                // An undef source needs no copy.
+                let undef = match vals.get(src.0.wrapping_sub(first) as usize) {
+                    Some(x) if x.kind == Kind::Const => f
+                        .consts
+                        .get((src.0 - first) as usize - consts_at)
+                        .is_some_and(|c| c.value == ConstValue::Undef),
+                    _ => false,
+                };
+                if src != dv && !undef {
+                    edge_copies.push((dv, src));
+                }
+                // Later entries of the same predecessor (a switch's
+                // duplicate edges) are not read.
+                while at < end && phi_in[at as usize].0 == pred {
+                    at += 1;
+                }
+                h.0 = at;
+            }
+            phi_edges.push((pred, start, edge_copies.len() as u32));
+        }
+        b.phi_block_edges[blk] = (edges_start, b.phi_edges.len() as u32);
+        b.phi_in.clear();
+        b.phi_heads.clear();
     }
 
     // ----------------------------------------------------------------

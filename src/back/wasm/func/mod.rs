@@ -253,16 +253,19 @@ pub(super) struct Buffers {
     pub first_vblock: Vec<u32>,
     /// Whether the (first part of the) block has phis with a local.
     pub has_phis: Vec<bool>,
-    /// Phi incoming entries sorted by block: `(block, value)`, per phi
-    /// instruction a range in `phi_ranges`.
+    /// Phi incoming entries sorted by block: `(block, value)`, a range per
+    /// live phi (`phi_heads`) of the block being collected.
     pub phi_in: Vec<(u32, u32)>,
-    pub phi_range: Vec<(u32, u32)>,
+    /// The live phis of the block being collected: (cursor in `phi_in`,
+    /// end of its entries, the phi's value).
+    pub phi_heads: Vec<(u32, u32, ValueId)>,
     pub copies: Vec<(u32, ValueId)>,
-    /// The phi copies of each edge asked about (`Fx::edge_copies`): the
-    /// edge's range of `edge_copies` by (pred, target), and (phi, source)
-    /// pairs.
-    pub edge_memo: CseTable,
-    pub edge_ranges: Vec<(u32, u32)>,
+    /// The phi copies of every edge into a block with live phis
+    /// (`Fx::edge_copies`): per basic block a range of `phi_edges`, which
+    /// holds (predecessor, range of `edge_copies`) in increasing predecessor
+    /// order; `edge_copies` the (phi, source) pairs.
+    pub phi_block_edges: Vec<(u32, u32)>,
+    pub phi_edges: Vec<(u32, u32, u32)>,
     pub edge_copies: Vec<(ValueId, ValueId)>,
     pub extra_locals: Vec<W>,
     pub scratch: [[u32; 4]; 5],
@@ -968,15 +971,6 @@ impl<'a> Fx<'a> {
         match c.value {
             ConstValue::Int(x) => Some(x),
             _ => None,
-        }
-    }
-
-    pub(super) fn is_undef(&self, v: ValueId) -> bool {
-        match self.local_index(v) {
-            Some(i) if self.b.vals[i].kind == Kind::Const => {
-                self.f.consts.get(i - self.num_params as usize).is_some_and(|c| c.value == ConstValue::Undef)
-            }
-            _ => false,
         }
     }
 
