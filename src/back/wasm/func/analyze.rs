@@ -665,14 +665,13 @@ impl<'a> Fx<'a> {
         }
     }
 
-    /// Sorts each live phi's entries by block and works out the phi copies
-    /// of every edge into each block with live phis (`edge_copies`), block
-    /// by block: one merge of its phis' sorted entries, where asking edge by
-    /// edge searched every phi's entries for each edge (and memoized).
+    /// Works out the phi copies of every edge into each block with live
+    /// phis (`edge_copies`), block by block (`phi_block_copies`), where
+    /// asking edge by edge searched every phi's entries for each edge (and
+    /// memoized).
     pub(super) fn collect_phi_entries(&mut self) {
         let f = self.f;
         let b = &mut *self.b;
-        b.phi_in.clear();
         b.phi_heads.clear();
         b.has_phis.clear();
         b.has_phis.resize(b.vblocks.len(), false);
@@ -701,7 +700,7 @@ impl<'a> Fx<'a> {
             if leading {
                 run_end = k as u32 + 1;
             }
-            let InstKind::Phi { incoming, .. } = &inst.kind else { continue };
+            let InstKind::Phi { incoming, .. } = inst.kind else { continue };
             let Some((v, _)) = inst.result else { continue };
             let i = v.0.wrapping_sub(f.first_local) as usize;
             if !b.vals.get(i).is_some_and(|x| x.kind == Kind::None && x.uses > 0) {
@@ -719,19 +718,7 @@ impl<'a> Fx<'a> {
                 }
                 heads_of = blk as u32;
             }
-            let b = &mut *self.b;
-            let start = b.phi_in.len();
-            b.phi_in.extend(f.incoming(*incoming).iter().map(|&(val, blk)| (blk.0, val.0)));
-            // Most phis merge two edges: one comparison, not the sort's call.
-            match &mut b.phi_in[start..] {
-                [x, y] => {
-                    if *x > *y {
-                        std::mem::swap(x, y);
-                    }
-                }
-                entries => entries.sort_unstable(),
-            }
-            b.phi_heads.push((start as u32, b.phi_in.len() as u32, v));
+            self.b.phi_heads.push((incoming.start, incoming.len, v));
         }
         if heads_of != NONE {
             self.phi_block_copies(heads_of as usize);
@@ -740,15 +727,68 @@ impl<'a> Fx<'a> {
     }
 
     /// The phi copies of every edge into block `blk`, whose live phis are
-    /// `phi_heads` (consumed): predecessors in increasing order, each
-    /// taking every phi's first entry for it.
+    /// `phi_heads` (their entries as a run of `f.phi_entries`, and value;
+    /// consumed): predecessors in increasing order, each taking every phi's
+    /// first entry for it (by value, when it has several).
     fn phi_block_copies(&mut self, blk: usize) {
         let f = self.f;
-        let first = f.first_local;
-        let consts_at = self.num_params as usize;
+        let num_params = self.num_params;
+        let entries = &f.phi_entries[..];
+        let b = &mut *self.b;
+        let Buffers { phi_heads, phi_order, phi_edges, edge_copies, vals, .. } = b;
+        let edges_start = phi_edges.len() as u32;
+        // The phis of a block nearly always name the same blocks in the
+        // same order, each once: then the first phi's entries, ordered by
+        // block once, give every phi's entry of each edge by position.
+        let (s0, n0, _) = phi_heads[0];
+        let first_in = entries.get(s0 as usize..(s0 + n0) as usize).unwrap_or(&[]);
+        let aligned = phi_heads[1..].iter().all(|&(s, n, _)| {
+            n == n0 && entries.get(s as usize..(s + n) as usize).is_some_and(|e| e.iter().zip(first_in).all(|(x, y)| x.1 == y.1))
+        });
+        phi_order.clear();
+        phi_order.extend(0..first_in.len() as u32);
+        match &mut phi_order[..] {
+            [x, y] => {
+                if first_in[*x as usize].1 > first_in[*y as usize].1 {
+                    std::mem::swap(x, y);
+                }
+            }
+            o => o.sort_unstable_by_key(|&j| first_in[j as usize].1),
+        }
+        if aligned && phi_order.windows(2).all(|w| first_in[w[0] as usize].1 != first_in[w[1] as usize].1) {
+            for &j in phi_order.iter() {
+                let start = edge_copies.len() as u32;
+                for &(s, _, dv) in phi_heads.iter() {
+                    // In range: every phi has as many entries as the first.
+                    let src = entries[s as usize + j as usize].0;
+                    phi_copy(f, num_params, vals, edge_copies, dv, src);
+                }
+                phi_edges.push((first_in[j as usize].1 .0, start, edge_copies.len() as u32));
+            }
+        } else {
+            self.phi_block_merge();
+        }
+        let b = &mut *self.b;
+        b.phi_block_edges[blk] = (edges_start, b.phi_edges.len() as u32);
+        b.phi_heads.clear();
+    }
+
+    /// `phi_block_copies` for any entries: each phi's sorted by (block,
+    /// value), and merged.
+    #[inline(never)]
+    fn phi_block_merge(&mut self) {
+        let f = self.f;
+        let num_params = self.num_params;
         let b = &mut *self.b;
         let Buffers { phi_in, phi_heads, phi_edges, edge_copies, vals, .. } = b;
-        let edges_start = phi_edges.len() as u32;
+        phi_in.clear();
+        for h in phi_heads.iter_mut() {
+            let incoming = f.phi_entries.get(h.0 as usize..(h.0 + h.1) as usize).unwrap_or(&[]);
+            let start = phi_in.len();
+            phi_in.extend(incoming.iter().map(|&(val, blk)| (blk.0, val.0)));
+            phi_in[start..].sort_unstable();
+            *h = (start as u32, phi_in.len() as u32, h.2);
+        }
         loop {
             let mut pred = NONE;
             for &(at, end, _) in phi_heads.iter() {
@@ -765,18 +805,7 @@ impl<'a> Fx<'a> {
                 if at == end || phi_in[at as usize].0 != pred {
                     continue;
                 }
-                let src = resolve_in(vals, first, ValueId(phi_in[at as usize].1));
-                // An undef source needs no copy.
-                let undef = match vals.get(src.0.wrapping_sub(first) as usize) {
-                    Some(x) if x.kind == Kind::Const => f
-                        .consts
-                        .get((src.0 - first) as usize - consts_at)
-                        .is_some_and(|c| c.value == ConstValue::Undef),
-                    _ => false,
-                };
-                if src != dv && !undef {
-                    edge_copies.push((dv, src));
-                }
+                phi_copy(f, num_params, vals, edge_copies, dv, ValueId(phi_in[at as usize].1));
                 // Later entries of the same predecessor (a switch's
                 // duplicate edges) are not read.
                 while at < end && phi_in[at as usize].0 == pred {
@@ -786,9 +815,6 @@ impl<'a> Fx<'a> {
             }
             phi_edges.push((pred, start, edge_copies.len() as u32));
         }
-        b.phi_block_edges[blk] = (edges_start, b.phi_edges.len() as u32);
-        b.phi_in.clear();
-        b.phi_heads.clear();
     }
 
     // ----------------------------------------------------------------
@@ -950,6 +976,24 @@ impl<'a> Fx<'a> {
             pad: decl.params[common..].iter().map(|&p| wasm_type(p)).collect(),
             result,
         })
+    }
+}
+
+/// Appends the copy of `src` into phi `dv` to `copies` unless none is
+/// needed: the source (through aliases) is the phi itself or undef.
+#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+fn phi_copy(f: &Function, num_params: u32, vals: &[Val], copies: &mut Vec<(ValueId, ValueId)>, dv: ValueId, src: ValueId) {
+    let first = f.first_local;
+    let src = resolve_in(vals, first, src);
+    let undef = match vals.get(src.0.wrapping_sub(first) as usize) {
+        Some(x) if x.kind == Kind::Const => f
+            .consts
+            .get((src.0 - first - num_params) as usize)
+            .is_some_and(|c| c.value == ConstValue::Undef),
+        _ => false,
+    };
+    if src != dv && !undef {
+        copies.push((dv, src));
     }
 }
 

@@ -253,12 +253,16 @@ pub(super) struct Buffers {
     pub first_vblock: Vec<u32>,
     /// Whether the (first part of the) block has phis with a local.
     pub has_phis: Vec<bool>,
-    /// Phi incoming entries sorted by block: `(block, value)`, a range per
-    /// live phi (`phi_heads`) of the block being collected.
+    /// Phi incoming entries sorted by (block, value), a range per live phi
+    /// (`phi_heads`) of the block being collected, when its phis' entries
+    /// do not line up.
     pub phi_in: Vec<(u32, u32)>,
-    /// The live phis of the block being collected: (cursor in `phi_in`,
-    /// end of its entries, the phi's value).
+    /// The live phis of the block being collected: (start and length of
+    /// its entries in `Function::phi_entries`, the phi's value), or when
+    /// merged (cursor in `phi_in`, end of its entries, the phi's value).
     pub phi_heads: Vec<(u32, u32, ValueId)>,
+    /// The positions of the first phi's entries in block order.
+    pub phi_order: Vec<u32>,
     pub copies: Vec<(u32, ValueId)>,
     /// The phi copies of every edge into a block with live phis
     /// (`Fx::edge_copies`): per basic block a range of `phi_edges`, which
