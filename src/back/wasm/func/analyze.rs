@@ -745,17 +745,19 @@ impl<'a> Fx<'a> {
         let aligned = phi_heads[1..].iter().all(|&(s, n, _)| {
             n == n0 && entries.get(s as usize..(s + n) as usize).is_some_and(|e| e.iter().zip(first_in).all(|(x, y)| x.1 == y.1))
         });
+        // Two entries (most blocks): their order without a list.
+        let two = match first_in {
+            [x, y] if x.1 != y.1 => Some(if x.1 < y.1 { [0, 1] } else { [1, 0] }),
+            _ => None,
+        };
         phi_order.clear();
-        phi_order.extend(0..first_in.len() as u32);
-        match &mut phi_order[..] {
-            [x, y] => {
-                if first_in[*x as usize].1 > first_in[*y as usize].1 {
-                    std::mem::swap(x, y);
-                }
-            }
-            o => o.sort_unstable_by_key(|&j| first_in[j as usize].1),
+        if let Some(two) = two {
+            phi_order.extend_from_slice(&two);
+        } else {
+            phi_order.extend(0..first_in.len() as u32);
+            phi_order.sort_unstable_by_key(|&j| first_in[j as usize].1);
         }
-        if aligned && phi_order.windows(2).all(|w| first_in[w[0] as usize].1 != first_in[w[1] as usize].1) {
+        if aligned && (two.is_some() || phi_order.windows(2).all(|w| first_in[w[0] as usize].1 != first_in[w[1] as usize].1)) {
             for &j in phi_order.iter() {
                 let start = edge_copies.len() as u32;
                 for &(s, _, dv) in phi_heads.iter() {
