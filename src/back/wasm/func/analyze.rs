@@ -731,48 +731,60 @@ impl<'a> Fx<'a> {
     /// consumed): predecessors in increasing order, each taking every phi's
     /// first entry for it (by value, when it has several).
     fn phi_block_copies(&mut self, blk: usize) {
-        let f = self.f;
-        let num_params = self.num_params;
-        let entries = &f.phi_entries[..];
-        let b = &mut *self.b;
-        let Buffers { phi_heads, phi_order, phi_edges, edge_copies, vals, .. } = b;
-        let edges_start = phi_edges.len() as u32;
-        // The phis of a block nearly always name the same blocks in the
-        // same order, each once: then the first phi's entries, ordered by
-        // block once, give every phi's entry of each edge by position.
-        let (s0, n0, _) = phi_heads[0];
-        let first_in = entries.get(s0 as usize..(s0 + n0) as usize).unwrap_or(&[]);
-        let aligned = phi_heads[1..].iter().all(|&(s, n, _)| {
-            n == n0 && entries.get(s as usize..(s + n) as usize).is_some_and(|e| e.iter().zip(first_in).all(|(x, y)| x.1 == y.1))
-        });
-        // Two entries (most blocks): their order without a list.
-        let two = match first_in {
-            [x, y] if x.1 != y.1 => Some(if x.1 < y.1 { [0, 1] } else { [1, 0] }),
-            _ => None,
-        };
-        phi_order.clear();
-        if let Some(two) = two {
-            phi_order.extend_from_slice(&two);
-        } else {
-            phi_order.extend(0..first_in.len() as u32);
-            phi_order.sort_unstable_by_key(|&j| first_in[j as usize].1);
-        }
-        if aligned && (two.is_some() || phi_order.windows(2).all(|w| first_in[w[0] as usize].1 != first_in[w[1] as usize].1)) {
-            for &j in phi_order.iter() {
-                let start = edge_copies.len() as u32;
-                for &(s, _, dv) in phi_heads.iter() {
-                    // In range: every phi has as many entries as the first.
-                    let src = entries[s as usize + j as usize].0;
-                    phi_copy(f, num_params, vals, edge_copies, dv, src);
-                }
-                phi_edges.push((first_in[j as usize].1 .0, start, edge_copies.len() as u32));
-            }
-        } else {
+        let edges_start = self.b.phi_edges.len() as u32;
+        // Native only, the shortcut: the package merges (its code about
+        // 1 KB smaller).
+        if cfg!(target_arch = "wasm32") || !self.phi_block_aligned() {
             self.phi_block_merge();
         }
         let b = &mut *self.b;
         b.phi_block_edges[blk] = (edges_start, b.phi_edges.len() as u32);
         b.phi_heads.clear();
+    }
+
+    /// `phi_block_copies` when the phis name the same blocks in the same
+    /// order, each once (nearly always): then the first phi's entries,
+    /// ordered by block once, give every phi's entry of each edge by
+    /// position. `false`, having done nothing, otherwise.
+    fn phi_block_aligned(&mut self) -> bool {
+        let f = self.f;
+        let num_params = self.num_params;
+        let entries = &f.phi_entries[..];
+        let Buffers { phi_heads, phi_order, phi_edges, edge_copies, vals, .. } = &mut *self.b;
+        let (s0, n0, _) = phi_heads[0];
+        let first_in = entries.get(s0 as usize..(s0 + n0) as usize).unwrap_or(&[]);
+        let aligned = phi_heads[1..].iter().all(|&(s, n, _)| {
+            n == n0 && entries.get(s as usize..(s + n) as usize).is_some_and(|e| e.iter().zip(first_in).all(|(x, y)| x.1 == y.1))
+        });
+        if !aligned {
+            return false;
+        }
+        // Two entries (most blocks): their order by one comparison. Sorted
+        // as (block, position) pairs, like `phi_in` (one sort in the code).
+        phi_order.clear();
+        match first_in {
+            [x, y] if x.1 != y.1 => {
+                let two = if x.1 < y.1 { [(x.1 .0, 0), (y.1 .0, 1)] } else { [(y.1 .0, 1), (x.1 .0, 0)] };
+                phi_order.extend_from_slice(&two);
+            }
+            _ => {
+                phi_order.extend(first_in.iter().enumerate().map(|(j, e)| (e.1 .0, j as u32)));
+                phi_order.sort_unstable();
+                if phi_order.windows(2).any(|w| w[0].0 == w[1].0) {
+                    return false;
+                }
+            }
+        }
+        for &(pred, j) in phi_order.iter() {
+            let start = edge_copies.len() as u32;
+            for &(s, _, dv) in phi_heads.iter() {
+                // In range: every phi has as many entries as the first.
+                let src = entries[s as usize + j as usize].0;
+                phi_copy(f, num_params, vals, edge_copies, dv, src);
+            }
+            phi_edges.push((pred, start, edge_copies.len() as u32));
+        }
+        true
     }
 
     /// `phi_block_copies` for any entries: each phi's sorted by (block,
@@ -984,6 +996,7 @@ impl<'a> Fx<'a> {
 /// Appends the copy of `src` into phi `dv` to `copies` unless none is
 /// needed: the source (through aliases) is the phi itself or undef.
 #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+#[cfg_attr(target_arch = "wasm32", inline(never))]
 fn phi_copy(f: &Function, num_params: u32, vals: &[Val], copies: &mut Vec<(ValueId, ValueId)>, dv: ValueId, src: ValueId) {
     let first = f.first_local;
     let src = resolve_in(vals, first, src);

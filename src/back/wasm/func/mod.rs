@@ -261,8 +261,8 @@ pub(super) struct Buffers {
     /// its entries in `Function::phi_entries`, the phi's value), or when
     /// merged (cursor in `phi_in`, end of its entries, the phi's value).
     pub phi_heads: Vec<(u32, u32, ValueId)>,
-    /// The positions of the first phi's entries in block order.
-    pub phi_order: Vec<u32>,
+    /// The first phi's entries as (block, position), in block order.
+    pub phi_order: Vec<(u32, u32)>,
     pub copies: Vec<(u32, ValueId)>,
     /// The phi copies of every edge into a block with live phis
     /// (`Fx::edge_copies`): per basic block a range of `phi_edges`, which
