@@ -307,7 +307,8 @@ impl<'a, B: Backend> Pipeline<'a, B> {
 
     fn body_done(&mut self, f: Box<Function>) {
         let m = self.decoder.module();
-        self.verifier.verify(m, &f, &mut self.diagnostics);
+        // Straight from the decoder: its numbering need not be checked.
+        self.verifier.verify_decoded(m, &f, &mut self.diagnostics);
         self.progress.functions_decoded += 1;
         if let Some(bodies) = &mut self.bodies {
             bodies.push(BodyStats {

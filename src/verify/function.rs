@@ -136,6 +136,20 @@ impl FunctionVerifier {
 
     /// Appends the problems of body `f` (of module `m`) to `out`.
     pub fn verify(&mut self, m: &Module, f: &Function, out: &mut Vec<Diagnostic>) {
+        self.verify_body(m, f, false, out);
+    }
+
+    /// [`FunctionVerifier::verify`] for a body just as the decoder handed it
+    /// out, whose results it numbered itself: each instruction with a result
+    /// defines the next value after the constants and is listed in
+    /// `Function::results`, in order, and no other is. The clean path then
+    /// numbers the values from `results` without checking that again (a
+    /// walk over every instruction); the diagnostics are the same.
+    pub(crate) fn verify_decoded(&mut self, m: &Module, f: &Function, out: &mut Vec<Diagnostic>) {
+        self.verify_body(m, f, true, out);
+    }
+
+    fn verify_body(&mut self, m: &Module, f: &Function, decoded: bool, out: &mut Vec<Diagnostic>) {
         self.cfg.clear();
         let Some(decl) = m.functions.get(f.id.0 as usize) else {
             out.push(Diagnostic::module(
@@ -152,7 +166,13 @@ impl FunctionVerifier {
         // terminator) get their graph first, so the values can be numbered
         // with their blocks' dominator intervals in one pass; the others
         // take the reporting path below in the order it reports.
-        let clean = quick && build_clean_cfg(f, &mut self.cfg) && number_locals_clean(&mut self.locals, f, &self.cfg);
+        let clean = quick
+            && build_clean_cfg(f, &mut self.cfg)
+            && if decoded {
+                number_locals_decoded(&mut self.locals, f, &self.cfg)
+            } else {
+                number_locals_clean(&mut self.locals, f, &self.cfg)
+            };
         let numbered = if clean {
             Ok(())
         } else {
@@ -383,6 +403,37 @@ fn number_locals_clean(locals: &mut Vec<Local>, f: &Function, cfg: &Cfg) -> bool
         }
     }
     listed.next().is_none()
+}
+
+/// `number_locals_clean` for a body numbered by the decoder (see
+/// [`FunctionVerifier::verify_decoded`]): the values after the constants
+/// are `results`' instructions' in order, so it walks `results`, not every
+/// instruction, moving to the next block when one lies past the current
+/// block's end. False (never, for decoded bodies) when a listed instruction
+/// is not there in order or has no result.
+#[inline(never)]
+fn number_locals_decoded(locals: &mut Vec<Local>, f: &Function, cfg: &Cfg) -> bool {
+    locals.clear();
+    let entry = cfg.dom_interval(0);
+    locals.extend(f.params.iter().map(|&ty| Local::new(ty, 0, entry)));
+    locals.extend(f.consts.iter().map(|c| Local::new(c.ty, 0, entry)));
+    let base = locals.len();
+    locals.resize(base + f.results.len(), Local::new(ValType::I32, 0, NO_DOM));
+    let insts = &f.insts[..];
+    let mut blocks = f.blocks.iter();
+    // The block holding the instructions below `end` (none yet).
+    let (mut b, mut end, mut dom) = (u32::MAX, 0u32, NO_DOM);
+    for (&InstId(i), slot) in f.results.iter().zip(&mut locals[base..]) {
+        while i >= end {
+            let Some(blk) = blocks.next() else { return false };
+            b = b.wrapping_add(1);
+            end = blk.end;
+            dom = cfg.dom_interval(b);
+        }
+        let Some((_, ty)) = insts.get(i as usize).and_then(|inst| inst.result) else { return false };
+        *slot = Local::new(ty, i + 1, dom);
+    }
+    true
 }
 
 /// Checks that the blocks tile the body and end in terminators, then

@@ -1050,10 +1050,13 @@ fn quick_checks_agree_with_full_checks() {
     let types = [I1, I8, I32, I64, F32, F64, V4I32, V4I1];
     let (mut quick, mut full) = (FunctionVerifier::new(), FunctionVerifier::new());
     full.full_checks_only = true;
-    let (mut compared, mut with_problems) = (0, 0);
+    // `verify_decoded` too, on the bodies whose numbering is the decoder's.
+    let mut decoded = FunctionVerifier::new();
+    let (mut compared, mut with_problems, mut decoded_compared) = (0, 0, 0);
     for f in &bodies {
         for round in 0..4 {
             let mut g = f.clone();
+            let mut numbered = true;
             // Round 0 is the body as it is; later rounds break a few fields.
             for _ in 0..round {
                 if g.insts.is_empty() {
@@ -1071,6 +1074,7 @@ fn quick_checks_agree_with_full_checks() {
                     }
                     4 => {
                         // Result numbering: ids, presence, the results list.
+                        numbered = false;
                         match rng.next(4) {
                             0 => inst.result = inst.result.map(|(v, t)| (ValueId(v.0 ^ 1), t)),
                             1 => inst.result = None,
@@ -1143,6 +1147,7 @@ fn quick_checks_agree_with_full_checks() {
                     },
                     _ => {
                         // Swap two instructions of one block: uses before definitions.
+                        numbered = false;
                         let b = g.blocks[rng.next(g.blocks.len() as u64) as usize];
                         if b.end - b.start >= 3 {
                             let (x, y) = (b.start + rng.next((b.end - b.start - 1) as u64) as u32, b.start);
@@ -1155,11 +1160,18 @@ fn quick_checks_agree_with_full_checks() {
             quick.verify(&m, &g, &mut a);
             full.verify(&m, &g, &mut b);
             assert_eq!(a, b, "function @f{} round {round}", g.id.0);
+            if numbered {
+                let mut c = Vec::new();
+                decoded.verify_decoded(&m, &g, &mut c);
+                assert_eq!(a, c, "verify_decoded, function @f{} round {round}", g.id.0);
+                decoded_compared += 1;
+            }
             compared += 1;
             with_problems += usize::from(!a.is_empty());
         }
     }
     assert!(compared > 400 && with_problems > 100, "{compared} compared, {with_problems} with problems");
+    assert!(decoded_compared > 300, "{decoded_compared} compared with verify_decoded");
 }
 
 /// Operands of a type PNaCl disallows (no type code of their own) are named
