@@ -57,6 +57,12 @@ pub struct Cfg {
     /// Retreating edges `(from, to)` the dominator pass skipped: the only
     /// ones whose targets must dominate their sources for it to be exact.
     retreating: Vec<(u32, u32)>,
+    /// Dominators in block order (see [`Cfg::end_source_dominance`]): still
+    /// exact so far, and the steps its intersections took.
+    #[cfg(not(target_arch = "wasm32"))]
+    block_order: bool,
+    #[cfg(not(target_arch = "wasm32"))]
+    block_order_steps: u64,
     // Scratch.
     stack: Vec<(u32, u32)>,
     lt: LengauerTarjan,
@@ -112,6 +118,11 @@ impl Cfg {
         reset(&mut self.succ_start, n + 1, 0);
         self.succs.clear();
         reset(&mut self.pred_start, n + 1, 0);
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            self.block_order = true;
+            self.block_order_steps = 0;
+        }
     }
 
     /// Adds the edge `from -> to` (both below `n`). Edges must come grouped
@@ -133,6 +144,110 @@ impl Cfg {
     #[inline]
     pub fn end_source(&mut self, b: u32) {
         self.succ_start[b as usize + 1] = self.succs.len() as u32;
+    }
+
+    /// [`Cfg::end_source`] for a graph that will be completed by
+    /// [`Cfg::finish_dominance`], which also finds dominators as the blocks
+    /// close, in block order rather than reverse postorder: one
+    /// Cooper–Harvey–Kennedy pass that pushes each block to its successors
+    /// later in block order (its own dominator is complete by then: every
+    /// edge into it from an earlier block has been pushed), comparing
+    /// blocks by number. An edge to an earlier block (or itself) must go
+    /// to a block dominating its source, which the tree so far answers, as
+    /// for the retreating edges of [`Cfg::finish`] (see the module docs):
+    /// then the pass is exact. Otherwise, or when its steps pass their
+    /// linear budget, it stops, and `finish_dominance` does the general
+    /// work. (Compilers lay most bodies out so; the others are those where
+    /// a block laid out late jumps back, such as cold code moved to the
+    /// end.)
+    #[cfg(not(target_arch = "wasm32"))]
+    #[inline]
+    pub(crate) fn end_source_dominance(&mut self, b: u32) {
+        let start = self.succ_start[b as usize] as usize;
+        self.end_source(b);
+        if !self.block_order {
+            return;
+        }
+        let node = &mut self.node[..];
+        if b == 0 {
+            node[0].idom = 0;
+        } else if node[b as usize].idom == NONE {
+            // No edge from a reachable earlier block: unreachable, unless
+            // a later block branches back to it (which stops the pass).
+            return;
+        }
+        let budget = 16 * (self.succs.len() as u64 + u64::from(b)) + 4096;
+        let mut steps = self.block_order_steps;
+        for &s in &self.succs[start..] {
+            if s > b {
+                let d = node[s as usize].idom;
+                node[s as usize].idom = if d == NONE { b } else { intersect_in_block_order(node, b, d, &mut steps) };
+            } else {
+                // `s` must dominate `b`: met climbing from `b`.
+                let mut x = b;
+                while x > s {
+                    x = node[x as usize].idom;
+                    steps += 1;
+                }
+                if x != s {
+                    self.block_order = false;
+                    return;
+                }
+            }
+        }
+        self.block_order_steps = steps;
+        if steps > budget {
+            self.block_order = false;
+        }
+    }
+
+    /// Completes a graph whose blocks were closed by
+    /// [`Cfg::end_source_dominance`]: predecessors and dominators, and
+    /// reachability, but no reverse postorder: [`Cfg::rpo`] is empty,
+    /// and [`Cfg::positions`] and [`Cfg::dom_record`] mean nothing (the
+    /// dominator tree is numbered in block order). For a reader of
+    /// dominance alone (the verifier with no back end after it). When the
+    /// block order did not give the dominators, [`Cfg::finish`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) fn finish_dominance(&mut self) {
+        let n = self.node.len();
+        if !self.block_order || n == 1 {
+            for node in &mut self.node {
+                node.idom = NONE;
+            }
+            self.finish();
+            return;
+        }
+        self.build_adjacency();
+        self.rpo.clear();
+        self.rpo_start = 0;
+        let node = &mut self.node[..];
+        // Sizes from 1 for the reachable blocks (`rpo` marks them: any
+        // number but `NONE`), summed into their dominators in reverse block
+        // order (a dominator comes first); then preorder ranges handed out
+        // going forward, as `number_dom_tree` does in reverse postorder.
+        for b in (1..n).rev() {
+            let d = node[b].idom;
+            if d != NONE {
+                node[b].rpo = 0;
+                node[b].size += 1;
+                let size = node[b].size;
+                node[d as usize].size += size;
+            }
+        }
+        node[0].rpo = 0;
+        node[0].size += 1;
+        node[0].pre = 0;
+        node[0].mark = 1;
+        for b in 1..n {
+            let d = node[b].idom;
+            if d != NONE {
+                let pre = node[d as usize].mark;
+                node[d as usize].mark += node[b].size;
+                node[b].pre = pre;
+                node[b].mark = pre + 1;
+            }
+        }
     }
 
     /// Completes the graph begun by [`Cfg::begin`]: predecessors, reverse
@@ -532,6 +647,24 @@ fn intersect(node: &[Node], mut a: u32, mut b: u32, steps: &mut u64) -> u32 {
     a
 }
 
+#[cfg(not(target_arch = "wasm32"))]
+/// `intersect` for dominators found in block order: a dominator has a lower
+/// number than the blocks it dominates.
+#[inline]
+fn intersect_in_block_order(node: &[Node], mut a: u32, mut b: u32, steps: &mut u64) -> u32 {
+    while a != b {
+        while a > b {
+            a = node[a as usize].idom;
+            *steps += 1;
+        }
+        while b > a {
+            b = node[b as usize].idom;
+            *steps += 1;
+        }
+    }
+    a
+}
+
 impl LengauerTarjan {
     /// The vertex of least semidominator on the compressed path from `v`
     /// up to (not including) its forest root.
@@ -722,6 +855,66 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `finish_dominance` (dominators in block order, or the general path
+    /// when that order does not give them) against `finish`: the same
+    /// predecessors, reachability and dominance, on pseudo-random graphs,
+    /// most of them laid out forward with a few edges back.
+    #[test]
+    fn dominance_in_block_order_matches_finish() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        let (mut in_block_order, mut general) = (0, 0);
+        for round in 0..2000 {
+            let n = 1 + next(16) as usize;
+            let mut edges: Vec<(u32, u32)> = Vec::new();
+            for from in 0..n as u32 {
+                for _ in 0..next(3) {
+                    // Mostly forward (to the next few blocks), sometimes anywhere.
+                    let to = if next(4) == 0 { next(n as u64) as u32 } else { from + 1 + next(3) as u32 };
+                    if to != 0 && (to as usize) < n {
+                        edges.push((from, to));
+                    }
+                }
+            }
+            let full = cfg(n, &edges);
+            let mut c = Cfg::default();
+            c.begin(n);
+            let mut e = edges.iter().peekable();
+            for b in 0..n as u32 {
+                while let Some(&&(from, to)) = e.peek() {
+                    if from != b {
+                        break;
+                    }
+                    c.add_edge(from, to);
+                    e.next();
+                }
+                c.end_source_dominance(b);
+            }
+            let ordered = c.block_order;
+            c.finish_dominance();
+            if ordered && n > 1 {
+                in_block_order += 1;
+                assert!(c.rpo().is_empty());
+            } else {
+                general += 1;
+            }
+            for a in 0..n as u32 {
+                assert_eq!(c.preds(a), full.preds(a), "round {round}: {edges:?}");
+                assert_eq!(c.succs(a), full.succs(a));
+                assert_eq!(c.is_reachable(a), full.is_reachable(a), "round {round}: {edges:?}");
+                for b in 0..n as u32 {
+                    assert_eq!(c.dominates(a, b), full.dominates(a, b), "dominates({a}, {b}) in {edges:?}");
+                }
+            }
+        }
+        assert!(in_block_order > 500 && general > 250, "{in_block_order} in block order, {general} not");
     }
 
     /// A two-way chain entered at both ends: irreducible everywhere, the

@@ -60,6 +60,9 @@ pub trait Backend: Sized {
     type Options;
     /// What [`Backend::finish`] makes.
     type Output;
+    /// Whether [`Backend::define_function`] reads its `analysis`; if not,
+    /// the verifier leaves out what only back ends need.
+    const READS_ANALYSIS: bool = true;
 
     /// A back end for `module`.
     fn begin(module: Verified<'_>, options: &Self::Options) -> Result<Self, TranslateError>;
@@ -83,6 +86,7 @@ pub struct NoBackend;
 impl Backend for NoBackend {
     type Options = ();
     type Output = ();
+    const READS_ANALYSIS: bool = false;
 
     fn begin(_: Verified<'_>, _: &()) -> Result<Self, TranslateError> {
         Ok(NoBackend)

@@ -128,7 +128,11 @@ impl<'a, B: Backend> Pipeline<'a, B> {
             parser,
             whole,
             decoder: Decoder::new(),
-            verifier: FunctionVerifier::new(),
+            verifier: if B::READS_ANALYSIS || cfg!(target_arch = "wasm32") {
+                FunctionVerifier::new()
+            } else {
+                FunctionVerifier::dominance_only()
+            },
             options,
             backend: None,
             started: false,

@@ -38,6 +38,10 @@ pub struct FunctionVerifier {
     phi_entries: Vec<(u32, u32)>,
     case_values: Vec<i64>,
     phi_edges: PhiEdges,
+    /// No back end reads [`FunctionVerifier::analysis`]: the graph of a
+    /// clean body gets only what the checks need (dominators, found in
+    /// block order when that gives them: `Cfg::finish_dominance`).
+    dominance_only: bool,
     /// Tests turn the quick checks off to compare the two paths.
     #[cfg(test)]
     pub(super) full_checks_only: bool,
@@ -128,6 +132,14 @@ impl FunctionVerifier {
         Self::default()
     }
 
+    /// A verifier whose [`FunctionVerifier::analysis`] nobody reads (the
+    /// pipeline's when its back end does not): the reverse postorder of a
+    /// clean body is then left out, and the analysis is incomplete (see
+    /// `Cfg::finish_dominance`). The diagnostics are the same.
+    pub(crate) fn dominance_only() -> Self {
+        FunctionVerifier { dominance_only: true, ..Self::default() }
+    }
+
     /// What the last [`FunctionVerifier::verify`] computed about its body
     /// (meaningful when it found no problem).
     pub fn analysis(&self) -> FunctionAnalysis<'_> {
@@ -167,8 +179,14 @@ impl FunctionVerifier {
         // with their blocks' dominator intervals in one pass; the others
         // take the reporting path below in the order it reports.
         let clean = quick
-            && build_clean_cfg(f, &mut self.cfg)
-            && if decoded {
+            && if cfg!(not(target_arch = "wasm32")) && self.dominance_only {
+                build_clean_cfg::<true>(f, &mut self.cfg)
+            } else {
+                build_clean_cfg::<false>(f, &mut self.cfg)
+            }
+            // Natively only, like the block-order dominators: the package
+            // keeps one numbering (its size budget).
+            && if cfg!(not(target_arch = "wasm32")) && decoded {
                 number_locals_decoded(&mut self.locals, f, &self.cfg)
             } else {
                 number_locals_clean(&mut self.locals, f, &self.cfg)
@@ -339,9 +357,10 @@ fn number_locals_in_order(locals: &mut Vec<Local>, f: &Function) -> Result<(), (
 /// The clean path's `build_structure` (which it must match when it returns
 /// true): if the blocks tile the body and each ends with a terminator,
 /// builds the CFG and returns true; otherwise false, having reported
-/// nothing (and left a graph to be cleared).
+/// nothing (and left a graph to be cleared). With `DOMINANCE_ONLY`, only
+/// what the checks read (see [`FunctionVerifier::dominance_only`]).
 #[inline(never)]
-fn build_clean_cfg(f: &Function, cfg: &mut Cfg) -> bool {
+fn build_clean_cfg<const DOMINANCE_ONLY: bool>(f: &Function, cfg: &mut Cfg) -> bool {
     if f.blocks.is_empty() {
         return false;
     }
@@ -357,10 +376,20 @@ fn build_clean_cfg(f: &Function, cfg: &mut Cfg) -> bool {
         if !add_successors(f, b as u32, &last.kind, cfg) {
             return false;
         }
+        #[cfg(not(target_arch = "wasm32"))]
+        if DOMINANCE_ONLY {
+            cfg.end_source_dominance(b as u32);
+            continue;
+        }
         cfg.end_source(b as u32);
     }
     if expected_start as usize != f.insts.len() {
         return false;
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    if DOMINANCE_ONLY {
+        cfg.finish_dominance();
+        return true;
     }
     cfg.finish();
     true
