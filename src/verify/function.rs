@@ -148,20 +148,30 @@ impl FunctionVerifier {
 
     /// Appends the problems of body `f` (of module `m`) to `out`.
     pub fn verify(&mut self, m: &Module, f: &Function, out: &mut Vec<Diagnostic>) {
-        self.verify_body(m, f, false, out);
+        self.verify_body::<false>(m, f, out);
     }
 
     /// [`FunctionVerifier::verify`] for a body just as the decoder handed it
-    /// out, whose results it numbered itself: each instruction with a result
-    /// defines the next value after the constants and is listed in
-    /// `Function::results`, in order, and no other is. The clean path then
-    /// numbers the values from `results` without checking that again (a
-    /// walk over every instruction); the diagnostics are the same.
+    /// out, whose results it numbered and typed itself: each instruction
+    /// with a result defines the next value after the constants and is
+    /// listed in `Function::results`, in order, and no other is; and each
+    /// result has the type the decoder derived from the record (a binary
+    /// operator's or select's that of its first operand, a compare's the
+    /// boolean of it, a load's, cast's or call's the one it names, an
+    /// alloca's i32, none for the rest). The clean path then numbers the
+    /// values from `results` without checking that again (a walk over every
+    /// instruction), and the quick checks leave out the results; the
+    /// diagnostics are the same.
     pub(crate) fn verify_decoded(&mut self, m: &Module, f: &Function, out: &mut Vec<Diagnostic>) {
-        self.verify_body(m, f, true, out);
+        // Natively only: the package keeps one copy of the checks (its
+        // size budget).
+        #[cfg(not(target_arch = "wasm32"))]
+        self.verify_body::<true>(m, f, out);
+        #[cfg(target_arch = "wasm32")]
+        self.verify_body::<false>(m, f, out);
     }
 
-    fn verify_body(&mut self, m: &Module, f: &Function, decoded: bool, out: &mut Vec<Diagnostic>) {
+    fn verify_body<const DECODED: bool>(&mut self, m: &Module, f: &Function, out: &mut Vec<Diagnostic>) {
         self.cfg.clear();
         let Some(decl) = m.functions.get(f.id.0 as usize) else {
             out.push(Diagnostic::module(
@@ -184,9 +194,7 @@ impl FunctionVerifier {
             } else {
                 build_clean_cfg::<false>(f, &mut self.cfg)
             }
-            // Natively only, like the block-order dominators: the package
-            // keeps one numbering (its size budget).
-            && if cfg!(not(target_arch = "wasm32")) && decoded {
+            && if DECODED {
                 number_locals_decoded(&mut self.locals, f, &self.cfg)
             } else {
                 number_locals_clean(&mut self.locals, f, &self.cfg)
@@ -266,7 +274,7 @@ impl FunctionVerifier {
                 let dom = reachable.then_some((&layout, b));
                 let quick = quick && reachable;
                 for (i, inst) in f.insts[i..end].iter().enumerate().map(|(k, inst)| (i + k, inst)) {
-                    if quick && cx.quick_ok(Use { i, pre }, inst, i + 1 == end) {
+                    if quick && cx.quick_ok::<DECODED>(Use { i, pre }, inst, i + 1 == end) {
                         continue;
                     }
                     let at = At { i, inst, block: Some(b), dom, pre };
@@ -1022,33 +1030,38 @@ impl Cx<'_> {
     /// "not known", and the full checks run (and decide). Phis go to
     /// `quick_phi`; here they are misplaced.
     #[inline(always)]
-    fn quick_ok(&self, at: Use, inst: &Inst, last: bool) -> bool {
-        // The result's type as a code; compared only with valid codes.
-        let result = || inst.result.map_or(NO_RESULT, |(_, t)| ty_code(t));
+    ///
+    /// `DECODED`: the result is the decoder's, so right when the operands
+    /// are (see [`FunctionVerifier::verify_decoded`]), and not compared.
+    fn quick_ok<const DECODED: bool>(&self, at: Use, inst: &Inst, last: bool) -> bool {
+        // Whether the result's type has code `c` (compared only with valid
+        // codes), or there is none.
+        let result = |c: TyCode| DECODED || inst.result.map_or(NO_RESULT, |(_, t)| ty_code(t)) == c;
+        let no_result = || DECODED || inst.result.is_none();
         match inst.kind {
             InstKind::Binop { op, lhs, rhs, flags } => {
                 let (Some(a), Some(b)) = (self.quick_op(at, lhs), self.quick_op(at, rhs)) else { return false };
-                a == b && bit(BINOP_TYPES[op as usize], a) && flags == 0 && result() == a
+                a == b && bit(BINOP_TYPES[op as usize], a) && flags == 0 && result(a)
             }
             InstKind::Load { ptr, ty, align } => {
                 let t = ty_code(ty);
-                self.quick_op(at, ptr) == Some(I32_CODE) && access_ok(t, align) && result() == t
+                self.quick_op(at, ptr) == Some(I32_CODE) && access_ok(t, align) && result(t)
             }
             InstKind::Store { ptr, value, align } => {
                 let Some(t) = self.quick_op(at, value) else { return false };
-                self.quick_op(at, ptr) == Some(I32_CODE) && access_ok(t, align) && inst.result.is_none()
+                self.quick_op(at, ptr) == Some(I32_CODE) && access_ok(t, align) && no_result()
             }
             InstKind::Cmp { pred, lhs, rhs } => {
                 let (Some(a), Some(b)) = (self.quick_op(at, lhs), self.quick_op(at, rhs)) else { return false };
                 let types = if pred_is_float(pred) { FLOAT_CODES } else { INT_CODES };
-                a == b && bit(types, a) && result() == BOOL_CODE_FOR[a as usize & 15]
+                a == b && bit(types, a) && result(BOOL_CODE_FOR[a as usize & 15])
             }
-            InstKind::Br { target } => last && self.quick_target(target) && inst.result.is_none(),
+            InstKind::Br { target } => last && self.quick_target(target) && no_result(),
             InstKind::CondBr { cond, if_true, if_false } => {
                 last && self.quick_op(at, cond) == Some(I1_CODE)
                     && self.quick_target(if_true)
                     && self.quick_target(if_false)
-                    && inst.result.is_none()
+                    && no_result()
             }
             InstKind::Ret { value } => {
                 let ok = match (self.decl.sig.ret, value) {
@@ -1056,10 +1069,10 @@ impl Cx<'_> {
                     (Some(w), Some(v)) => self.quick_op(at, v).is_some_and(|c| code_is(c, w)),
                     _ => false,
                 };
-                last && ok && inst.result.is_none()
+                last && ok && no_result()
             }
             InstKind::Alloca { size, align } => {
-                self.quick_op(at, size) == Some(I32_CODE) && is_valid_object_alignment(align) && result() == I32_CODE
+                self.quick_op(at, size) == Some(I32_CODE) && is_valid_object_alignment(align) && result(I32_CODE)
             }
             InstKind::Cast { op, value, to } => {
                 let Some(from) = self.quick_op(at, value) else { return false };
@@ -1067,15 +1080,14 @@ impl Cx<'_> {
                 from < OTHER_CODE
                     && t < OTHER_CODE
                     && cast_is_legal(op, CODE_TYPES[from as usize], to)
-                    && result() == t
+                    && result(t)
             }
             InstKind::Call { callee, args, ret, cc, .. } => {
                 let args = self.f.args(args);
                 // Direct calls (intrinsics have rules on constant operands too).
                 let Some(decl) = self.m.functions.get(callee.0 as usize) else { return false };
                 let sig = &decl.sig;
-                let result = inst.result.map(|(_, t)| t);
-                if cc != 0 || ret != sig.ret || result != ret {
+                if cc != 0 || ret != sig.ret || (!DECODED && inst.result.map(|(_, t)| t) != ret) {
                     return false;
                 }
                 args.len() == sig.params.len()
@@ -1087,20 +1099,20 @@ impl Cx<'_> {
                 a == b
                     && a < OTHER_CODE
                     && self.quick_op(at, cond) == Some(BOOL_CODE_FOR[a as usize & 15])
-                    && result() == a
+                    && result(a)
             }
             InstKind::CallIndirect { callee, args, ret, cc, .. } => {
                 cc == 0
                     && self.quick_op(at, callee) == Some(I32_CODE)
                     && ret.is_none_or(is_valid_param_type)
-                    && inst.result.map(|(_, t)| t) == ret
+                    && (DECODED || inst.result.map(|(_, t)| t) == ret)
                     && self.f.args(args).iter().all(|&a| self.quick_op(at, a).is_some_and(|c| bit(PARAM_CODES, c)))
             }
-            InstKind::Unreachable => last && inst.result.is_none(),
+            InstKind::Unreachable => last && no_result(),
             // Not in the npm package, whose size budget it is not worth.
             #[cfg(not(target_arch = "wasm32"))]
             InstKind::Switch { ty, cond, default, cases } => {
-                last && inst.result.is_none() && self.quick_switch(at, ty, cond, default, self.f.cases(cases))
+                last && no_result() && self.quick_switch(at, ty, cond, default, self.f.cases(cases))
             }
             _ => false,
         }

@@ -1050,8 +1050,9 @@ fn quick_checks_agree_with_full_checks() {
     let types = [I1, I8, I32, I64, F32, F64, V4I32, V4I1];
     let (mut quick, mut full) = (FunctionVerifier::new(), FunctionVerifier::new());
     full.full_checks_only = true;
-    // `verify_decoded` too, on the bodies whose numbering is the decoder's,
-    // by a verifier whose analysis nobody reads (dominators in block order).
+    // `verify_decoded` too, on the bodies whose result numbering and types
+    // are still the decoder's (`numbered`), by a verifier whose analysis
+    // nobody reads (dominators in block order).
     let mut decoded = FunctionVerifier::dominance_only();
     let (mut compared, mut with_problems, mut decoded_compared) = (0, 0, 0);
     for f in &bodies {
@@ -1069,6 +1070,7 @@ fn quick_checks_agree_with_full_checks() {
                 let inst = &mut g.insts[i];
                 match rng.next(5) {
                     0 => {
+                        numbered = false;
                         if let Some((_, t)) = inst.result.as_mut() {
                             *t = types[rng.next(types.len() as u64) as usize];
                         }
@@ -1089,11 +1091,17 @@ fn quick_checks_agree_with_full_checks() {
                     }
                     1 => match &mut inst.kind {
                         InstKind::Binop { lhs, rhs, flags, .. } => {
+                            // The result's type is the first operand's.
+                            numbered = false;
                             value(if rng.next(2) == 0 { lhs } else { rhs }, &mut rng);
                             *flags = rng.next(2);
                         }
-                        InstKind::Cmp { lhs, rhs, .. } => value(if rng.next(2) == 0 { lhs } else { rhs }, &mut rng),
+                        InstKind::Cmp { lhs, rhs, .. } => {
+                            numbered = false;
+                            value(if rng.next(2) == 0 { lhs } else { rhs }, &mut rng)
+                        }
                         InstKind::Cast { value: v, to, .. } => {
+                            numbered = false;
                             value(v, &mut rng);
                             *to = types[rng.next(types.len() as u64) as usize];
                         }
@@ -1143,7 +1151,10 @@ fn quick_checks_agree_with_full_checks() {
                         InstKind::Binop { op, .. } => *op = BinOp::from_code(rng.next(13)).unwrap(),
                         InstKind::Cmp { pred, .. } => *pred = CmpPred::from_code(rng.next(16) + 32 * rng.next(2)).unwrap_or(CmpPred::IEq),
                         InstKind::Cast { op, .. } => *op = CastOp::from_code(rng.next(12)).unwrap_or(CastOp::Bitcast),
-                        InstKind::Load { ty, .. } => *ty = types[rng.next(types.len() as u64) as usize],
+                        InstKind::Load { ty, .. } => {
+                            numbered = false;
+                            *ty = types[rng.next(types.len() as u64) as usize]
+                        }
                         _ => {}
                     },
                     _ => {
@@ -1175,7 +1186,7 @@ fn quick_checks_agree_with_full_checks() {
         }
     }
     assert!(compared > 400 && with_problems > 100, "{compared} compared, {with_problems} with problems");
-    assert!(decoded_compared > 300, "{decoded_compared} compared with verify_decoded");
+    assert!(decoded_compared > 150, "{decoded_compared} compared with verify_decoded");
 }
 
 /// Operands of a type PNaCl disallows (no type code of their own) are named
