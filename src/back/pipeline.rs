@@ -311,8 +311,9 @@ impl<'a, B: Backend> Pipeline<'a, B> {
 
     fn body_done(&mut self, f: Box<Function>) {
         let m = self.decoder.module();
-        // Straight from the decoder: its numbering need not be checked.
-        self.verifier.verify_decoded(m, &f, &mut self.diagnostics);
+        // Straight from the decoder: its numbering need not be checked, and
+        // it still holds the values' types.
+        self.verifier.verify_decoded(m, &f, self.decoder.last_body_types(), &mut self.diagnostics);
         self.progress.functions_decoded += 1;
         if let Some(bodies) = &mut self.bodies {
             bodies.push(BodyStats {

@@ -302,6 +302,12 @@ pub(crate) struct Spare {
 }
 
 impl Spare {
+    /// The types of the last finished body's values (parameters, constants,
+    /// then results, by value id): kept here until the next body begins.
+    pub fn last_types(&self) -> &[ValType] {
+        &self.local_types
+    }
+
     /// Keeps `f`'s buffers (emptied) for the next body.
     pub fn recycle(&mut self, mut f: Box<Function>) {
         let Function {

@@ -157,6 +157,13 @@ impl Decoder {
         self.state.record_run(parser)
     }
 
+    /// The types of the values of the body [`Decoded::FunctionEnd`] handed
+    /// out last (parameters, constants, then results, by value id), until
+    /// the next body begins: what the verifier numbers them from.
+    pub(crate) fn last_body_types(&self) -> &[ValType] {
+        self.state.last_body_types()
+    }
+
     /// Takes back a body handed out by [`Decoded::FunctionEnd`], to reuse
     /// its buffers for the next one.
     pub fn recycle(&mut self, f: Box<Function>) {

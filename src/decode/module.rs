@@ -106,6 +106,11 @@ impl ModuleState {
         self.spare.recycle(f);
     }
 
+    /// See [`crate::decode::Decoder::last_body_types`].
+    pub fn last_body_types(&self) -> &[ValType] {
+        self.spare.last_types()
+    }
+
     /// The module as decoded so far, whether or not its block closed.
     pub fn into_module(self) -> Module {
         self.module

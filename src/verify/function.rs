@@ -148,7 +148,7 @@ impl FunctionVerifier {
 
     /// Appends the problems of body `f` (of module `m`) to `out`.
     pub fn verify(&mut self, m: &Module, f: &Function, out: &mut Vec<Diagnostic>) {
-        self.verify_body::<false>(m, f, out);
+        self.verify_body::<false>(m, f, &[], out);
     }
 
     /// [`FunctionVerifier::verify`] for a body just as the decoder handed it
@@ -161,17 +161,19 @@ impl FunctionVerifier {
     /// alloca's i32, none for the rest). The clean path then numbers the
     /// values from `results` without checking that again (a walk over every
     /// instruction), and the quick checks leave out the results; the
-    /// diagnostics are the same.
-    pub(crate) fn verify_decoded(&mut self, m: &Module, f: &Function, out: &mut Vec<Diagnostic>) {
+    /// diagnostics are the same. `types` are the values' types as the
+    /// decoder kept them (parameters, constants, results), which the
+    /// numbering reads rather than each result's instruction.
+    pub(crate) fn verify_decoded(&mut self, m: &Module, f: &Function, types: &[ValType], out: &mut Vec<Diagnostic>) {
         // Natively only: the package keeps one copy of the checks (its
         // size budget).
         #[cfg(not(target_arch = "wasm32"))]
-        self.verify_body::<true>(m, f, out);
+        self.verify_body::<true>(m, f, types, out);
         #[cfg(target_arch = "wasm32")]
-        self.verify_body::<false>(m, f, out);
+        self.verify_body::<false>(m, f, types, out);
     }
 
-    fn verify_body<const DECODED: bool>(&mut self, m: &Module, f: &Function, out: &mut Vec<Diagnostic>) {
+    fn verify_body<const DECODED: bool>(&mut self, m: &Module, f: &Function, types: &[ValType], out: &mut Vec<Diagnostic>) {
         self.cfg.clear();
         let Some(decl) = m.functions.get(f.id.0 as usize) else {
             out.push(Diagnostic::module(
@@ -195,7 +197,7 @@ impl FunctionVerifier {
                 build_clean_cfg::<false>(f, &mut self.cfg)
             }
             && if DECODED {
-                number_locals_decoded(&mut self.locals, f, &self.cfg)
+                number_locals_decoded(&mut self.locals, f, types, &self.cfg)
             } else {
                 number_locals_clean(&mut self.locals, f, &self.cfg)
             };
@@ -443,31 +445,35 @@ fn number_locals_clean(locals: &mut Vec<Local>, f: &Function, cfg: &Cfg) -> bool
 }
 
 /// `number_locals_clean` for a body numbered by the decoder (see
-/// [`FunctionVerifier::verify_decoded`]): the values after the constants
-/// are `results`' instructions' in order, so it walks `results`, not every
-/// instruction, moving to the next block when one lies past the current
-/// block's end. False (never, for decoded bodies) when a listed instruction
-/// is not there in order or has no result.
+/// [`FunctionVerifier::verify_decoded`]), whose values' types the decoder
+/// kept in order in `types`: the values after the constants are
+/// `results`' instructions' in order, so it walks `results` (and `types`),
+/// not every instruction, moving to the next block when one lies past the
+/// current block's end. False (never, for decoded bodies) when `types` or a
+/// listed instruction is not where it should be.
 #[inline(never)]
-fn number_locals_decoded(locals: &mut Vec<Local>, f: &Function, cfg: &Cfg) -> bool {
+fn number_locals_decoded(locals: &mut Vec<Local>, f: &Function, types: &[ValType], cfg: &Cfg) -> bool {
     locals.clear();
+    let base = f.params.len() + f.consts.len();
+    if types.len() != base + f.results.len() {
+        return false;
+    }
+    locals.resize(types.len(), Local::new(ValType::I32, 0, NO_DOM));
+    let (head, tail) = locals.split_at_mut(base);
     let entry = cfg.dom_interval(0);
-    locals.extend(f.params.iter().map(|&ty| Local::new(ty, 0, entry)));
-    locals.extend(f.consts.iter().map(|c| Local::new(c.ty, 0, entry)));
-    let base = locals.len();
-    locals.resize(base + f.results.len(), Local::new(ValType::I32, 0, NO_DOM));
-    let insts = &f.insts[..];
+    for (slot, &ty) in head.iter_mut().zip(&types[..base]) {
+        *slot = Local::new(ty, 0, entry);
+    }
     let mut blocks = f.blocks.iter();
     // The block holding the instructions below `end` (none yet).
     let (mut b, mut end, mut dom) = (u32::MAX, 0u32, NO_DOM);
-    for (&InstId(i), slot) in f.results.iter().zip(&mut locals[base..]) {
+    for ((&InstId(i), slot), &ty) in f.results.iter().zip(tail).zip(&types[base..]) {
         while i >= end {
             let Some(blk) = blocks.next() else { return false };
             b = b.wrapping_add(1);
             end = blk.end;
             dom = cfg.dom_interval(b);
         }
-        let Some((_, ty)) = insts.get(i as usize).and_then(|inst| inst.result) else { return false };
         *slot = Local::new(ty, i + 1, dom);
     }
     true

@@ -1177,7 +1177,12 @@ fn quick_checks_agree_with_full_checks() {
             assert_eq!(a, d, "dominance only, function @f{} round {round}", g.id.0);
             if numbered {
                 let mut c = Vec::new();
-                decoded.verify_decoded(&m, &g, &mut c);
+                // The values' types as the decoder keeps them.
+                let types: Vec<ValType> = (g.params.iter().copied())
+                    .chain(g.consts.iter().map(|c| c.ty))
+                    .chain(g.results.iter().map(|&InstId(i)| g.insts[i as usize].result.unwrap().1))
+                    .collect();
+                decoded.verify_decoded(&m, &g, &types, &mut c);
                 assert_eq!(a, c, "verify_decoded, function @f{} round {round}", g.id.0);
                 decoded_compared += 1;
             }
