@@ -172,8 +172,12 @@ impl Cfg {
         if b == 0 {
             node[0].idom = 0;
         } else if node[b as usize].idom == NONE {
-            // No edge from a reachable earlier block: unreachable, unless
-            // a later block branches back to it (which stops the pass).
+            // No edge from a reachable earlier block: a later block
+            // branches back to it (a loop entered in its middle, as
+            // rotated loops are laid out), which block order cannot
+            // handle, or it is unreachable (rare): either way the general
+            // path, now rather than at that branch.
+            self.block_order = false;
             return;
         }
         let budget = 16 * (self.succs.len() as u64 + u64::from(b)) + 4096;
@@ -883,6 +887,14 @@ mod tests {
                     }
                 }
             }
+            // Most blocks entered from an earlier one (those that are not
+            // stop the block order early).
+            for to in 1..n as u32 {
+                if next(10) != 0 {
+                    edges.push((next(u64::from(to)) as u32, to));
+                }
+            }
+            edges.sort_by_key(|&(from, _)| from);
             let full = cfg(n, &edges);
             let mut c = Cfg::default();
             c.begin(n);
