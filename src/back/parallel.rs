@@ -501,7 +501,9 @@ impl BodyWorker {
         self.parser = Some(parser.into_buffers());
         let f = f?;
         self.diagnostics.clear();
-        self.verifier.verify(m, &f, &mut self.diagnostics);
+        // The body is the decoder's own, as in the pipeline: its results
+        // numbered and typed by the decoder (see verify_decoded).
+        self.verifier.verify_decoded(m, &f, self.decoder.last_body_types(), &mut self.diagnostics);
         let result = if self.diagnostics.is_empty() {
             self.translator.translate(&f, Some(self.verifier.analysis())).map_err(BodyError::from)
         } else {

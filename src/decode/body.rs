@@ -11,7 +11,7 @@
 use super::function::{BodyItem, FunctionState, Spare};
 use super::DecodeError;
 use crate::bitstream::{Event, Parser, CONSTANTS_BLOCK_ID, FUNCTION_BLOCK_ID, VALUE_SYMTAB_BLOCK_ID};
-use crate::ir::{FuncId, Function, Module};
+use crate::ir::{FuncId, Function, Module, ValType};
 use crate::BitPos;
 
 /// Decodes function blocks one at a time, keeping its buffers between them.
@@ -122,5 +122,13 @@ impl BodyDecoder {
     /// Takes back a body it handed out, to reuse its buffers.
     pub fn recycle(&mut self, f: Box<Function>) {
         self.spare.recycle(f);
+    }
+
+    /// The types of the values of the body [`BodyDecoder::decode`] returned
+    /// last (parameters, constants, then results, by value id), until the
+    /// next body begins: what [`crate::verify::FunctionVerifier`] numbers
+    /// them from (see [`crate::decode::Decoder::last_body_types`]).
+    pub(crate) fn last_body_types(&self) -> &[ValType] {
+        self.spare.last_types()
     }
 }
