@@ -33,9 +33,13 @@ use crate::ir::{InstKind, ValueId};
 use wasm_encoder::ValType as W;
 
 /// A local index written before allocation: `VIRTUAL | i` is value `i`'s
-/// local, [`VIRTUAL_EXTRA`]` | k` the `k`th extra local.
+/// local for `i` below the number of values `n`, the `k`th extra local for
+/// `i = n + k` (so that `local_of` maps both, without a test per index).
 pub(super) const VIRTUAL: u32 = 1 << 31;
-pub(super) const VIRTUAL_EXTRA: u32 = VIRTUAL | 1 << 30;
+
+/// Values past which indices are not written `VIRTUAL` (values and extra
+/// locals share the indices below it).
+const MAX_VIRTUAL_VALUES: usize = 1 << 30;
 
 /// Declaration order of the value locals' types.
 pub(super) const LOCAL_TYPES: [W; 5] = [W::I32, W::I64, W::F32, W::F64, W::V128];
@@ -117,7 +121,8 @@ pub(in crate::back::wasm) struct LocalBuffers {
     /// The values given a slot of a type other than i32.
     typed: Vec<u32>,
     /// Per value, its local once allocated (`NONE`: none): what its
-    /// `Kind::Local` says, dense for [`Fx::place_locals`].
+    /// `Kind::Local` says, dense for [`Fx::place_locals`]; past the values,
+    /// the extra locals'.
     local_of: Vec<u32>,
     free: [Vec<u32>; 5],
 }
@@ -145,7 +150,7 @@ impl<'a> Fx<'a> {
         }
         b.relocs.clear();
         let numbered_later = !self.has_setjmp
-            && n < (VIRTUAL_EXTRA ^ VIRTUAL) as usize
+            && n < MAX_VIRTUAL_VALUES
             && !(self.cx.outline_loops && has_loop_nest(tree));
         let first_inst = self.num_params as usize + self.f.consts.len();
         lb.need.clear();
@@ -200,25 +205,30 @@ impl<'a> Fx<'a> {
             self.bug = Some("function body too large".into());
             return;
         }
+        // The extra locals' entries: their indices are past the values'.
+        let n = b.vals.len();
+        let lb = &mut b.locals;
+        let extras = n + b.extra_locals.len();
+        if lb.local_of.len() < extras {
+            lb.local_of.resize(extras, NONE);
+        }
+        for (k, x) in lb.local_of[n..extras].iter_mut().enumerate() {
+            *x = extra_base + k as u32;
+        }
         // Indices below 128 (most) go in their one-byte placeholder. (The
         // slices apart, so that the loop keeps them in registers.)
         let mut longer = 0;
-        let (local_of, code) = (&b.locals.local_of[..], &mut b.code[..]);
+        let (local_of, code) = (&lb.local_of[..], &mut b.code[..]);
         for r in b.relocs.iter_mut() {
-            let l = r.1;
-            let x = match local_of.get((l ^ VIRTUAL) as usize) {
-                Some(&x) if x != NONE => x,
-                // Extra locals' indices are past the values'.
-                _ if l >= VIRTUAL_EXTRA => extra_base + (l ^ VIRTUAL_EXTRA),
-                _ => {
-                    self.bug = Some("a value read without a local".into());
-                    return;
-                }
-            };
+            // (`NONE`, no local, is not below 128 either.)
+            let x = local_of.get((r.1 ^ VIRTUAL) as usize).copied().unwrap_or(NONE);
             if x < 0x80 {
                 if let Some(c) = code.get_mut(r.0 as usize) {
                     *c = x as u8;
                 }
+            } else if x == NONE {
+                self.bug = Some("a value read without a local".into());
+                return;
             } else {
                 r.1 = x;
                 longer += leb_len(x) - 1;

@@ -983,7 +983,7 @@ impl<'a> Fx<'a> {
         self.b.extra_locals.push(t);
         let k = self.b.extra_locals.len() as u32 - 1;
         if self.virtual_locals {
-            locals::VIRTUAL_EXTRA | k
+            locals::VIRTUAL | (self.b.vals.len() as u32 + k)
         } else {
             self.num_params + self.num_value_locals + k
         }
