@@ -190,7 +190,7 @@ impl<'a> Fx<'a> {
         let InstInfo { push_start, own_from, push_end, .. } = *info;
         // Only an instruction with folded or pre-pushed operands can be
         // the user of a pre-push.
-        if own_from > push_start && self.has_prepushed() {
+        if own_from > push_start && self.has_prepushed(push_start, own_from) {
             self.touch_prepushed(push_start, own_from);
         }
         self.push_range(own_from, push_end);

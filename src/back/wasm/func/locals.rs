@@ -283,9 +283,12 @@ impl<'a> Fx<'a> {
         self.b.locals.prepushed.push((from, to));
     }
 
+    /// Whether the last noted pre-push is among `pushes[from..to]` (then
+    /// [`Fx::touch_prepushed`] has some to touch; most instructions with
+    /// folded operands have none, and are spared the call).
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    pub(super) fn has_prepushed(&self) -> bool {
-        !self.b.locals.prepushed.is_empty()
+    pub(super) fn has_prepushed(&self, from: u32, to: u32) -> bool {
+        self.b.locals.prepushed.last().is_some_and(|&(s, e)| s >= from && e <= to)
     }
 
     /// Touches the noted pre-pushes among `pushes[from..to]`, those of the
