@@ -154,16 +154,16 @@ impl<'a> Fx<'a> {
             && !(self.cx.outline_loops && has_loop_nest(tree));
         let first_inst = self.num_params as usize + self.f.consts.len();
         lb.need.clear();
-        let live = &mut lb.live[..];
-        for (i, v) in b.vals.iter_mut().enumerate().skip(first_inst) {
+        // Each value with its entry, side by side (no bounds test per value).
+        let vals = b.vals.get_mut(first_inst..).unwrap_or(&mut []);
+        let live = lb.live.get_mut(first_inst..n).unwrap_or(&mut []);
+        for (i, (v, l)) in (first_inst as u32..).zip(vals.iter_mut().zip(live)) {
             if v.kind == Kind::None && v.uses > 0 {
                 if numbered_later {
-                    v.kind = Kind::Local(VIRTUAL | i as u32);
+                    v.kind = Kind::Local(VIRTUAL | i);
                 }
-                if let Some(l) = live.get_mut(i) {
-                    *l = Live { start: NONE, end: 0, def: NONE, t: type_slot(wasm_type(v.ty)) as u32 };
-                }
-                lb.need.push(i as u32);
+                *l = Live { start: NONE, end: 0, def: NONE, t: type_slot(wasm_type(v.ty)) as u32 };
+                lb.need.push(i);
             }
         }
         if !numbered_later {
