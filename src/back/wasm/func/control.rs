@@ -212,8 +212,8 @@ impl<'a> Fx<'a> {
         // Each instruction is a position (`locals.rs`). Its record is read
         // once, a copy: emission's writes would make the compiler load it
         // again from the buffers for each use.
-        for k in first..last {
-            let (Some(&ki), Some(inst)) = (self.b.insts.get(k), f.insts.get(k)) else { break };
+        for (k, inst) in (first..).zip(f.insts.get(first..last).unwrap_or(&[])) {
+            let Some(&ki) = self.b.insts.get(k) else { break };
             if ki.emit {
                 self.emit_inst(k, inst, &ki);
                 self.pos += 1;
