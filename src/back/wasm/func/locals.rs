@@ -391,24 +391,25 @@ impl<'a> Fx<'a> {
         let (mut last_start, mut last_end) = (0, 0);
         {
             let LocalBuffers { live, order, heads, loops, loop_at, need, active, .. } = lb;
+            // (Without loops nothing widens: `loop_at` is empty.)
+            let (own_all, has_loops) = (self.has_setjmp, !loop_at.is_empty());
             for &i in need.iter().rev() {
-                let Some(&l) = live.get(i as usize) else { continue };
-                let mut l = l;
-                let s = if self.has_setjmp || l.def == NONE || l.start < l.def {
+                let Some(l) = live.get_mut(i as usize) else { continue };
+                let s = if own_all || l.def == NONE || l.start < l.def {
                     l.end = NONE;
                     0
                 } else {
-                    let (s, e) = widen(loops, loop_at, l.start, l.end);
-                    l.start = s;
-                    l.end = e;
-                    last_end = last_end.max(e);
-                    s
+                    if has_loops {
+                        (l.start, l.end) = widen(loops, loop_at, l.start, l.end);
+                    }
+                    last_end = last_end.max(l.end);
+                    l.start
                 };
-                live[i as usize] = l;
                 last_start = last_start.max(s);
                 let k = order.len() as u32;
-                order.push((heads[s as usize][0], i));
-                heads[s as usize][0] = k;
+                let head = &mut heads[s as usize][0];
+                order.push((*head, i));
+                *head = k;
                 active[s as usize / 64] |= 1 << (s % 64);
             }
         }
