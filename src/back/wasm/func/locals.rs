@@ -600,8 +600,11 @@ fn scan(lb: &mut LocalBuffers, last_start: usize, npos: usize, first: u32) -> [u
         if p > last_start {
             break;
         }
-        let mut k = heads[p][0];
-        while let Some(&(next, i)) = order.get(k as usize) {
+        // (Each list's head reset as it is taken: the ends' after the
+        // starts, which may end at `p` too.)
+        let mut k = std::mem::replace(&mut heads[p][0], NONE);
+        while let Some(entry) = order.get_mut(k as usize) {
+            let (next, i) = *entry;
             let l = &mut live[i as usize];
             let t = l.t as usize;
             let slot = if l.end == NONE {
@@ -615,8 +618,9 @@ fn scan(lb: &mut LocalBuffers, last_start: usize, npos: usize, first: u32) -> [u
                 // The start list's link is behind us: the entry now links
                 // the list of intervals ending at `l.end`.
                 let e = l.end as usize;
-                order[k as usize].0 = heads[e][1];
-                heads[e][1] = k;
+                let head = &mut heads[e][1];
+                entry.0 = *head;
+                *head = k;
                 if let Some(x) = active.get_mut(e / 64) {
                     *x |= 1 << (e % 64);
                 }
@@ -633,7 +637,7 @@ fn scan(lb: &mut LocalBuffers, last_start: usize, npos: usize, first: u32) -> [u
         // Free the slots of the intervals ending here, for the starts after,
         // in order of slot (per type; a min-heap of (end, slot) per type
         // gave the same order at a log factor).
-        let e = heads[p][1];
+        let e = std::mem::replace(&mut heads[p][1], NONE);
         if let Some(&(next, i)) = order.get(e as usize) {
             if next == NONE {
                 let l = &live[i as usize];
@@ -652,7 +656,6 @@ fn scan(lb: &mut LocalBuffers, last_start: usize, npos: usize, first: u32) -> [u
                 }
             }
         }
-        heads[p] = [NONE; 2];
     }
     slots
 }
