@@ -209,6 +209,11 @@ impl<'a> Fx<'a> {
         let n = b.vals.len();
         let lb = &mut b.locals;
         let extras = n + b.extra_locals.len();
+        if extras >= VIRTUAL as usize {
+            // (Values are fewer than 2^30 here: not seen.)
+            self.bug = Some("too many locals".into());
+            return;
+        }
         if lb.local_of.len() < extras {
             lb.local_of.resize(extras, NONE);
         }

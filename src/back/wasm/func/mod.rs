@@ -983,13 +983,9 @@ impl<'a> Fx<'a> {
         self.b.extra_locals.push(t);
         let k = self.b.extra_locals.len() as u32 - 1;
         if self.virtual_locals {
-            // Numbered past the values (`locals::VIRTUAL`): far below the
-            // flag, values being fewer than 2^30 there.
-            let x = (self.b.vals.len() as u32).saturating_add(k);
-            if x >= locals::VIRTUAL {
-                self.bug("too many locals");
-            }
-            locals::VIRTUAL | x
+            // Numbered past the values (`locals::VIRTUAL`; `place_locals`
+            // reports a count that would reach the flag).
+            locals::VIRTUAL | (self.b.vals.len() as u32).saturating_add(k)
         } else {
             self.num_params + self.num_value_locals + k
         }
