@@ -190,6 +190,7 @@ struct Scratch {
     cfg: Cfg,
     loops: LoopForest,
     layout: Layout,
+    irr: Irr,
 }
 
 impl Structured {
@@ -307,11 +308,11 @@ fn structure_rows(
         return;
     }
     let mut sc = out.scratch.take().unwrap_or_default();
-    let Scratch { graph, cfg, loops, layout } = &mut *sc;
+    let Scratch { graph, cfg, loops, layout, irr } = &mut *sc;
     // Whether `graph` is the working graph; until a dispatcher is needed
     // (rarely) it is `plain`, read in place.
     let mut owned = false;
-    reducible_cfg(graph, &mut owned, plain, engine, known, cfg);
+    reducible_cfg(graph, &mut owned, plain, engine, known, cfg, irr);
     let mut rounds = 0;
     let mut flat = false;
     loop {
@@ -322,7 +323,7 @@ fn structure_rows(
             // dispatcher in front of every block nests a handful deep.
             graph.own(&mut owned, plain);
             *graph = Graph::through_one_dispatcher(num_blocks, graph, &cfg.order);
-            reducible_cfg(graph, &mut owned, plain, engine, None, cfg);
+            reducible_cfg(graph, &mut owned, plain, engine, None, cfg, irr);
             flat = true;
             continue;
         }
@@ -339,7 +340,7 @@ fn structure_rows(
         rounds += 1;
         graph.own(&mut owned, plain);
         route_through_dispatchers(graph, cfg, &wide);
-        reducible_cfg(graph, &mut owned, plain, engine, None, cfg);
+        reducible_cfg(graph, &mut owned, plain, engine, None, cfg, irr);
     }
 }
 
@@ -359,13 +360,14 @@ fn reducible_cfg(
     engine: &mut DomCfg,
     known: Option<&DomCfg>,
     cfg: &mut Cfg,
+    irr: &mut Irr,
 ) {
     cfg.analyze(View::of(graph, *owned, plain), engine, known);
     if cfg.is_reducible() {
         return;
     }
     graph.own(owned, plain);
-    if make_reducible(graph, cfg) {
+    if make_reducible(graph, cfg, irr) {
         cfg.analyze(View::Graph(graph), engine, None);
         if cfg.is_reducible() {
             return;
@@ -685,13 +687,37 @@ impl Cfg {
 /// descends into components holding a bad edge. Adding dispatchers splits
 /// edges but never changes which blocks dominate which, so the bad edges
 /// found up front stay the ones to look for.
-fn make_reducible(graph: &mut Graph, cfg: &Cfg) -> bool {
+fn make_reducible(graph: &mut Graph, cfg: &Cfg, sc: &mut Irr) -> bool {
     let budget = 16 * (graph.num_nodes() + graph.edges.len()) + 4096;
     let mut work = 0usize;
+    let Irr {
+        bad,
+        tops,
+        roots,
+        at_pre,
+        root_of,
+        regions,
+        reg_nodes,
+        reg_bad,
+        nodes,
+        region_bad,
+        scc,
+        is_entry,
+        dispatcher_of,
+        slot_of,
+        keys,
+        bad_start,
+        bad_items,
+        entry_list,
+        entry_start,
+        entry_items,
+        exits,
+        new_dispatchers,
+    } = sc;
 
     // Bad edges (node ids) and their nearest common dominators (positions).
-    let mut bad: Vec<(u32, u32)> = Vec::new();
-    let mut tops: Vec<u32> = Vec::new();
+    bad.clear();
+    tops.clear();
     for (i, &v) in cfg.order.iter().enumerate() {
         for e in graph.out(v) {
             let j = cfg.pos[e.to as usize];
@@ -719,55 +745,72 @@ fn make_reducible(graph: &mut Graph, cfg: &Cfg) -> bool {
     // disjoint and hold every bad edge.
     tops.sort_unstable_by_key(|&d| cfg.dom[d as usize].pre);
     tops.dedup();
-    let mut roots: Vec<u32> = Vec::new();
-    for d in tops {
+    roots.clear();
+    for &d in tops.iter() {
         if roots.last().map_or(true, |&r| !cfg.dominates(r, d)) {
             roots.push(d);
         }
     }
     // Position of each preorder number: a subtree is a range of them.
-    let mut at_pre = vec![0u32; cfg.len()];
+    reset(at_pre, cfg.len(), 0);
     for (i, d) in cfg.dom.iter().enumerate() {
         at_pre[d.pre as usize] = i as u32;
     }
-    let mut root_of = vec![NONE; graph.num_nodes()];
-    let mut regions: Vec<Region> = Vec::new();
+    reset(root_of, graph.num_nodes(), NONE);
     for (k, &d) in roots.iter().enumerate() {
         let (pre, size) = (cfg.dom[d as usize].pre as usize, cfg.dom[d as usize].size as usize);
-        let nodes: Vec<u32> = at_pre[pre + 1..pre + size].iter().map(|&p| cfg.order[p as usize]).collect();
-        for &v in &nodes {
-            root_of[v as usize] = k as u32;
+        for &p in &at_pre[pre + 1..pre + size] {
+            root_of[cfg.order[p as usize] as usize] = k as u32;
         }
-        regions.push(Region { nodes, header: cfg.order[d as usize], bad: Vec::new() });
     }
-    for &(x, f) in &bad {
-        regions[root_of[x as usize] as usize].bad.push((x, f));
+    keys.clear();
+    keys.extend(bad.iter().map(|&(x, _)| root_of[x as usize]));
+    group_by_into(keys, 0, roots.len(), bad_start, bad_items);
+    regions.clear();
+    reg_nodes.clear();
+    reg_bad.clear();
+    for (k, &d) in roots.iter().enumerate() {
+        let (pre, size) = (cfg.dom[d as usize].pre as usize, cfg.dom[d as usize].size as usize);
+        regions.push(Region { nodes: reg_nodes.len(), bad: reg_bad.len(), header: cfg.order[d as usize] });
+        reg_nodes.extend(at_pre[pre + 1..pre + size].iter().map(|&p| cfg.order[p as usize]));
+        reg_bad.extend(bad_items[bad_start[k]..bad_start[k + 1]].iter().map(|&i| bad[i as usize]));
     }
 
-    let mut scratch = SccScratch::new(graph.num_nodes());
-    let mut is_entry = vec![false; graph.num_nodes()];
-    let mut dispatcher_of = vec![NONE; graph.num_nodes()];
-    let mut slot_of = vec![NONE; graph.num_nodes()];
-    while let Some(Region { nodes, header, bad }) = regions.pop() {
+    let n = graph.num_nodes();
+    scc.reset(n);
+    reset(is_entry, n, false);
+    reset(dispatcher_of, n, NONE);
+    reset(slot_of, n, NONE);
+    while let Some(Region { nodes: nodes_at, bad: bad_at, header }) = regions.pop() {
+        // Off the stack, which the region's children go on.
+        nodes.clear();
+        nodes.extend_from_slice(&reg_nodes[nodes_at..]);
+        reg_nodes.truncate(nodes_at);
+        region_bad.clear();
+        region_bad.extend_from_slice(&reg_bad[bad_at..]);
+        reg_bad.truncate(bad_at);
         work += nodes.len() + nodes.iter().map(|&v| graph.edge_range(v).len()).sum::<usize>();
         if work > budget {
             return false;
         }
-        let components = scratch.components(graph, &nodes);
-        if components.is_empty() {
+        let num_comps = scc.components(graph, nodes);
+        if num_comps == 0 {
             continue;
         }
-        let comp = &scratch.comp;
-        let in_region = |v: u32| scratch.stamp[v as usize] == scratch.region;
-        let mut bad_in: Vec<Vec<(u32, u32)>> = vec![Vec::new(); components.len()];
-        for &(x, f) in &bad {
-            if in_region(x) && in_region(f) && comp[x as usize] != NONE && comp[x as usize] == comp[f as usize] {
-                bad_in[comp[x as usize] as usize].push((x, f));
-            }
-        }
+        let (comp, stamp, region) = (&scc.comp, &scc.stamp, scc.region);
+        let in_region = |v: u32| stamp[v as usize] == region;
+        // The bad edges inside each component.
+        keys.clear();
+        keys.extend(region_bad.iter().map(|&(x, f)| {
+            let c = comp[x as usize];
+            if in_region(x) && in_region(f) && c != NONE && c == comp[f as usize] { c } else { NONE }
+        }));
+        group_by_into(keys, 0, num_comps, bad_start, bad_items);
 
-        // Entries: nodes of a component with an edge from outside it.
-        let mut entries: Vec<Vec<u32>> = vec![Vec::new(); components.len()];
+        // Entries: nodes of a component with an edge from outside it, in
+        // `entry_list`, grouped by component.
+        entry_list.clear();
+        keys.clear();
         for u in nodes.iter().copied().chain([header]) {
             for e in graph.out(u) {
                 let v = e.to;
@@ -777,35 +820,38 @@ fn make_reducible(graph: &mut Graph, cfg: &Cfg) -> bool {
                     && !is_entry[v as usize]
                 {
                     is_entry[v as usize] = true;
-                    entries[comp[v as usize] as usize].push(v);
+                    entry_list.push(v);
+                    keys.push(comp[v as usize]);
                 }
             }
         }
+        group_by_into(keys, 0, num_comps, entry_start, entry_items);
 
-        let mut new_dispatchers: Vec<u32> = Vec::new();
-        for (c, members) in components.into_iter().enumerate() {
-            let entries = &entries[c];
-            for &e in entries {
-                is_entry[e as usize] = false;
-            }
-            let bad = std::mem::take(&mut bad_in[c]);
+        new_dispatchers.clear();
+        for c in 0..num_comps {
+            let members = &scc.comp_nodes[scc.comp_start[c] as usize..scc.comp_start[c + 1] as usize];
+            let entries = &entry_items[entry_start[c]..entry_start[c + 1]];
+            let bad = &bad_items[bad_start[c]..bad_start[c + 1]];
             debug_assert!(entries.len() <= 1 || !bad.is_empty(), "several entries but no bad edge");
             if bad.is_empty() {
                 // One entry and nothing irreducible inside.
             } else if entries.len() <= 1 {
                 // A loop with one header: look for cycles under it.
-                let head = entries.first().copied().unwrap_or(members[0]);
-                let inner: Vec<u32> = members.into_iter().filter(|&v| v != head).collect();
-                if inner.len() > 1 {
-                    regions.push(Region { nodes: inner, header: head, bad });
+                let head = entries.first().map_or(members[0], |&i| entry_list[i as usize]);
+                // The members but the header, itself a member.
+                if members.len() > 2 {
+                    regions.push(Region { nodes: reg_nodes.len(), bad: reg_bad.len(), header: head });
+                    reg_nodes.extend(members.iter().copied().filter(|&v| v != head));
+                    reg_bad.extend(bad.iter().map(|&i| region_bad[i as usize]));
                 }
             } else {
                 // Slot `slot_of[e]` selects block entry `e`. An entry that is
                 // itself a dispatcher (one added to cap fan-out) is absorbed:
                 // its exits become this dispatcher's, from `slot_of[e]` on,
                 // and the edges into it keep their choice, shifted.
-                let mut exits = Vec::new();
-                for &e in entries {
+                exits.clear();
+                for &i in entries {
+                    let e = entry_list[i as usize];
                     slot_of[e as usize] = exits.len() as u32;
                     dispatcher_of[e as usize] = graph.num_nodes() as u32;
                     if graph.is_dispatcher(e) {
@@ -814,10 +860,15 @@ fn make_reducible(graph: &mut Graph, cfg: &Cfg) -> bool {
                         exits.push(Edge { to: e, target: e, dispatch_value: NONE });
                     }
                 }
-                let d = graph.add_dispatcher_edges(&exits);
+                let d = graph.add_dispatcher_edges(exits);
                 new_dispatchers.push(d);
-                let members = members.into_iter().filter(|&v| !graph.is_dispatcher(v) || !entries.contains(&v));
-                regions.push(Region { nodes: members.collect(), header: d, bad });
+                regions.push(Region { nodes: reg_nodes.len(), bad: reg_bad.len(), header: d });
+                // An absorbed dispatcher (an entry) leaves the component.
+                reg_nodes.extend(members.iter().copied().filter(|&v| !graph.is_dispatcher(v) || !is_entry[v as usize]));
+                reg_bad.extend(bad.iter().map(|&i| region_bad[i as usize]));
+            }
+            for &i in entries {
+                is_entry[entry_list[i as usize] as usize] = false;
             }
         }
         if !new_dispatchers.is_empty() {
@@ -825,7 +876,7 @@ fn make_reducible(graph: &mut Graph, cfg: &Cfg) -> bool {
             // or from inside it — now sets the slot and goes to the dispatcher.
             // Only nodes of this region, its header and the new dispatchers
             // (through absorbed exits) can have such edges.
-            for u in nodes.iter().chain(&new_dispatchers).copied().chain([header]) {
+            for u in nodes.iter().chain(new_dispatchers.iter()).copied().chain([header]) {
                 let range = graph.edge_range(u);
                 let num_blocks = graph.num_blocks;
                 for e in &mut graph.edges[range] {
@@ -838,7 +889,7 @@ fn make_reducible(graph: &mut Graph, cfg: &Cfg) -> bool {
                     }
                 }
             }
-            for &v in &nodes {
+            for &v in nodes.iter() {
                 dispatcher_of[v as usize] = NONE;
                 slot_of[v as usize] = NONE;
             }
@@ -847,18 +898,60 @@ fn make_reducible(graph: &mut Graph, cfg: &Cfg) -> bool {
         is_entry.resize(n, false);
         dispatcher_of.resize(n, NONE);
         slot_of.resize(n, NONE);
-        scratch.grow(n);
+        scc.grow(n);
     }
     true
 }
 
-/// A part of the graph still to split into components. Edges from outside
-/// enter it only from `header`; `bad` are the bad edges inside. Regions
-/// waiting on the stack are disjoint, so it holds each node at most once.
-struct Region {
-    nodes: Vec<u32>,
-    header: u32,
+/// Buffers of [`make_reducible`], kept between bodies so that a body
+/// allocates nothing per region or per component.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Irr {
+    /// Bad edges, their nearest common dominators, the outermost of those.
     bad: Vec<(u32, u32)>,
+    tops: Vec<u32>,
+    roots: Vec<u32>,
+    /// Position of each dominator-tree preorder number.
+    at_pre: Vec<u32>,
+    /// Index in `roots` of the root dominating each node.
+    root_of: Vec<u32>,
+    /// Regions still to split (a stack); their nodes and bad edges are runs
+    /// of `reg_nodes` and `reg_bad`, stacked in the same order.
+    regions: Vec<Region>,
+    reg_nodes: Vec<u32>,
+    reg_bad: Vec<(u32, u32)>,
+    /// The region being split, off the stacks.
+    nodes: Vec<u32>,
+    region_bad: Vec<(u32, u32)>,
+    scc: SccScratch,
+    /// Per node: an entry of its component found; the dispatcher and slot
+    /// that now select it.
+    is_entry: Vec<bool>,
+    dispatcher_of: Vec<u32>,
+    slot_of: Vec<u32>,
+    /// Group of each item (for `group_by_into`).
+    keys: Vec<u32>,
+    /// The region's bad edges (indices in `region_bad`) by component.
+    bad_start: Vec<usize>,
+    bad_items: Vec<u32>,
+    /// The region's entries, and their indices by component.
+    entry_list: Vec<u32>,
+    entry_start: Vec<usize>,
+    entry_items: Vec<u32>,
+    exits: Vec<Edge>,
+    new_dispatchers: Vec<u32>,
+}
+
+/// A part of the graph still to split into components: its nodes and bad
+/// edges start at these indices of [`Irr::reg_nodes`] and [`Irr::reg_bad`]
+/// and run to the next region's (or the end). Edges from outside enter it
+/// only from `header`. Regions waiting on the stack are disjoint, so it
+/// holds each node at most once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Region {
+    nodes: usize,
+    bad: usize,
+    header: u32,
 }
 
 /// Sends every forward edge into the blocks of each group (RPO positions)
@@ -887,7 +980,8 @@ fn route_through_dispatchers(graph: &mut Graph, cfg: &Cfg, groups: &[Vec<u32>]) 
     }
 }
 
-/// Buffers of Tarjan's algorithm, kept across regions.
+/// Buffers of Tarjan's algorithm, kept across regions and bodies.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct SccScratch {
     /// Region number of each node (the current region's nodes hold `region`).
     stamp: Vec<u32>,
@@ -898,18 +992,22 @@ struct SccScratch {
     /// Component of each node of the current region with two or more nodes;
     /// `NONE` for single-node components.
     comp: Vec<u32>,
+    /// Members of component `c`: `comp_nodes[comp_start[c]..comp_start[c + 1]]`.
+    comp_start: Vec<u32>,
+    comp_nodes: Vec<u32>,
+    scc_stack: Vec<u32>,
+    call: Vec<(u32, usize)>,
 }
 
 impl SccScratch {
-    fn new(n: usize) -> SccScratch {
-        SccScratch {
-            stamp: vec![NONE; n],
-            region: 0,
-            index: vec![NONE; n],
-            low: vec![0; n],
-            on_stack: vec![false; n],
-            comp: vec![NONE; n],
-        }
+    /// Ready for a graph of `n` nodes.
+    fn reset(&mut self, n: usize) {
+        reset(&mut self.stamp, n, NONE);
+        self.region = 0;
+        reset(&mut self.index, n, NONE);
+        reset(&mut self.low, n, 0);
+        reset(&mut self.on_stack, n, false);
+        reset(&mut self.comp, n, NONE);
     }
 
     fn grow(&mut self, n: usize) {
@@ -920,19 +1018,24 @@ impl SccScratch {
         self.comp.resize(n, NONE);
     }
 
-    /// The strongly connected components of two or more nodes of the
-    /// subgraph induced by `nodes`; sets `comp` for their members.
-    fn components(&mut self, graph: &Graph, nodes: &[u32]) -> Vec<Vec<u32>> {
+    /// The number of strongly connected components of two or more nodes of
+    /// the subgraph induced by `nodes`, into `comp_start`/`comp_nodes`; sets
+    /// `comp` for their members.
+    fn components(&mut self, graph: &Graph, nodes: &[u32]) -> usize {
         self.region += 1;
         for &v in nodes {
             self.stamp[v as usize] = self.region;
             self.index[v as usize] = NONE;
             self.comp[v as usize] = NONE;
         }
-        let mut found = Vec::new();
+        self.comp_start.clear();
+        self.comp_start.push(0);
+        self.comp_nodes.clear();
         let mut counter = 0u32;
-        let mut scc_stack: Vec<u32> = Vec::new();
-        let mut call: Vec<(u32, usize)> = Vec::new();
+        let mut scc_stack = std::mem::take(&mut self.scc_stack);
+        let mut call = std::mem::take(&mut self.call);
+        scc_stack.clear();
+        call.clear();
         for &root in nodes {
             if self.index[root as usize] != NONE {
                 continue;
@@ -961,20 +1064,25 @@ impl SccScratch {
                 }
                 if self.low[v as usize] == self.index[v as usize] {
                     let at = scc_stack.iter().rposition(|&x| x == v).expect("node on the Tarjan stack");
-                    let members = scc_stack.split_off(at);
-                    for &x in &members {
+                    let members = &scc_stack[at..];
+                    for &x in members {
                         self.on_stack[x as usize] = false;
                     }
                     if members.len() > 1 {
-                        for &x in &members {
-                            self.comp[x as usize] = found.len() as u32;
+                        let c = self.comp_start.len() as u32 - 1;
+                        for &x in members {
+                            self.comp[x as usize] = c;
                         }
-                        found.push(members);
+                        self.comp_nodes.extend_from_slice(members);
+                        self.comp_start.push(self.comp_nodes.len() as u32);
                     }
+                    scc_stack.truncate(at);
                 }
             }
         }
-        found
+        self.scc_stack = scc_stack;
+        self.call = call;
+        self.comp_start.len() - 1
     }
 
     fn open(&mut self, v: u32, counter: &mut u32, scc_stack: &mut Vec<u32>) {
