@@ -793,6 +793,11 @@ fn make_reducible(graph: &mut Graph, cfg: &Cfg, sc: &mut Irr) -> bool {
         if work > budget {
             return false;
         }
+        if region_bad.is_empty() {
+            // No component here can hold a bad edge, so none changes (it
+            // still counts as work, so the budget runs out where it did).
+            continue;
+        }
         let num_comps = scc.components(graph, nodes);
         if num_comps == 0 {
             continue;
@@ -842,7 +847,9 @@ fn make_reducible(graph: &mut Graph, cfg: &Cfg, sc: &mut Irr) -> bool {
                 if members.len() > 2 {
                     regions.push(Region { nodes: reg_nodes.len(), bad: reg_bad.len(), header: head });
                     reg_nodes.extend(members.iter().copied().filter(|&v| v != head));
-                    reg_bad.extend(bad.iter().map(|&i| region_bad[i as usize]));
+                    // An edge at `head` is not inside the region.
+                    let inside = |&(x, f): &(u32, u32)| x != head && f != head;
+                    reg_bad.extend(bad.iter().map(|&i| region_bad[i as usize]).filter(inside));
                 }
             } else {
                 // Slot `slot_of[e]` selects block entry `e`. An entry that is
@@ -865,7 +872,11 @@ fn make_reducible(graph: &mut Graph, cfg: &Cfg, sc: &mut Irr) -> bool {
                 regions.push(Region { nodes: reg_nodes.len(), bad: reg_bad.len(), header: d });
                 // An absorbed dispatcher (an entry) leaves the component.
                 reg_nodes.extend(members.iter().copied().filter(|&v| !graph.is_dispatcher(v) || !is_entry[v as usize]));
-                reg_bad.extend(bad.iter().map(|&i| region_bad[i as usize]));
+                // Edges from the region into an entry all go to `d` now, so
+                // an entry is a component of its own there and a bad edge
+                // into it is in no component.
+                let inside = |&(_, f): &(u32, u32)| !is_entry[f as usize];
+                reg_bad.extend(bad.iter().map(|&i| region_bad[i as usize]).filter(inside));
             }
             for &i in entries {
                 is_entry[entry_list[i as usize] as usize] = false;
