@@ -802,13 +802,14 @@ fn make_reducible(graph: &mut Graph, cfg: &Cfg, sc: &mut Irr) -> bool {
         if num_comps == 0 {
             continue;
         }
-        let (comp, stamp, region) = (&scc.comp, &scc.stamp, scc.region);
-        let in_region = |v: u32| stamp[v as usize] == region;
+        let (sn, region) = (&scc.node, scc.region);
+        let in_region = |v: u32| sn[v as usize].stamp == region;
+        let comp = |v: u32| sn[v as usize].comp;
         // The bad edges inside each component.
         keys.clear();
         keys.extend(region_bad.iter().map(|&(x, f)| {
-            let c = comp[x as usize];
-            if in_region(x) && in_region(f) && c != NONE && c == comp[f as usize] { c } else { NONE }
+            let c = comp(x);
+            if in_region(x) && in_region(f) && c != NONE && c == comp(f) { c } else { NONE }
         }));
         group_by_into(keys, 0, num_comps, bad_start, bad_items);
 
@@ -820,13 +821,13 @@ fn make_reducible(graph: &mut Graph, cfg: &Cfg, sc: &mut Irr) -> bool {
             for e in graph.out(u) {
                 let v = e.to;
                 if in_region(v)
-                    && comp[v as usize] != NONE
-                    && (!in_region(u) || comp[u as usize] != comp[v as usize])
+                    && comp(v) != NONE
+                    && (!in_region(u) || comp(u) != comp(v))
                     && !is_entry[v as usize]
                 {
                     is_entry[v as usize] = true;
                     entry_list.push(v);
-                    keys.push(comp[v as usize]);
+                    keys.push(comp(v));
                 }
             }
         }
@@ -994,15 +995,10 @@ fn route_through_dispatchers(graph: &mut Graph, cfg: &Cfg, groups: &[Vec<u32>]) 
 /// Buffers of Tarjan's algorithm, kept across regions and bodies.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct SccScratch {
-    /// Region number of each node (the current region's nodes hold `region`).
-    stamp: Vec<u32>,
+    /// Per node, its facts together (one bounds check, one cache line).
+    node: Vec<SccNode>,
+    /// The current region's number (`SccNode::stamp`).
     region: u32,
-    index: Vec<u32>,
-    low: Vec<u32>,
-    on_stack: Vec<bool>,
-    /// Component of each node of the current region with two or more nodes;
-    /// `NONE` for single-node components.
-    comp: Vec<u32>,
     /// Members of component `c`: `comp_nodes[comp_start[c]..comp_start[c + 1]]`.
     comp_start: Vec<u32>,
     comp_nodes: Vec<u32>,
@@ -1010,23 +1006,34 @@ struct SccScratch {
     call: Vec<(u32, usize)>,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SccNode {
+    /// Region number (the current region's nodes hold `SccScratch::region`).
+    stamp: u32,
+    /// Visit number: `NONE` before the visit, `DONE` once its component
+    /// is found (then `min` with it leaves a low link alone, so no
+    /// on-stack flag is needed).
+    index: u32,
+    low: u32,
+    /// Component of a node of the current region in one with two or more
+    /// nodes; `NONE` for single-node components.
+    comp: u32,
+}
+
+/// `SccNode::index` of a node whose component is found.
+const DONE: u32 = NONE - 1;
+
+const FRESH_SCC: SccNode = SccNode { stamp: NONE, index: NONE, low: 0, comp: NONE };
+
 impl SccScratch {
     /// Ready for a graph of `n` nodes.
     fn reset(&mut self, n: usize) {
-        reset(&mut self.stamp, n, NONE);
+        reset(&mut self.node, n, FRESH_SCC);
         self.region = 0;
-        reset(&mut self.index, n, NONE);
-        reset(&mut self.low, n, 0);
-        reset(&mut self.on_stack, n, false);
-        reset(&mut self.comp, n, NONE);
     }
 
     fn grow(&mut self, n: usize) {
-        self.stamp.resize(n, NONE);
-        self.index.resize(n, NONE);
-        self.low.resize(n, 0);
-        self.on_stack.resize(n, false);
-        self.comp.resize(n, NONE);
+        self.node.resize(n, FRESH_SCC);
     }
 
     /// The number of strongly connected components of two or more nodes of
@@ -1034,56 +1041,64 @@ impl SccScratch {
     /// `comp` for their members.
     fn components(&mut self, graph: &Graph, nodes: &[u32]) -> usize {
         self.region += 1;
+        let region = self.region;
+        let node = &mut self.node;
         for &v in nodes {
-            self.stamp[v as usize] = self.region;
-            self.index[v as usize] = NONE;
-            self.comp[v as usize] = NONE;
+            node[v as usize] = SccNode { stamp: region, index: NONE, low: 0, comp: NONE };
         }
         self.comp_start.clear();
         self.comp_start.push(0);
         self.comp_nodes.clear();
         let mut counter = 0u32;
-        let mut scc_stack = std::mem::take(&mut self.scc_stack);
-        let mut call = std::mem::take(&mut self.call);
+        let (scc_stack, call) = (&mut self.scc_stack, &mut self.call);
         scc_stack.clear();
         call.clear();
+        let mut open = |v: u32, scc_stack: &mut Vec<u32>, node: &mut [SccNode]| {
+            let x = &mut node[v as usize];
+            x.index = counter;
+            x.low = counter;
+            counter += 1;
+            scc_stack.push(v);
+        };
         for &root in nodes {
-            if self.index[root as usize] != NONE {
+            if node[root as usize].index != NONE {
                 continue;
             }
-            self.open(root, &mut counter, &mut scc_stack);
+            open(root, scc_stack, node);
             call.push((root, graph.edge_start[root as usize]));
             while let Some(top) = call.last_mut() {
                 let (v, next) = *top;
                 if next < graph.edge_start[v as usize + 1] {
                     top.1 += 1;
                     let w = graph.edges[next].to as usize;
-                    if self.stamp[w] != self.region {
+                    let y = node[w];
+                    if y.stamp != region {
                         continue;
                     }
-                    if self.index[w] == NONE {
-                        self.open(w as u32, &mut counter, &mut scc_stack);
+                    if y.index == NONE {
+                        open(w as u32, scc_stack, node);
                         call.push((w as u32, graph.edge_start[w]));
-                    } else if self.on_stack[w] {
-                        self.low[v as usize] = self.low[v as usize].min(self.index[w]);
+                    } else {
+                        let x = &mut node[v as usize];
+                        x.low = x.low.min(y.index);
                     }
                     continue;
                 }
                 call.pop();
+                let x = node[v as usize];
                 if let Some(&(parent, _)) = call.last() {
-                    self.low[parent as usize] = self.low[parent as usize].min(self.low[v as usize]);
+                    let p = &mut node[parent as usize];
+                    p.low = p.low.min(x.low);
                 }
-                if self.low[v as usize] == self.index[v as usize] {
+                if x.low == x.index {
                     let at = scc_stack.iter().rposition(|&x| x == v).expect("node on the Tarjan stack");
                     let members = &scc_stack[at..];
-                    for &x in members {
-                        self.on_stack[x as usize] = false;
+                    let c = if members.len() > 1 { self.comp_start.len() as u32 - 1 } else { NONE };
+                    for &m in members {
+                        node[m as usize].index = DONE;
+                        node[m as usize].comp = c;
                     }
-                    if members.len() > 1 {
-                        let c = self.comp_start.len() as u32 - 1;
-                        for &x in members {
-                            self.comp[x as usize] = c;
-                        }
+                    if c != NONE {
                         self.comp_nodes.extend_from_slice(members);
                         self.comp_start.push(self.comp_nodes.len() as u32);
                     }
@@ -1091,17 +1106,7 @@ impl SccScratch {
                 }
             }
         }
-        self.scc_stack = scc_stack;
-        self.call = call;
         self.comp_start.len() - 1
-    }
-
-    fn open(&mut self, v: u32, counter: &mut u32, scc_stack: &mut Vec<u32>) {
-        self.index[v as usize] = *counter;
-        self.low[v as usize] = *counter;
-        *counter += 1;
-        self.on_stack[v as usize] = true;
-        scc_stack.push(v);
     }
 }
 
