@@ -796,13 +796,7 @@ mod tests {
     /// against the fast algorithm, on pseudo-random graphs.
     #[test]
     fn matches_definition_on_random_graphs() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move |m: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % m
-        };
+        let mut next = crate::test_rng(0x2545_f491_4f6c_dd1du64);
         for _ in 0..300 {
             let n = 1 + next(12) as usize;
             let mut edges: Vec<(u32, u32)> = (0..next(3 * n as u64 + 1))
@@ -867,13 +861,7 @@ mod tests {
     /// most of them laid out forward with a few edges back.
     #[test]
     fn dominance_in_block_order_matches_finish() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move |m: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % m
-        };
+        let mut next = crate::test_rng(0x9e37_79b9_7f4a_7c15u64);
         let (mut in_block_order, mut general) = (0, 0);
         for round in 0..2000 {
             let n = 1 + next(16) as usize;

@@ -26,6 +26,18 @@ pub mod limits;
 pub mod pos;
 pub mod stats;
 pub mod verify;
+
+/// The unit tests' pseudo-random numbers: a xorshift64 generator from
+/// `seed` (not 0) whose call `next(m)` answers a number below `m`.
+#[cfg(test)]
+pub(crate) fn test_rng(mut seed: u64) -> impl FnMut(u64) -> u64 {
+    move |m: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % m
+    }
+}
 #[cfg(all(target_arch = "wasm32", not(feature = "pkg-wat"), not(feature = "pkg-native")))]
 pub mod web;
 #[cfg(all(target_arch = "wasm32", feature = "pkg-native"))]

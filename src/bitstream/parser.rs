@@ -1038,13 +1038,7 @@ mod tests {
             w.define_abbrev(Abbrev::new(ops.clone()).unwrap()).unwrap();
         }
         w.exit_block().unwrap();
-        let mut seed = 0x1234_5678_9abc_def1u64;
-        let mut next = move |m: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % m
-        };
+        let mut next = crate::test_rng(0x1234_5678_9abc_def1u64);
         let value = |op: AbbrevOp, next: &mut dyn FnMut(u64) -> u64| match op {
             Literal(v) => v,
             Fixed(n) => next(1 << n),
