@@ -81,7 +81,7 @@ struct Simple {
 }
 
 const NOT_SIMPLE: u8 = u8::MAX;
-const NOT_KNOWN: u8 = u8::MAX;
+pub(crate) const NOT_KNOWN: u8 = u8::MAX;
 
 /// The fields of the toolchain's own abbreviations, which nearly every
 /// record of a pexe's function, constants and globals blocks is written
@@ -396,6 +396,16 @@ impl Abbrev {
         Some((s.code, n, used))
     }
 
+    /// Which of `KNOWN`'s field lists this abbreviation reads with (its
+    /// index, `NOT_KNOWN` for none) and its code: for a record run whose
+    /// sink takes such records with their fields by value
+    /// (`RecordSink::known`).
+    #[cfg(not(target_arch = "wasm32"))]
+    #[inline(always)]
+    pub(crate) fn known(&self) -> (u8, u32) {
+        (self.simple.known, self.simple.code)
+    }
+
     /// `read_record` on the fast path: `None` wherever that would not
     /// simply succeed, and then the caller reads the record with it.
     /// `(word, bits)`: the next bits of the input, already loaded, and how
@@ -691,6 +701,17 @@ fn read_known<const N: usize, const K: usize>(word: u64, avail: u32, out: &mut [
         return Some(bits);
     }
     fields_in_word_n::<N>(word, avail, fields, out)
+}
+
+/// The fields of a record written with `KNOWN[K]` (`N` fields) by value,
+/// the unused ones 0, and the bits they take, from `word` whose low `avail`
+/// bits are the input's next; `None` where `read_known` would give up.
+#[cfg(not(target_arch = "wasm32"))]
+#[inline(always)]
+pub(crate) fn known_fields<const N: usize, const K: usize>(word: u64, avail: u32) -> Option<([u64; 3], u32)> {
+    let mut out = [0; 3];
+    let used = read_known::<N, K>(word, avail, &mut out)?;
+    Some((out, used))
 }
 
 /// `buf[from..from + n]`, growing `buf` first if it is shorter. The record

@@ -10,6 +10,8 @@
 //! `Parser::fast_records`, the same fast path in a loop with no `Event`.
 
 use super::abbrev::{slots, Abbrev};
+#[cfg(not(target_arch = "wasm32"))]
+use super::abbrev::known_fields;
 use super::cursor::FastBits;
 use super::header::{self, Header, HeaderStatus};
 use super::{abbrev_ids, BitCursor, BitPos, Error, ErrorKind, BLOCKINFO_BLOCK_ID, MODULE_BLOCK_ID};
@@ -396,8 +398,14 @@ impl<'a> Parser<'a> {
         let result = loop {
             let mut byte_run = None;
             let bytes_out = if S::BYTES { Some(&mut *bytes) } else { None };
-            let Some((start, _, code, n)) = cx.record::<RUNS_SKIP_BLOCKINFO>(abbrev, &mut at, &mut values, bytes_out, &mut byte_run) else {
+            let Some(got) = cx.record::<RUNS_SKIP_BLOCKINFO, S>(abbrev, &mut at, &mut values, bytes_out, &mut byte_run, each) else {
                 break Ok(());
+            };
+            let (start, code, n) = match got {
+                // Taken by the sink's `known`.
+                Ok((_, _, _, 0)) => continue,
+                Ok((start, _, code, n)) => (start, code, n),
+                Err(e) => break Err(e),
             };
             len = n;
             if let Some(nbytes) = byte_run {
@@ -558,6 +566,30 @@ pub(crate) trait RecordSink {
     fn bytes_record(&mut self, pos: BitPos, code: u32, ops: &[u64], bytes: &[u8]) -> Result<(), Self::Error> {
         as_values(self, pos, code, ops, bytes)
     }
+    /// Whether records written with the toolchain's abbreviations (the
+    /// `KNOWN` field lists of abbrev.rs) come to `known` first. Natively
+    /// only: the package keeps one reader (its size budget).
+    const KNOWN: bool = false;
+    /// A record written with `KNOWN[K]`: its code and fields by value
+    /// (the unused ones 0), straight from the bits, with no values
+    /// buffer and no second dispatch on the code for the records a sink
+    /// knows by their shape. `None` leaves the record to `record`.
+    #[inline(always)]
+    fn known<const K: u8>(&mut self, pos: BitPos, code: u32, fields: [u64; 3]) -> Option<Result<(), Self::Error>> {
+        let _ = (pos, code, fields);
+        None
+    }
+}
+
+/// The sink of a single record read on the fast path (`Core::fast_record`):
+/// it takes nothing itself.
+struct NoSink;
+
+impl RecordSink for NoSink {
+    type Error = std::convert::Infallible;
+    fn record(&mut self, _: BitPos, _: u32, _: &[u64]) -> Result<(), Self::Error> {
+        Ok(())
+    }
 }
 
 /// A record of `RecordSink::bytes_record` handed to `record` as values.
@@ -603,14 +635,15 @@ impl<'c> FastCx<'c> {
     // Out of line in the package, as `Parser::fast_records`.
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     #[cfg_attr(target_arch = "wasm32", inline(never))]
-    fn record<'a, const NO_BLOCKINFO: bool>(
+    fn record<'a, const NO_BLOCKINFO: bool, S: RecordSink>(
         &self,
         abbrev: impl Fn(usize) -> Option<&'a Abbrev>,
         pos: &mut u64,
         ops: &mut Vec<u64>,
         bytes: Option<&mut Vec<u8>>,
         byte_run: &mut Option<usize>,
-    ) -> Option<(u64, u32, u32, usize)> {
+        sink: &mut S,
+    ) -> Option<Result<(u64, u32, u32, usize), S::Error>> {
         let f = self.top;
         let bit = *pos;
         let at = self.base_bit.wrapping_add(bit);
@@ -668,11 +701,39 @@ impl<'c> FastCx<'c> {
                 #[cfg(target_arch = "wasm32")]
                 r.vbr6_run_held(&mut values[1..], &mut held)?;
                 *pos = r.pos();
-                return Some((at, id as u32, code32, n as usize + 1));
+                return Some(Ok((at, id as u32, code32, n as usize + 1)));
             }
             _ => {
                 let i = (id - abbrev_ids::FIRST_APPLICATION_ABBREV as u64) as usize;
                 let abbrev = abbrev(i)?;
+                // The toolchain's abbreviations straight to a sink that
+                // takes them (one dispatch on the shape, no values buffer).
+                #[cfg(not(target_arch = "wasm32"))]
+                if S::KNOWN {
+                    let (known, code) = abbrev.known();
+                    // SETBID takes the careful path.
+                    if !NO_BLOCKINFO && f.block_id == BLOCKINFO_BLOCK_ID && code == 1 {
+                        return None;
+                    }
+                    let read = match known {
+                        0 => known_fields::<3, 0>(rest.0, rest.1).map(|(f, used)| (sink.known::<0>(BitPos(at), code, f), f, used)),
+                        1 => known_fields::<3, 1>(rest.0, rest.1).map(|(f, used)| (sink.known::<1>(BitPos(at), code, f), f, used)),
+                        2 => known_fields::<3, 2>(rest.0, rest.1).map(|(f, used)| (sink.known::<2>(BitPos(at), code, f), f, used)),
+                        3 => known_fields::<2, 3>(rest.0, rest.1).map(|(f, used)| (sink.known::<3>(BitPos(at), code, f), f, used)),
+                        4 => known_fields::<1, 4>(rest.0, rest.1).map(|(f, used)| (sink.known::<4>(BitPos(at), code, f), f, used)),
+                        5 => known_fields::<1, 5>(rest.0, rest.1).map(|(f, used)| (sink.known::<5>(BitPos(at), code, f), f, used)),
+                        _ => None,
+                    };
+                    if let Some((taken, fields, used)) = read {
+                        r.skip(used);
+                        *pos = r.pos();
+                        if let Some(taken) = taken {
+                            return Some(taken.map(|()| (at, id as u32, code, 0)));
+                        }
+                        slots(ops, 0, 4)[1..].copy_from_slice(&fields);
+                        return Some(Ok((at, id as u32, code, known_len(known))));
+                    }
+                }
                 if let Some((code, len, used)) = abbrev.read_simple(ops, rest.0, rest.1) {
                     // SETBID takes the careful path.
                     if !NO_BLOCKINFO && f.block_id == BLOCKINFO_BLOCK_ID && code == 1 {
@@ -680,7 +741,7 @@ impl<'c> FastCx<'c> {
                     }
                     r.skip(used);
                     *pos = r.pos();
-                    return Some((at, id as u32, code, len));
+                    return Some(Ok((at, id as u32, code, len)));
                 }
                 // With `bytes` (a sink that takes them), an array of bytes
                 // goes there: the values are then `ops[..len]` and the bytes.
@@ -693,7 +754,7 @@ impl<'c> FastCx<'c> {
                         }
                         *pos = r.pos();
                         *byte_run = Some(nbytes);
-                        return Some((at, id as u32, code, len));
+                        return Some(Ok((at, id as u32, code, len)));
                     }
                 }
                 abbrev.read_record_fast(&mut r, ops, rest)?
@@ -708,7 +769,18 @@ impl<'c> FastCx<'c> {
             return None;
         }
         *pos = r.pos();
-        Some((at, id as u32, code, len))
+        Some(Ok((at, id as u32, code, len)))
+    }
+}
+
+/// The number of values (code first) of a record written with `KNOWN[k]`.
+#[cfg(not(target_arch = "wasm32"))]
+#[inline(always)]
+fn known_len(k: u8) -> usize {
+    match k {
+        0..=2 => 4,
+        3 => 3,
+        _ => 2,
     }
 }
 
@@ -813,7 +885,7 @@ impl Core {
         };
         let cx = FastCx::new(data, base, f);
         let mut bit = pos.wrapping_sub(cx.base_bit);
-        let (at, id, code, len) = cx.record::<false>(abbrev, &mut bit, ops, None, &mut None)?;
+        let Ok((at, id, code, len)) = cx.record::<false, _>(abbrev, &mut bit, ops, None, &mut None, &mut NoSink)?;
         *pos = bit.wrapping_add(cx.base_bit);
         *ops_len = len;
         Some((at, id, code))

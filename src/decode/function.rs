@@ -288,6 +288,16 @@ impl<const CONSTS: bool> RecordSink for BodyRecords<'_, '_, CONSTS> {
         };
         item.map(drop)
     }
+    /// The function block's records of the toolchain's abbreviations go
+    /// straight from the bits to their instruction (natively).
+    const KNOWN: bool = !CONSTS && cfg!(not(target_arch = "wasm32"));
+    #[inline(always)]
+    fn known<const K: u8>(&mut self, pos: BitPos, code: u32, fields: [u64; 3]) -> Option<Res<()>> {
+        if CONSTS {
+            return None;
+        }
+        self.body.known::<K>(&self.env, pos, code, fields).map(|item| item.map(drop))
+    }
 }
 
 /// Buffers of finished bodies kept for the next one, so a decoder that is
@@ -480,26 +490,17 @@ impl FunctionState {
                     [a, b, o, f] => (a, b, o, f),
                     _ => return Err(malformed(pos, "binary operator", ops)),
                 };
-                let (lhs, ty) = self.operand(a, pos)?;
-                let (rhs, _) = self.operand(b, pos)?;
-                let op = BinOp::from_code(opc).ok_or_else(|| unknown(pos, "binary opcode", opc))?;
-                self.push(pos, Some(ty), || InstKind::Binop { op, lhs, rhs, flags })
+                self.binop(pos, a, b, opc, flags)
             }
             code::CAST => {
                 let [v, ty, opc] = *ops else { return Err(malformed(pos, "cast", ops)) };
-                let (value, _) = self.operand(v, pos)?;
-                let to = env.value_type_id(ty, pos)?;
-                let op = CastOp::from_code(opc).ok_or_else(|| unknown(pos, "cast opcode", opc))?;
-                self.push(pos, Some(to), || InstKind::Cast { op, value, to })
+                self.cast(env, pos, v, ty, opc)
             }
-            code::RET => {
-                let value = match *ops {
-                    [] => None,
-                    [v] => Some(self.operand(v, pos)?.0),
-                    _ => return Err(malformed(pos, "return", ops)),
-                };
-                self.push(pos, None, || InstKind::Ret { value })
-            }
+            code::RET => match *ops {
+                [] => self.push(pos, None, || InstKind::Ret { value: None }),
+                [v] => self.ret(pos, v),
+                _ => Err(malformed(pos, "return", ops)),
+            },
             code::BR => match *ops {
                 // Each kind built inside `push`'s closure, straight into its
                 // slot (see `push`).
@@ -536,17 +537,11 @@ impl FunctionState {
             }
             code::LOAD => {
                 let [p, a, ty] = *ops else { return Err(malformed(pos, "load", ops)) };
-                let (ptr, _) = self.operand(p, pos)?;
-                let align = Self::align(a, pos)?;
-                let ty = env.value_type_id(ty, pos)?;
-                self.push(pos, Some(ty), || InstKind::Load { ptr, ty, align })
+                self.load(env, pos, p, a, ty)
             }
             code::STORE => {
                 let [p, v, a] = *ops else { return Err(malformed(pos, "store", ops)) };
-                let (ptr, _) = self.operand(p, pos)?;
-                let (value, _) = self.operand(v, pos)?;
-                let align = Self::align(a, pos)?;
-                self.push(pos, None, || InstKind::Store { ptr, value, align })
+                self.store(pos, p, v, a)
             }
             code::CMP2 => {
                 let [a, b, p] = *ops else { return Err(malformed(pos, "compare", ops)) };
@@ -593,6 +588,61 @@ impl FunctionState {
             }
             _ => self.record_rare(env, pos, code, ops),
         }
+    }
+
+    /// A record written with one of the toolchain's abbreviations
+    /// (`KNOWN[K]` of abbrev.rs), its fields by value: the function block's
+    /// records of those shapes, decoded as `record` decodes them; `None`
+    /// for any other (then `record` takes it).
+    #[inline(always)]
+    fn known<const K: u8>(&mut self, env: &Env, pos: BitPos, code: u32, f: [u64; 3]) -> Option<Res<BodyItem>> {
+        Some(match (K, code) {
+            (0, code::LOAD) => self.load(env, pos, f[0], f[1], f[2]),
+            (1, code::BINOP) => self.binop(pos, f[0], f[1], f[2], 0),
+            (1, code::CAST) => self.cast(env, pos, f[0], f[1], f[2]),
+            (2, code::STORE) => self.store(pos, f[0], f[1], f[2]),
+            (4, code::RET) => self.ret(pos, f[0]),
+            _ => return None,
+        })
+    }
+
+    #[inline(always)]
+    fn binop(&mut self, pos: BitPos, a: u64, b: u64, opc: u64, flags: u64) -> Res<BodyItem> {
+        let (lhs, ty) = self.operand(a, pos)?;
+        let (rhs, _) = self.operand(b, pos)?;
+        let op = BinOp::from_code(opc).ok_or_else(|| unknown(pos, "binary opcode", opc))?;
+        self.push(pos, Some(ty), || InstKind::Binop { op, lhs, rhs, flags })
+    }
+
+    #[inline(always)]
+    fn cast(&mut self, env: &Env, pos: BitPos, v: u64, ty: u64, opc: u64) -> Res<BodyItem> {
+        let (value, _) = self.operand(v, pos)?;
+        let to = env.value_type_id(ty, pos)?;
+        let op = CastOp::from_code(opc).ok_or_else(|| unknown(pos, "cast opcode", opc))?;
+        self.push(pos, Some(to), || InstKind::Cast { op, value, to })
+    }
+
+    /// A return of a value.
+    #[inline(always)]
+    fn ret(&mut self, pos: BitPos, v: u64) -> Res<BodyItem> {
+        let value = Some(self.operand(v, pos)?.0);
+        self.push(pos, None, || InstKind::Ret { value })
+    }
+
+    #[inline(always)]
+    fn load(&mut self, env: &Env, pos: BitPos, p: u64, a: u64, ty: u64) -> Res<BodyItem> {
+        let (ptr, _) = self.operand(p, pos)?;
+        let align = Self::align(a, pos)?;
+        let ty = env.value_type_id(ty, pos)?;
+        self.push(pos, Some(ty), || InstKind::Load { ptr, ty, align })
+    }
+
+    #[inline(always)]
+    fn store(&mut self, pos: BitPos, p: u64, v: u64, a: u64) -> Res<BodyItem> {
+        let (ptr, _) = self.operand(p, pos)?;
+        let (value, _) = self.operand(v, pos)?;
+        let align = Self::align(a, pos)?;
+        self.push(pos, None, || InstKind::Store { ptr, value, align })
     }
 
     /// The records of `record` that few bodies have many of, out of line
