@@ -288,15 +288,17 @@ impl<const CONSTS: bool> RecordSink for BodyRecords<'_, '_, CONSTS> {
         };
         item.map(drop)
     }
-    /// The function block's records of the toolchain's abbreviations go
-    /// straight from the bits to their instruction (natively).
-    const KNOWN: bool = !CONSTS && cfg!(not(target_arch = "wasm32"));
+    /// The records of the toolchain's abbreviations go straight from the
+    /// bits to their instruction or constant (natively).
+    const KNOWN: bool = cfg!(not(target_arch = "wasm32"));
     #[inline(always)]
     fn known<const K: u8>(&mut self, pos: BitPos, code: u32, fields: [u64; 3]) -> Option<Res<()>> {
-        if CONSTS {
-            return None;
-        }
-        self.body.known::<K>(&self.env, pos, code, fields).map(|item| item.map(drop))
+        let item = if CONSTS {
+            self.body.known_const::<K>(&self.env, pos, code, fields)
+        } else {
+            self.body.known::<K>(&self.env, pos, code, fields)
+        };
+        item.map(|item| item.map(drop))
     }
 }
 
@@ -857,10 +859,7 @@ impl FunctionState {
         }
         if code == cst::SETTYPE {
             let [ty] = *ops else { return Err(malformed(pos, "set type", ops)) };
-            let ty = env.value_type_id(ty, pos)?;
-            self.const_type = ty;
-            self.const_type_set = true;
-            return Ok(BodyItem::ConstType(ty));
+            return self.set_const_type(env, pos, ty);
         }
         if !self.const_type_set {
             return Err(DecodeError::new(pos, "constant before any set type record"));
@@ -868,10 +867,7 @@ impl FunctionState {
         let ty = self.const_type;
         let value = match (code, ops) {
             (cst::UNDEF, []) => ConstValue::Undef,
-            (cst::INTEGER, &[v]) => match ty {
-                ValType::Scalar(s) if s.is_int() => ConstValue::Int(sext(sign_rotated(v), s.bits())),
-                _ => return Err(DecodeError::new(pos, format!("integer constant of type {ty}"))),
-            },
+            (cst::INTEGER, &[v]) => return self.int_const(pos, v),
             (cst::FLOAT, &[v]) => match ty {
                 ValType::F32 if v <= u32::MAX as u64 => ConstValue::Float(v),
                 ValType::F64 => ConstValue::Float(v),
@@ -879,6 +875,47 @@ impl FunctionState {
             },
             (cst::UNDEF | cst::INTEGER | cst::FLOAT, _) => return Err(malformed(pos, "constant", ops)),
             (other, _) => return Err(DecodeError::new(pos, format!("unknown constants record code {other}"))),
+        };
+        self.func.consts.push(Constant { ty, value, pos });
+        self.local_types.push(ty);
+        Ok(BodyItem::Const(self.func.consts.len() as u32 - 1))
+    }
+
+    /// `constant` for a record written with one of the toolchain's
+    /// abbreviations (`KNOWN[K]` of abbrev.rs), its field by value: SETTYPE
+    /// and INTEGER; `None` for any other (then `constant` takes it).
+    #[inline(always)]
+    fn known_const<const K: u8>(&mut self, env: &Env, pos: BitPos, code: u32, f: [u64; 3]) -> Option<Res<BodyItem>> {
+        Some(match (K, code) {
+            (5, cst::INTEGER) => self.int_const(pos, f[0]),
+            (4, cst::SETTYPE) => self.set_const_type(env, pos, f[0]),
+            _ => return None,
+        })
+    }
+
+    #[inline(always)]
+    fn set_const_type(&mut self, env: &Env, pos: BitPos, ty: u64) -> Res<BodyItem> {
+        if !self.func.insts.is_empty() {
+            return Err(DecodeError::new(pos, "constants block after instructions"));
+        }
+        let ty = env.value_type_id(ty, pos)?;
+        self.const_type = ty;
+        self.const_type_set = true;
+        Ok(BodyItem::ConstType(ty))
+    }
+
+    #[inline(always)]
+    fn int_const(&mut self, pos: BitPos, v: u64) -> Res<BodyItem> {
+        if !self.func.insts.is_empty() {
+            return Err(DecodeError::new(pos, "constants block after instructions"));
+        }
+        if !self.const_type_set {
+            return Err(DecodeError::new(pos, "constant before any set type record"));
+        }
+        let ty = self.const_type;
+        let value = match ty {
+            ValType::Scalar(s) if s.is_int() => ConstValue::Int(sext(sign_rotated(v), s.bits())),
+            _ => return Err(DecodeError::new(pos, format!("integer constant of type {ty}"))),
         };
         self.func.consts.push(Constant { ty, value, pos });
         self.local_types.push(ty);
