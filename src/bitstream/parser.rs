@@ -579,6 +579,14 @@ pub(crate) trait RecordSink {
         let _ = (pos, code, fields);
         None
     }
+    /// An unabbreviated record of `N` (1 or 3) values, by value (the
+    /// unused ones 0), for a sink with `KNOWN`; `None` leaves it to
+    /// `record`.
+    #[inline(always)]
+    fn plain<const N: usize>(&mut self, pos: BitPos, code: u32, values: [u64; 3]) -> Option<Result<(), Self::Error>> {
+        let _ = (pos, code, values);
+        None
+    }
 }
 
 /// The sink of a single record read on the fast path (`Core::fast_record`):
@@ -683,6 +691,27 @@ impl<'c> FastCx<'c> {
                 // SETBID takes the careful path.
                 if !NO_BLOCKINFO && f.block_id == BLOCKINFO_BLOCK_ID && code32 == 1 {
                     return None;
+                }
+                // A record of one or three values (a branch, a compare) to
+                // a sink that takes it by value, with no values buffer.
+                #[cfg(not(target_arch = "wasm32"))]
+                if S::KNOWN && (n == 1 || n == 3) {
+                    let a = r.vbr6_held(&mut held)?;
+                    let (taken, v) = if n == 1 {
+                        (sink.plain::<1>(BitPos(at), code32, [a, 0, 0]), [a, 0, 0])
+                    } else {
+                        let b = r.vbr6_held(&mut held)?;
+                        let c = r.vbr6_held(&mut held)?;
+                        (sink.plain::<3>(BitPos(at), code32, [a, b, c]), [a, b, c])
+                    };
+                    *pos = r.pos();
+                    if let Some(taken) = taken {
+                        return Some(taken.map(|()| (at, id as u32, code32, 0)));
+                    }
+                    let values = slots(ops, 0, 4);
+                    values[0] = code;
+                    values[1..].copy_from_slice(&v);
+                    return Some(Ok((at, id as u32, code32, n as usize + 1)));
                 }
                 let values = slots(ops, 0, n as usize + 1);
                 values[0] = code;

@@ -300,6 +300,13 @@ impl<const CONSTS: bool> RecordSink for BodyRecords<'_, '_, CONSTS> {
         };
         item.map(|item| item.map(drop))
     }
+    #[inline(always)]
+    fn plain<const N: usize>(&mut self, pos: BitPos, code: u32, values: [u64; 3]) -> Option<Res<()>> {
+        if CONSTS {
+            return None;
+        }
+        self.body.plain::<N>(pos, code, values).map(|item| item.map(drop))
+    }
 }
 
 /// Buffers of finished bodies kept for the next one, so a decoder that is
@@ -506,16 +513,8 @@ impl FunctionState {
             code::BR => match *ops {
                 // Each kind built inside `push`'s closure, straight into its
                 // slot (see `push`).
-                [t] => {
-                    let target = self.block_id(t, pos)?;
-                    self.push(pos, None, || InstKind::Br { target })
-                }
-                [t, f, c] => {
-                    let cond = self.operand(c, pos)?.0;
-                    let if_true = self.block_id(t, pos)?;
-                    let if_false = self.block_id(f, pos)?;
-                    self.push(pos, None, || InstKind::CondBr { cond, if_true, if_false })
-                }
+                [t] => self.br(pos, t),
+                [t, f, c] => self.cond_br(pos, t, f, c),
                 _ => Err(malformed(pos, "branch", ops)),
             },
             code::SWITCH => self.switch(env, pos, ops),
@@ -547,14 +546,7 @@ impl FunctionState {
             }
             code::CMP2 => {
                 let [a, b, p] = *ops else { return Err(malformed(pos, "compare", ops)) };
-                let (lhs, ty) = self.operand(a, pos)?;
-                let (rhs, _) = self.operand(b, pos)?;
-                let pred = CmpPred::from_code(p).ok_or_else(|| unknown(pos, "compare predicate", p))?;
-                let result = match ty {
-                    ValType::Scalar(_) => ValType::I1,
-                    ValType::Vector { lanes, .. } => ValType::Vector { elem: Scalar::I1, lanes },
-                };
-                self.push(pos, Some(result), || InstKind::Cmp { pred, lhs, rhs })
+                self.cmp(pos, a, b, p)
             }
             code::CALL | code::CALL_INDIRECT => {
                 let indirect = code == code::CALL_INDIRECT;
@@ -606,6 +598,45 @@ impl FunctionState {
             (4, code::RET) => self.ret(pos, f[0]),
             _ => return None,
         })
+    }
+
+    /// A function block record of `N` (1 or 3) values given by value, as
+    /// `record` decodes it: the unabbreviated records most bodies are
+    /// full of (branches and compares); `None` for others.
+    #[inline(always)]
+    fn plain<const N: usize>(&mut self, pos: BitPos, code: u32, v: [u64; 3]) -> Option<Res<BodyItem>> {
+        Some(match (N, code) {
+            (1, code::BR) => self.br(pos, v[0]),
+            (3, code::BR) => self.cond_br(pos, v[0], v[1], v[2]),
+            (3, code::CMP2) => self.cmp(pos, v[0], v[1], v[2]),
+            _ => return None,
+        })
+    }
+
+    #[inline(always)]
+    fn br(&mut self, pos: BitPos, t: u64) -> Res<BodyItem> {
+        let target = self.block_id(t, pos)?;
+        self.push(pos, None, || InstKind::Br { target })
+    }
+
+    #[inline(always)]
+    fn cond_br(&mut self, pos: BitPos, t: u64, f: u64, c: u64) -> Res<BodyItem> {
+        let cond = self.operand(c, pos)?.0;
+        let if_true = self.block_id(t, pos)?;
+        let if_false = self.block_id(f, pos)?;
+        self.push(pos, None, || InstKind::CondBr { cond, if_true, if_false })
+    }
+
+    #[inline(always)]
+    fn cmp(&mut self, pos: BitPos, a: u64, b: u64, p: u64) -> Res<BodyItem> {
+        let (lhs, ty) = self.operand(a, pos)?;
+        let (rhs, _) = self.operand(b, pos)?;
+        let pred = CmpPred::from_code(p).ok_or_else(|| unknown(pos, "compare predicate", p))?;
+        let result = match ty {
+            ValType::Scalar(_) => ValType::I1,
+            ValType::Vector { lanes, .. } => ValType::Vector { elem: Scalar::I1, lanes },
+        };
+        self.push(pos, Some(result), || InstKind::Cmp { pred, lhs, rhs })
     }
 
     #[inline(always)]
