@@ -179,11 +179,18 @@ pub(crate) struct FunctionState {
     /// Types of parameters, constants and instruction results, by
     /// `value id - first_local`.
     local_types: Vec<ValType>,
-    /// Types declared by FORWARDTYPEREF for values not defined yet.
-    forward: IdMap<ValType>,
-    /// The keys put into `forward`, smallest first, so defining a value
-    /// looks in `forward` only when one may be due (values are defined in
-    /// increasing order: keys below the value being defined never will be).
+    /// Types declared by FORWARDTYPEREF for values not defined yet, by
+    /// `value id - first_local` as `local_types` (`None` where none was):
+    /// for the values the rest of the block can still define, which bounds
+    /// its length as `blocks`' is bounded. An index below
+    /// `local_types.len()` is stale (its value is defined).
+    forward: Vec<Option<ValType>>,
+    /// Those of values past what the rest of the block can define (so
+    /// never defined: only operands' types are looked up here).
+    forward_far: IdMap<ValType>,
+    /// The value ids given a type in `forward`, smallest first, so defining
+    /// a value looks there only when one may be due (values are defined in
+    /// increasing order: ids below the value being defined never will be).
     forward_due: BinaryHeap<Reverse<u32>>,
     /// The smallest key of `forward_due` (`u32::MAX` if none): what each
     /// defined value is compared with, one load rather than the heap's.
@@ -316,7 +323,8 @@ impl<const CONSTS: bool> RecordSink for BodyRecords<'_, '_, CONSTS> {
 pub(crate) struct Spare {
     func: Option<Box<Function>>,
     local_types: Vec<ValType>,
-    forward: IdMap<ValType>,
+    forward: Vec<Option<ValType>>,
+    forward_far: IdMap<ValType>,
     forward_due: BinaryHeap<Reverse<u32>>,
 }
 
@@ -376,6 +384,8 @@ impl FunctionState {
         local_types.extend_from_slice(params);
         let mut forward = std::mem::take(&mut spare.forward);
         forward.clear();
+        let mut forward_far = std::mem::take(&mut spare.forward_far);
+        forward_far.clear();
         let mut forward_due = std::mem::take(&mut spare.forward_due);
         forward_due.clear();
         FunctionState {
@@ -384,6 +394,7 @@ impl FunctionState {
             boxed,
             first_local,
             forward,
+            forward_far,
             forward_due,
             next_due: u32::MAX,
             declared: None,
@@ -411,10 +422,14 @@ impl FunctionState {
         if v < self.first_local {
             return Some(ValType::I32);
         }
-        match self.local_types.get((v - self.first_local) as usize) {
+        let i = (v - self.first_local) as usize;
+        match self.local_types.get(i) {
             Some(&t) => Some(t),
-            None if self.forward.is_empty() => None,
-            None => self.forward.get(&v).copied(),
+            None => match self.forward.get(i) {
+                Some(&Some(t)) => Some(t),
+                _ if self.forward_far.is_empty() => None,
+                _ => self.forward_far.get(&v).copied(),
+            },
         }
     }
 
@@ -596,6 +611,7 @@ impl FunctionState {
             (1, code::CAST) => self.cast(env, pos, f[0], f[1], f[2]),
             (2, code::STORE) => self.store(pos, f[0], f[1], f[2]),
             (4, code::RET) => self.ret(pos, f[0]),
+            (3, code::FORWARDTYPEREF) => self.forward_type(env, pos, f[0], f[1]),
             _ => return None,
         })
     }
@@ -705,24 +721,7 @@ impl FunctionState {
             }
             code::FORWARDTYPEREF => {
                 let [v, ty] = *ops else { return Err(malformed(pos, "forward type reference", ops)) };
-                let ty = env.value_type_id(ty, pos)?;
-                let v = u32::try_from(v).map_err(|_| malformed(pos, "forward type reference", ops))?;
-                if v < self.next_value() {
-                    // Declaring an already defined value is pointless but harmless
-                    // if the types agree.
-                    if self.value_type(v) != Some(ty) {
-                        return Err(DecodeError::new(pos, "forward type declaration of a defined value with another type"));
-                    }
-                } else if let Some(old) = self.forward.insert(v, ty) {
-                    if old != ty {
-                        return Err(DecodeError::new(pos, "conflicting forward type declarations"));
-                    }
-                } else {
-                    self.forward_due.push(Reverse(v));
-                    self.next_due = self.next_due.min(v);
-                }
-                self.func.forward_types.push(ForwardType { value: ValueId(v), ty, pos });
-                Ok(BodyItem::ForwardType(self.func.forward_types.len() - 1))
+                self.forward_type(env, pos, v, ty)
             }
             code::EXTRACTELT => {
                 let [v, i] = *ops else { return Err(malformed(pos, "extractelement", ops)) };
@@ -851,6 +850,44 @@ impl FunctionState {
         Ok(BodyItem::Inst(id))
     }
 
+    /// A FORWARDTYPEREF record: value `v` will have type `ty`.
+    #[inline(never)]
+    fn forward_type(&mut self, env: &Env, pos: BitPos, v: u64, ty_id: u64) -> Res<BodyItem> {
+        let ty = env.value_type_id(ty_id, pos)?;
+        let v = u32::try_from(v).map_err(|_| malformed(pos, "forward type reference", &[v, ty_id]))?;
+        if v < self.next_value() {
+            // Declaring an already defined value is pointless but harmless
+            // if the types agree.
+            if self.value_type(v) != Some(ty) {
+                return Err(DecodeError::new(pos, "forward type declaration of a defined value with another type"));
+            }
+        } else {
+            // Each record after this one (two bits or more) defines a value
+            // at most: past that, `v` is never defined.
+            let i = (v - self.first_local) as u64;
+            let room = self.local_types.len() as u64 + self.end.0.saturating_sub(pos.0) / 2;
+            let old = if i <= room {
+                let i = i as usize;
+                if self.forward.len() <= i {
+                    self.forward.resize(i + 1, None);
+                }
+                let old = self.forward[i].replace(ty);
+                if old.is_none() {
+                    self.forward_due.push(Reverse(v));
+                    self.next_due = self.next_due.min(v);
+                }
+                old
+            } else {
+                self.forward_far.insert(v, ty)
+            };
+            if old.is_some_and(|old| old != ty) {
+                return Err(DecodeError::new(pos, "conflicting forward type declarations"));
+            }
+        }
+        self.func.forward_types.push(ForwardType { value: ValueId(v), ty, pos });
+        Ok(BodyItem::ForwardType(self.func.forward_types.len() - 1))
+    }
+
     /// The error for an instruction before DECLAREBLOCKS or after the last block.
     #[cold]
     #[inline(never)]
@@ -869,7 +906,8 @@ impl FunctionState {
             self.forward_due.pop();
         }
         self.next_due = self.forward_due.peek().map_or(u32::MAX, |&Reverse(due)| due);
-        if let Some(declared) = self.forward.remove(&v) {
+        let i = (v - self.first_local) as usize;
+        if let Some(declared) = self.forward.get_mut(i).and_then(Option::take) {
             if declared != ty {
                 return Err(DecodeError::new(
                     pos,
@@ -986,6 +1024,7 @@ impl FunctionState {
         }
         spare.local_types = self.local_types;
         spare.forward = self.forward;
+        spare.forward_far = self.forward_far;
         spare.forward_due = self.forward_due;
         match self.boxed {
             Some(mut b) => {
