@@ -569,11 +569,13 @@ pub(crate) trait RecordSink {
     /// Whether records written with the toolchain's abbreviations (the
     /// `KNOWN` field lists of abbrev.rs) come to `known` first. Natively
     /// only: the package keeps one reader (its size budget).
+    #[cfg(not(target_arch = "wasm32"))]
     const KNOWN: bool = false;
     /// A record written with `KNOWN[K]`: its code and fields by value
     /// (the unused ones 0), straight from the bits, with no values
     /// buffer and no second dispatch on the code for the records a sink
     /// knows by their shape. `None` leaves the record to `record`.
+    #[cfg(not(target_arch = "wasm32"))]
     #[inline(always)]
     fn known<const K: u8>(&mut self, pos: BitPos, code: u32, fields: [u64; 3]) -> Option<Result<(), Self::Error>> {
         let _ = (pos, code, fields);
@@ -582,6 +584,7 @@ pub(crate) trait RecordSink {
     /// An unabbreviated record of `N` (1 or 3) values, by value (the
     /// unused ones 0), for a sink with `KNOWN`; `None` leaves it to
     /// `record`.
+    #[cfg(not(target_arch = "wasm32"))]
     #[inline(always)]
     fn plain<const N: usize>(&mut self, pos: BitPos, code: u32, values: [u64; 3]) -> Option<Result<(), Self::Error>> {
         let _ = (pos, code, values);
@@ -652,6 +655,9 @@ impl<'c> FastCx<'c> {
         byte_run: &mut Option<usize>,
         sink: &mut S,
     ) -> Option<Result<(u64, u32, u32, usize), S::Error>> {
+        // The package has no sink that takes records by value.
+        #[cfg(target_arch = "wasm32")]
+        let _ = sink;
         let f = self.top;
         let bit = *pos;
         let at = self.base_bit.wrapping_add(bit);

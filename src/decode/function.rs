@@ -179,18 +179,11 @@ pub(crate) struct FunctionState {
     /// Types of parameters, constants and instruction results, by
     /// `value id - first_local`.
     local_types: Vec<ValType>,
-    /// Types declared by FORWARDTYPEREF for values not defined yet, by
-    /// `value id - first_local` as `local_types` (`None` where none was):
-    /// for the values the rest of the block can still define, which bounds
-    /// its length as `blocks`' is bounded. An index below
-    /// `local_types.len()` is stale (its value is defined).
-    forward: Vec<Option<ValType>>,
-    /// Those of values past what the rest of the block can define (so
-    /// never defined: only operands' types are looked up here).
-    forward_far: IdMap<ValType>,
-    /// The value ids given a type in `forward`, smallest first, so defining
-    /// a value looks there only when one may be due (values are defined in
-    /// increasing order: ids below the value being defined never will be).
+    /// Types declared by FORWARDTYPEREF for values not defined yet.
+    forward: IdMap<ValType>,
+    /// The keys put into `forward`, smallest first, so defining a value
+    /// looks in `forward` only when one may be due (values are defined in
+    /// increasing order: keys below the value being defined never will be).
     forward_due: BinaryHeap<Reverse<u32>>,
     /// The smallest key of `forward_due` (`u32::MAX` if none): what each
     /// defined value is compared with, one load rather than the heap's.
@@ -297,7 +290,9 @@ impl<const CONSTS: bool> RecordSink for BodyRecords<'_, '_, CONSTS> {
     }
     /// The records of the toolchain's abbreviations go straight from the
     /// bits to their instruction or constant (natively).
-    const KNOWN: bool = cfg!(not(target_arch = "wasm32"));
+    #[cfg(not(target_arch = "wasm32"))]
+    const KNOWN: bool = true;
+    #[cfg(not(target_arch = "wasm32"))]
     #[inline(always)]
     fn known<const K: u8>(&mut self, pos: BitPos, code: u32, fields: [u64; 3]) -> Option<Res<()>> {
         let item = if CONSTS {
@@ -307,6 +302,7 @@ impl<const CONSTS: bool> RecordSink for BodyRecords<'_, '_, CONSTS> {
         };
         item.map(|item| item.map(drop))
     }
+    #[cfg(not(target_arch = "wasm32"))]
     #[inline(always)]
     fn plain<const N: usize>(&mut self, pos: BitPos, code: u32, values: [u64; 3]) -> Option<Res<()>> {
         if CONSTS {
@@ -323,8 +319,7 @@ impl<const CONSTS: bool> RecordSink for BodyRecords<'_, '_, CONSTS> {
 pub(crate) struct Spare {
     func: Option<Box<Function>>,
     local_types: Vec<ValType>,
-    forward: Vec<Option<ValType>>,
-    forward_far: IdMap<ValType>,
+    forward: IdMap<ValType>,
     forward_due: BinaryHeap<Reverse<u32>>,
 }
 
@@ -384,8 +379,6 @@ impl FunctionState {
         local_types.extend_from_slice(params);
         let mut forward = std::mem::take(&mut spare.forward);
         forward.clear();
-        let mut forward_far = std::mem::take(&mut spare.forward_far);
-        forward_far.clear();
         let mut forward_due = std::mem::take(&mut spare.forward_due);
         forward_due.clear();
         FunctionState {
@@ -394,7 +387,6 @@ impl FunctionState {
             boxed,
             first_local,
             forward,
-            forward_far,
             forward_due,
             next_due: u32::MAX,
             declared: None,
@@ -422,14 +414,10 @@ impl FunctionState {
         if v < self.first_local {
             return Some(ValType::I32);
         }
-        let i = (v - self.first_local) as usize;
-        match self.local_types.get(i) {
+        match self.local_types.get((v - self.first_local) as usize) {
             Some(&t) => Some(t),
-            None => match self.forward.get(i) {
-                Some(&Some(t)) => Some(t),
-                _ if self.forward_far.is_empty() => None,
-                _ => self.forward_far.get(&v).copied(),
-            },
+            None if self.forward.is_empty() => None,
+            None => self.forward.get(&v).copied(),
         }
     }
 
@@ -603,6 +591,7 @@ impl FunctionState {
     /// (`KNOWN[K]` of abbrev.rs), its fields by value: the function block's
     /// records of those shapes, decoded as `record` decodes them; `None`
     /// for any other (then `record` takes it).
+    #[cfg(not(target_arch = "wasm32"))]
     #[inline(always)]
     fn known<const K: u8>(&mut self, env: &Env, pos: BitPos, code: u32, f: [u64; 3]) -> Option<Res<BodyItem>> {
         Some(match (K, code) {
@@ -619,6 +608,7 @@ impl FunctionState {
     /// A function block record of `N` (1 or 3) values given by value, as
     /// `record` decodes it: the unabbreviated records most bodies are
     /// full of (branches and compares); `None` for others.
+    #[cfg(not(target_arch = "wasm32"))]
     #[inline(always)]
     fn plain<const N: usize>(&mut self, pos: BitPos, code: u32, v: [u64; 3]) -> Option<Res<BodyItem>> {
         Some(match (N, code) {
@@ -850,8 +840,11 @@ impl FunctionState {
         Ok(BodyItem::Inst(id))
     }
 
-    /// A FORWARDTYPEREF record: value `v` will have type `ty`.
-    #[inline(never)]
+    /// A FORWARDTYPEREF record: value `v` will have type `ty`. Out of line
+    /// natively, where the record loop reaches it too; inside `record_rare`
+    /// in the package (its size budget).
+    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
+    #[cfg_attr(target_arch = "wasm32", inline(always))]
     fn forward_type(&mut self, env: &Env, pos: BitPos, v: u64, ty_id: u64) -> Res<BodyItem> {
         let ty = env.value_type_id(ty_id, pos)?;
         let v = u32::try_from(v).map_err(|_| malformed(pos, "forward type reference", &[v, ty_id]))?;
@@ -861,28 +854,13 @@ impl FunctionState {
             if self.value_type(v) != Some(ty) {
                 return Err(DecodeError::new(pos, "forward type declaration of a defined value with another type"));
             }
-        } else {
-            // Each record after this one (two bits or more) defines a value
-            // at most: past that, `v` is never defined.
-            let i = (v - self.first_local) as u64;
-            let room = self.local_types.len() as u64 + self.end.0.saturating_sub(pos.0) / 2;
-            let old = if i <= room {
-                let i = i as usize;
-                if self.forward.len() <= i {
-                    self.forward.resize(i + 1, None);
-                }
-                let old = self.forward[i].replace(ty);
-                if old.is_none() {
-                    self.forward_due.push(Reverse(v));
-                    self.next_due = self.next_due.min(v);
-                }
-                old
-            } else {
-                self.forward_far.insert(v, ty)
-            };
-            if old.is_some_and(|old| old != ty) {
+        } else if let Some(old) = self.forward.insert(v, ty) {
+            if old != ty {
                 return Err(DecodeError::new(pos, "conflicting forward type declarations"));
             }
+        } else {
+            self.forward_due.push(Reverse(v));
+            self.next_due = self.next_due.min(v);
         }
         self.func.forward_types.push(ForwardType { value: ValueId(v), ty, pos });
         Ok(BodyItem::ForwardType(self.func.forward_types.len() - 1))
@@ -906,8 +884,7 @@ impl FunctionState {
             self.forward_due.pop();
         }
         self.next_due = self.forward_due.peek().map_or(u32::MAX, |&Reverse(due)| due);
-        let i = (v - self.first_local) as usize;
-        if let Some(declared) = self.forward.get_mut(i).and_then(Option::take) {
+        if let Some(declared) = self.forward.remove(&v) {
             if declared != ty {
                 return Err(DecodeError::new(
                     pos,
@@ -953,6 +930,7 @@ impl FunctionState {
     /// `constant` for a record written with one of the toolchain's
     /// abbreviations (`KNOWN[K]` of abbrev.rs), its field by value: SETTYPE
     /// and INTEGER; `None` for any other (then `constant` takes it).
+    #[cfg(not(target_arch = "wasm32"))]
     #[inline(always)]
     fn known_const<const K: u8>(&mut self, env: &Env, pos: BitPos, code: u32, f: [u64; 3]) -> Option<Res<BodyItem>> {
         Some(match (K, code) {
@@ -1024,7 +1002,6 @@ impl FunctionState {
         }
         spare.local_types = self.local_types;
         spare.forward = self.forward;
-        spare.forward_far = self.forward_far;
         spare.forward_due = self.forward_due;
         match self.boxed {
             Some(mut b) => {
