@@ -460,6 +460,24 @@ impl<'a> Fx<'a> {
                 (d, base, c)
             } else {
                 let Some((d, base, c)) = self.offset_address(pi, ptr) else { continue };
+                if self.b.vals[pi].uses == 1 {
+                    // Its one use is this access (most adds): rewritten now,
+                    // as pass 2 would, with nothing counted or revisited.
+                    // Nothing else reads what this changes: no other access
+                    // has this add, and the add is no other one's base (that
+                    // would be a second use). Only the base's user may be
+                    // written in another order than pass 2's, and a user
+                    // matters only to a value used once, whose one user
+                    // this is.
+                    self.b.insts[k as usize].addr = base.0;
+                    self.b.insts[k as usize].offset = c;
+                    self.b.insts[d].emit = false;
+                    self.b.vals[pi].uses = 0;
+                    if let Some(bi) = self.local_index(base) {
+                        self.b.vals[bi].user = k;
+                    }
+                    continue;
+                }
                 (d as u32, base, c)
             };
             // With the entry of the add's last access so far.
