@@ -860,6 +860,14 @@ impl<'a> Fx<'a> {
         self.b.pushes.push(Push { value, fixup });
     }
 
+    /// Two pushes, `a` then `b`, with one check of the list's room (most
+    /// instructions push two operands).
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    fn push2(&mut self, a: ValueId, fa: Fixup, b: ValueId, fb: Fixup) {
+        let (a, b) = (self.resolve(a), self.resolve(b));
+        self.b.pushes.extend_from_slice(&[Push { value: a, fixup: fa }, Push { value: b, fixup: fb }]);
+    }
+
     /// Lists the operands instruction `k` pushes, in push order. Must agree
     /// with `lower`. `inst` is instruction `k` (the caller has it).
     pub(super) fn plan(&mut self, k: usize, inst: &'a Inst) {
@@ -875,17 +883,18 @@ impl<'a> Fx<'a> {
                         (BinOp::SRem, Scalar::F32) => (Fixup::Promote, Fixup::Promote),
                         _ => (Fixup::None, Fixup::None),
                     };
-                    self.push(*lhs, fl);
                     // An exact division by 2^k is a shift whose count
                     // `lower` writes itself.
                     let shift = if *op == BinOp::SDiv { self.exact_sdiv_shift(*op, *lhs, *rhs) } else { None };
                     match shift {
-                        Some(s) => self.b.insts[k].lowering = Lowering::ExactShift(s as u8),
-                        None => self.push(*rhs, fr),
+                        Some(s) => {
+                            self.b.insts[k].lowering = Lowering::ExactShift(s as u8);
+                            self.push(*lhs, fl);
+                        }
+                        None => self.push2(*lhs, fl, *rhs, fr),
                     }
                 } else if vector_binop(*op, t).is_some() {
-                    self.push(*lhs, Fixup::None);
-                    self.push(*rhs, Fixup::None);
+                    self.push2(*lhs, Fixup::None, *rhs, Fixup::None);
                 }
             }
             Cast { op, value, .. } => {
@@ -911,8 +920,7 @@ impl<'a> Fx<'a> {
                         }
                         _ => Fixup::None,
                     };
-                    self.push(*lhs, fix);
-                    self.push(*rhs, fix);
+                    self.push2(*lhs, fix, *rhs, fix);
                 }
             }
             Select { cond, if_true, if_false } => {
@@ -923,8 +931,7 @@ impl<'a> Fx<'a> {
             ExtractElement { vector, .. } => self.push(*vector, Fixup::None),
             InsertElement { vector, element, .. } => {
                 let fix = if self.ty(*vector).elem() == Scalar::I1 { Fixup::NegI1 } else { Fixup::None };
-                self.push(*vector, Fixup::None);
-                self.push(*element, fix);
+                self.push2(*vector, Fixup::None, *element, fix);
             }
             Alloca { .. } | Phi { .. } | Br { .. } | Unreachable => {}
             Load { ptr, .. } => {
@@ -933,8 +940,7 @@ impl<'a> Fx<'a> {
             }
             Store { ptr, value, .. } => {
                 let a = self.address_of(k, *ptr);
-                self.push(a, Fixup::None);
-                self.push(*value, Fixup::None);
+                self.push2(a, Fixup::None, *value, Fixup::None);
             }
             Ret { value } => {
                 if let Some(v) = value {
