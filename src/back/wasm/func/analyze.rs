@@ -149,14 +149,19 @@ impl<'a> Fx<'a> {
         // function compiled worse (+5.3M instructions on xsystem35).
         macro_rules! count_operands {
             ($inst:expr, $k:expr) => {{
-                let user = if matches!($inst.kind, InstKind::Phi { .. }) { NONE } else { $k as u32 };
                 let vals = &mut self.b.vals;
-                for_each_operand(f, &$inst.kind, |o| {
+                let mut count = |o: ValueId, user: u32| {
                     if let Some(val) = vals.get_mut(o.0.wrapping_sub(first) as usize) {
                         val.uses += 1;
                         val.user = user;
                     }
-                });
+                };
+                // The user decided by the dispatch on the kind, not by a
+                // test of its own before it.
+                match $inst.kind {
+                    InstKind::Phi { incoming, .. } => f.incoming(incoming).iter().for_each(|&(o, _)| count(o, NONE)),
+                    ref kind => for_each_operand(f, kind, |o| count(o, $k as u32)),
+                }
             }};
         }
         for blk in &f.blocks {
