@@ -325,53 +325,70 @@ impl<'a> Fx<'a> {
         let f = self.f;
         let fv = self.b.vblocks[from as usize];
         let pred = fv.orig;
-        let tb = self.b.vblocks[target as usize].orig as usize;
-        let blk = f.blocks[tb];
+        let tb = self.b.vblocks[target as usize].orig;
         // Sources already pushed by the block's `br` (see `plan_copies`).
         let planned = fv.term == Term::Real && self.b.insts[fv.end as usize - 1].copies_planned;
-        self.b.copies.clear();
-        let mut interferes = planned;
-        let (s, e) = self.edge_copies(pred, tb as u32);
+        let (s, e) = self.edge_copies(pred, tb);
         if self.virtual_locals {
             // The dry walk's touches: every copy, at the edge's position
             // (a planned one's sources were pushed at the `br`'s).
             self.touch_copies_here(s, e);
         }
-        for c in s..e {
-            let (dv, src) = self.b.edge_copies[c];
-            let Some(di) = self.local_index(dv) else { continue };
-            let super::Kind::Local(dl) = self.b.vals[di].kind else { continue };
-            // Does the source read another phi of this block?
-            if let Some(d) = self.def_inst(src) {
-                let d32 = d as u32;
-                if d32 >= blk.start && d32 < blk.end && matches!(f.insts[d].kind, InstKind::Phi { .. }) {
-                    interferes = true;
+        // Does a source read a phi of this block? The phis open it (the
+        // verifier holds to that) and results are numbered in order, so
+        // its phis are the values from the first one's on, one per phi.
+        let interferes = planned || {
+            let blk = f.blocks[tb as usize];
+            let phis = f.insts.get(blk.start as usize..blk.end as usize).unwrap_or(&[]);
+            match phis.first().and_then(|i| i.result) {
+                Some((v0, _)) => {
+                    let n = phis.iter().take_while(|i| matches!(i.kind, InstKind::Phi { .. })).count() as u32;
+                    self.b.edge_copies[s..e]
+                        .iter()
+                        .any(|&(dv, src)| src.0.wrapping_sub(v0.0) < n && self.phi_local(dv).is_some())
                 }
+                None => false,
             }
-            self.b.copies.push((dl, src));
-        }
-        let n = self.b.copies.len();
+        };
+        let mut any = false;
         if interferes {
             // All sources on the stack, then the phis set last to first.
             if !planned {
-                for i in 0..n {
-                    let (_, src) = self.b.copies[i];
-                    self.push_value(src);
+                for c in s..e {
+                    let (dv, src) = self.b.edge_copies[c];
+                    if self.phi_local(dv).is_some() {
+                        self.push_value(src);
+                    }
                 }
             }
-            for i in (0..n).rev() {
-                let (dl, _) = self.b.copies[i];
-                self.local_op(0x21, dl); // local.set
+            for c in (s..e).rev() {
+                let (dv, _) = self.b.edge_copies[c];
+                if let Some(dl) = self.phi_local(dv) {
+                    self.local_op(0x21, dl); // local.set
+                    any = true;
+                }
             }
         } else {
-            for i in 0..n {
-                let (dl, src) = self.b.copies[i];
-                self.push_value(src);
-                self.local_op(0x21, dl); // local.set
+            for c in s..e {
+                let (dv, src) = self.b.edge_copies[c];
+                if let Some(dl) = self.phi_local(dv) {
+                    self.push_value(src);
+                    self.local_op(0x21, dl); // local.set
+                    any = true;
+                }
             }
         }
-        if n > 0 {
+        if any {
             self.terminal = false;
+        }
+    }
+
+    /// The local of phi `dv` (every phi with copies has one).
+    #[inline(always)]
+    fn phi_local(&self, dv: ValueId) -> Option<u32> {
+        match self.b.vals.get(dv.0.wrapping_sub(self.f.first_local) as usize)?.kind {
+            super::Kind::Local(l) => Some(l),
+            _ => None,
         }
     }
 

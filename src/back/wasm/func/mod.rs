@@ -263,7 +263,6 @@ pub(super) struct Buffers {
     pub phi_heads: Vec<(u32, u32, ValueId)>,
     /// The first phi's entries as (block, position), in block order.
     pub phi_order: Vec<(u32, u32)>,
-    pub copies: Vec<(u32, ValueId)>,
     /// The phi copies of every edge into a block with live phis
     /// (`Fx::edge_copies`): per basic block a range of `phi_edges`, which
     /// holds (predecessor, range of `edge_copies`) in increasing predecessor
