@@ -410,7 +410,9 @@ impl<'a> Fx<'a> {
                     l.end = NONE;
                     0
                 } else {
-                    if has_loops {
+                    // (Both ends in the same loop, or in none, the most
+                    // often: nothing to widen, and no call.)
+                    if has_loops && loop_at.get(l.start as usize) != loop_at.get(l.end as usize) {
                         (l.start, l.end) = widen(loops, loop_at, l.start, l.end);
                     }
                     last_end = last_end.max(l.end);
@@ -717,6 +719,7 @@ fn has_loop_nest(tree: &Structured) -> bool {
 
 /// Widens `[s, e]` until no loop holds part of it: a value live on both
 /// sides of a loop boundary is live around the whole loop.
+#[inline(never)]
 fn widen(loops: &[LoopSpan], loop_at: &[u32], mut s: u32, mut e: u32) -> (u32, u32) {
     let innermost = |p: u32| loop_at.get(p as usize).copied().unwrap_or(NONE);
     if innermost(s) == innermost(e) {
