@@ -207,7 +207,7 @@ impl FunctionVerifier {
             self.cfg.clear();
             number_locals(&mut self.locals, f, quick)
         };
-        let mut cx = Cx { m, f, decl, out, label: None, locals: &self.locals, bad_operand: false };
+        let mut cx = Cx { m, f, decl, out, label: None, locals: &self.locals, first_local: f.first_local, bad_operand: false };
         if decl.is_proto {
             let msg = format!("Function {} has a body but is declared as a prototype", cx.label());
             cx.report(f.pos, None, None, msg);
@@ -234,7 +234,7 @@ impl FunctionVerifier {
 
         let structured = clean || {
             drop(cx);
-            let mut cx = Cx { m, f, decl, out, label: None, locals: &self.locals, bad_operand: false };
+            let mut cx = Cx { m, f, decl, out, label: None, locals: &self.locals, first_local: f.first_local, bad_operand: false };
             let structured = build_structure(&mut cx, &mut self.inst_block, &mut self.cfg);
             if structured {
                 let (inst_block, cfg) = (&self.inst_block, &self.cfg);
@@ -244,7 +244,7 @@ impl FunctionVerifier {
             }
             structured
         };
-        let mut cx = Cx { m, f, decl, out, label: None, locals: &self.locals, bad_operand: false };
+        let mut cx = Cx { m, f, decl, out, label: None, locals: &self.locals, first_local: f.first_local, bad_operand: false };
         let (phi_entries, case_values) = (&mut self.phi_entries, &mut self.case_values);
         if structured {
             let layout = Layout { cfg: &self.cfg };
@@ -688,6 +688,9 @@ struct Cx<'a> {
     f: &'a Function,
     decl: &'a FunctionDecl,
     locals: &'a [Local],
+    /// `f.first_local`, at hand: each operand's index into `locals` is
+    /// its id less this (one load from `Cx`, where through `f` it was two).
+    first_local: u32,
     out: &'a mut Vec<Diagnostic>,
     /// The function's name for messages, made on the first error.
     label: Option<String>,
@@ -722,9 +725,9 @@ impl Cx<'_> {
     /// The type of `v`, if it is defined (functions and globals are i32).
     #[inline]
     fn ty(&self, v: ValueId) -> Option<ValType> {
-        match self.locals.get(v.0.wrapping_sub(self.f.first_local) as usize) {
+        match self.locals.get(v.0.wrapping_sub(self.first_local) as usize) {
             Some(l) => Some(self.local_ty(l, v)),
-            None => (v.0 < self.f.first_local).then_some(ValType::I32),
+            None => (v.0 < self.first_local).then_some(ValType::I32),
         }
     }
 
@@ -758,7 +761,7 @@ impl Cx<'_> {
     /// The instruction defining `v`, if `v` is an instruction result.
     #[inline]
     fn def(&self, v: ValueId) -> Option<usize> {
-        let l = self.locals.get(v.0.wrapping_sub(self.f.first_local) as usize)?;
+        let l = self.locals.get(v.0.wrapping_sub(self.first_local) as usize)?;
         (l.def_at != 0).then(|| l.def_at as usize - 1)
     }
 
@@ -829,14 +832,14 @@ impl Cx<'_> {
 
     #[inline(always)]
     fn operand(&mut self, at: &At<'_>, v: ValueId, is_direct_callee: bool) -> Option<ValType> {
-        match self.locals.get(v.0.wrapping_sub(self.f.first_local) as usize) {
+        match self.locals.get(v.0.wrapping_sub(self.first_local) as usize) {
             Some(l) => {
                 if !self.def_reaches(at, l) {
                     self.bad_operand = true;
                 }
                 Some(self.local_ty(l, v))
             }
-            None if v.0 < self.f.first_local => {
+            None if v.0 < self.first_local => {
                 if !is_direct_callee && self.is_intrinsic_value(v) {
                     self.bad_operand = true;
                 }
@@ -884,7 +887,7 @@ impl Cx<'_> {
         let dom = at.dom;
         let mut found = OperandProblems::default();
         let mut check = |v: ValueId, is_direct_callee: bool, dom: Option<(&Layout<'_>, u32)>| {
-            let x = v.0.wrapping_sub(self.f.first_local) as usize;
+            let x = v.0.wrapping_sub(self.first_local) as usize;
             if let Some(local) = self.locals.get(x) {
                 if local.def_at == 0 {
                     return;
@@ -903,7 +906,7 @@ impl Cx<'_> {
                         found.not_dominating.get_or_insert((v, d));
                     }
                 }
-            } else if v.0 >= self.f.first_local {
+            } else if v.0 >= self.first_local {
                 found.undefined.get_or_insert(v);
             } else if !is_direct_callee && self.is_intrinsic_value(v) {
                 found.intrinsic.get_or_insert(v);
@@ -1178,9 +1181,9 @@ impl Cx<'_> {
         // reachable incoming block, compared by dominator intervals
         // (`Cfg::dominates`).
         incoming.iter().zip(edges.blocks().1).all(|(&(v, _), &bp)| {
-            match self.locals.get(v.0.wrapping_sub(self.f.first_local) as usize) {
+            match self.locals.get(v.0.wrapping_sub(self.first_local) as usize) {
                 Some(&Local { code, dom: (dp, ds), .. }) => code == tc && (bp == UNREACHABLE || bp.wrapping_sub(dp) < ds),
-                None if v.0 < self.f.first_local => tc == I32_CODE && !self.is_intrinsic_value(v),
+                None if v.0 < self.first_local => tc == I32_CODE && !self.is_intrinsic_value(v),
                 None => false,
             }
         })
@@ -1204,9 +1207,9 @@ impl Cx<'_> {
     /// definition reaches `at` and that is not an intrinsic's address.
     #[inline(always)]
     fn quick_op(&self, at: Use, v: ValueId) -> Option<TyCode> {
-        match self.locals.get(v.0.wrapping_sub(self.f.first_local) as usize) {
+        match self.locals.get(v.0.wrapping_sub(self.first_local) as usize) {
             Some(l) => at.reaches(l).then_some(l.code),
-            None if v.0 < self.f.first_local => (!self.is_intrinsic_value(v)).then_some(I32_CODE),
+            None if v.0 < self.first_local => (!self.is_intrinsic_value(v)).then_some(I32_CODE),
             None => None,
         }
     }
@@ -1567,7 +1570,7 @@ impl Cx<'_> {
             }
             if let Some(d) = self.def(v) {
                 // `Cfg::dominates(def block, bb)`, by the definition's interval.
-                let (dp, ds) = self.locals[v.0.wrapping_sub(self.f.first_local) as usize].dom;
+                let (dp, ds) = self.locals[v.0.wrapping_sub(self.first_local) as usize].dom;
                 if l.cfg.dom_interval(bb.0).0.wrapping_sub(dp) >= ds {
                     let msg = format!(
                         "phi entry {} (defined at {}) does not dominate the end of %b{}",
