@@ -453,11 +453,12 @@ fn number_locals_clean(locals: &mut Vec<Local>, f: &Function, cfg: &Cfg) -> bool
 /// listed instruction is not where it should be.
 #[inline(never)]
 fn number_locals_decoded(locals: &mut Vec<Local>, f: &Function, types: &[ValType], cfg: &Cfg) -> bool {
-    locals.clear();
     let base = f.params.len() + f.consts.len();
     if types.len() != base + f.results.len() {
         return false;
     }
+    // Every slot is written below, so the last body's are kept rather than
+    // cleared: only the slots past them get the placeholder first.
     locals.resize(types.len(), Local::new(ValType::I32, 0, NO_DOM));
     let (head, tail) = locals.split_at_mut(base);
     let entry = cfg.dom_interval(0);
