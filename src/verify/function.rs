@@ -1050,25 +1050,25 @@ impl Cx<'_> {
         let no_result = || DECODED || inst.result.is_none();
         match inst.kind {
             InstKind::Binop { op, lhs, rhs, flags } => {
-                let (Some(a), Some(b)) = (self.quick_op(at, lhs), self.quick_op(at, rhs)) else { return false };
+                let (a, b) = (self.quick_op(at, lhs), self.quick_op(at, rhs));
                 a == b && bit(BINOP_TYPES[op as usize], a) && flags == 0 && result(a)
             }
             InstKind::Load { ptr, ty, align } => {
                 let t = ty_code(ty);
-                self.quick_op(at, ptr) == Some(I32_CODE) && access_ok(t, align) && result(t)
+                self.quick_op(at, ptr) == I32_CODE && access_ok(t, align) && result(t)
             }
             InstKind::Store { ptr, value, align } => {
-                let Some(t) = self.quick_op(at, value) else { return false };
-                self.quick_op(at, ptr) == Some(I32_CODE) && access_ok(t, align) && no_result()
+                let t = self.quick_op(at, value);
+                self.quick_op(at, ptr) == I32_CODE && access_ok(t, align) && no_result()
             }
             InstKind::Cmp { pred, lhs, rhs } => {
-                let (Some(a), Some(b)) = (self.quick_op(at, lhs), self.quick_op(at, rhs)) else { return false };
+                let (a, b) = (self.quick_op(at, lhs), self.quick_op(at, rhs));
                 let types = if pred_is_float(pred) { FLOAT_CODES } else { INT_CODES };
                 a == b && bit(types, a) && result(BOOL_CODE_FOR[a as usize & 15])
             }
             InstKind::Br { target } => last && self.quick_target(target) && no_result(),
             InstKind::CondBr { cond, if_true, if_false } => {
-                last && self.quick_op(at, cond) == Some(I1_CODE)
+                last && self.quick_op(at, cond) == I1_CODE
                     && self.quick_target(if_true)
                     && self.quick_target(if_false)
                     && no_result()
@@ -1076,16 +1076,16 @@ impl Cx<'_> {
             InstKind::Ret { value } => {
                 let ok = match (self.decl.sig.ret, value) {
                     (None, None) => true,
-                    (Some(w), Some(v)) => self.quick_op(at, v).is_some_and(|c| code_is(c, w)),
+                    (Some(w), Some(v)) => code_is(self.quick_op(at, v), w),
                     _ => false,
                 };
                 last && ok && no_result()
             }
             InstKind::Alloca { size, align } => {
-                self.quick_op(at, size) == Some(I32_CODE) && is_valid_object_alignment(align) && result(I32_CODE)
+                self.quick_op(at, size) == I32_CODE && is_valid_object_alignment(align) && result(I32_CODE)
             }
             InstKind::Cast { op, value, to } => {
-                let Some(from) = self.quick_op(at, value) else { return false };
+                let from = self.quick_op(at, value);
                 let t = ty_code(to);
                 from < OTHER_CODE
                     && t < OTHER_CODE
@@ -1101,22 +1101,22 @@ impl Cx<'_> {
                     return false;
                 }
                 args.len() == sig.params.len()
-                    && args.iter().zip(&sig.params).all(|(&a, &p)| self.quick_op(at, a).is_some_and(|c| code_is(c, p)))
+                    && args.iter().zip(&sig.params).all(|(&a, &p)| code_is(self.quick_op(at, a), p))
                     && !(decl.is_proto && is_intrinsic_name(decl) && !self.quick_intrinsic_args(decl, args))
             }
             InstKind::Select { cond, if_true, if_false } => {
-                let (Some(a), Some(b)) = (self.quick_op(at, if_true), self.quick_op(at, if_false)) else { return false };
+                let (a, b) = (self.quick_op(at, if_true), self.quick_op(at, if_false));
                 a == b
                     && a < OTHER_CODE
-                    && self.quick_op(at, cond) == Some(BOOL_CODE_FOR[a as usize & 15])
+                    && self.quick_op(at, cond) == BOOL_CODE_FOR[a as usize & 15]
                     && result(a)
             }
             InstKind::CallIndirect { callee, args, ret, cc, .. } => {
                 cc == 0
-                    && self.quick_op(at, callee) == Some(I32_CODE)
+                    && self.quick_op(at, callee) == I32_CODE
                     && ret.is_none_or(is_valid_param_type)
                     && (DECODED || inst.result.map(|(_, t)| t) == ret)
-                    && self.f.args(args).iter().all(|&a| self.quick_op(at, a).is_some_and(|c| bit(PARAM_CODES, c)))
+                    && self.f.args(args).iter().all(|&a| bit(PARAM_CODES, self.quick_op(at, a)))
             }
             InstKind::Unreachable => last && no_result(),
             // Not in the npm package, whose size budget it is not worth.
@@ -1140,7 +1140,7 @@ impl Cx<'_> {
         if !s.is_int() || s == Scalar::I1 || cases.len() > QUICK_SWITCH_CASES {
             return false;
         }
-        if self.quick_op(at, cond) != Some(ty_code(ty)) || !self.quick_target(default) {
+        if self.quick_op(at, cond) != ty_code(ty) || !self.quick_target(default) {
             return false;
         }
         let bits = s.bits();
@@ -1205,13 +1205,21 @@ impl Cx<'_> {
     }
 
     /// `op` without reporting: the type code of a defined operand whose
-    /// definition reaches `at` and that is not an intrinsic's address.
+    /// definition reaches `at` and that is not an intrinsic's address, else
+    /// [`BAD_OPERAND`] (a code every check refuses: a plain byte compares
+    /// in one instruction where an `Option` took two).
     #[inline(always)]
-    fn quick_op(&self, at: Use, v: ValueId) -> Option<TyCode> {
+    fn quick_op(&self, at: Use, v: ValueId) -> TyCode {
         match self.locals.get(v.0.wrapping_sub(self.first_local) as usize) {
-            Some(l) => at.reaches(l).then_some(l.code),
-            None if v.0 < self.first_local => (!self.is_intrinsic_value(v)).then_some(I32_CODE),
-            None => None,
+            Some(l) => {
+                if at.reaches(l) {
+                    l.code
+                } else {
+                    BAD_OPERAND
+                }
+            }
+            None if v.0 < self.first_local && !self.is_intrinsic_value(v) => I32_CODE,
+            None => BAD_OPERAND,
         }
     }
 
@@ -1828,6 +1836,11 @@ const I32_CODE: TyCode = Scalar::I32 as TyCode;
 const OTHER_CODE: TyCode = 14;
 /// An instruction without a result (no type has this code).
 const NO_RESULT: TyCode = 15;
+/// What `Cx::quick_op` gives for an operand the quick checks do not take:
+/// no type's code (it is at least [`OTHER_CODE`], which `code_is` and the
+/// casts refuse), and as an index (`& 15`) bit 15, set in no mask, and an
+/// access alignment table entry of 0.
+const BAD_OPERAND: TyCode = 0xff;
 
 /// The type of each code below [`OTHER_CODE`] (the rest are placeholders).
 const CODE_TYPES: [ValType; 16] = {
