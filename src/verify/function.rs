@@ -163,7 +163,12 @@ impl FunctionVerifier {
     /// instruction), and the quick checks leave out the results; the
     /// diagnostics are the same. `types` are the values' types as the
     /// decoder kept them (parameters, constants, results), which the
-    /// numbering reads rather than each result's instruction.
+    /// numbering reads rather than each result's instruction. Also, each
+    /// block ends at its first terminator (the decoder closes a block
+    /// there), so the quick checks of a clean body leave out where a
+    /// terminator stands and, its targets being the graph's edges
+    /// (`build_clean_cfg` takes none to a missing block or the entry),
+    /// where it goes. A body that is not clean takes `verify`'s path.
     pub(crate) fn verify_decoded(&mut self, m: &Module, f: &Function, types: &[ValType], out: &mut Vec<Diagnostic>) {
         // Natively only: the package keeps one copy of the checks (its
         // size budget).
@@ -201,6 +206,13 @@ impl FunctionVerifier {
             } else {
                 number_locals_clean(&mut self.locals, f, &self.cfg)
             };
+        // A decoded body that is not clean (rare: broken input) takes the
+        // general path whole, so below a decoded body is a clean one.
+        #[cfg(not(target_arch = "wasm32"))]
+        if DECODED && !clean {
+            self.verify_body::<false>(m, f, types, out);
+            return;
+        }
         let numbered = if clean {
             Ok(())
         } else {
@@ -383,7 +395,10 @@ fn build_clean_cfg<const DOMINANCE_ONLY: bool>(f: &Function, cfg: &mut Cfg) -> b
         }
         expected_start = blk.end;
         let Some(last) = f.insts.get(blk.end as usize - 1) else { return false };
-        if !add_successors(f, b as u32, &last.kind, cfg) {
+        // A target that is missing or the entry is reported by the
+        // reporting path (and left out of the graph): here it makes the
+        // body unclean, so a clean body's targets are its edges.
+        if add_successors(f, b as u32, &last.kind, cfg) != Some(true) {
             return false;
         }
         #[cfg(not(target_arch = "wasm32"))]
@@ -530,7 +545,7 @@ fn build_structure(cx: &mut Cx<'_>, inst_block: &mut Vec<u32>, cfg: &mut Cfg) ->
                 cx.report(last.pos, Some(BlockId(b)), Some(id), format!("block %b{b} does not end with a terminator"));
             }
             Some(last) => {
-                add_successors(f, b, &last.kind, cfg);
+                let _ = add_successors(f, b, &last.kind, cfg);
             }
         }
         cfg.end_source(b);
@@ -539,15 +554,19 @@ fn build_structure(cx: &mut Cx<'_>, inst_block: &mut Vec<u32>, cfg: &mut Cfg) ->
     true
 }
 
-/// Adds the edges from block `b` to the targets of its terminator `kind`;
-/// false if `kind` is no terminator. Invalid targets (out of range, or the
-/// entry) are reported with the instruction and left out of the graph.
+/// Adds the edges from block `b` to the targets of its terminator `kind`,
+/// and says whether every target was valid; `None` if `kind` is no
+/// terminator. Invalid targets (out of range, or the entry) are reported
+/// with the instruction and left out of the graph.
 #[inline(always)]
-fn add_successors(f: &Function, b: u32, kind: &InstKind, cfg: &mut Cfg) -> bool {
+fn add_successors(f: &Function, b: u32, kind: &InstKind, cfg: &mut Cfg) -> Option<bool> {
     let n = f.blocks.len();
+    let mut valid = true;
     let mut edge = |t: BlockId| {
         if t.0 != 0 && (t.0 as usize) < n {
             cfg.add_edge(b, t.0);
+        } else {
+            valid = false;
         }
     };
     match kind {
@@ -561,9 +580,9 @@ fn add_successors(f: &Function, b: u32, kind: &InstKind, cfg: &mut Cfg) -> bool 
             f.cases(*cases).iter().for_each(|c| edge(c.target));
         }
         InstKind::Ret { .. } | InstKind::Unreachable => {}
-        _ => return false,
+        _ => return None,
     }
-    true
+    Some(valid)
 }
 
 /// The incoming blocks of a phi that name each predecessor of its block
@@ -1048,6 +1067,10 @@ impl Cx<'_> {
         // codes), or there is none.
         let result = |c: TyCode| DECODED || inst.result.map_or(NO_RESULT, |(_, t)| ty_code(t)) == c;
         let no_result = || DECODED || inst.result.is_none();
+        // A decoded body is clean here (see `verify_decoded`): each
+        // terminator ends its block and names existing blocks.
+        let last = DECODED || last;
+        let target = |t: BlockId| DECODED || self.quick_target(t);
         match inst.kind {
             InstKind::Binop { op, lhs, rhs, flags } => {
                 let (a, b) = (self.quick_op(at, lhs), self.quick_op(at, rhs));
@@ -1066,12 +1089,9 @@ impl Cx<'_> {
                 let types = if pred_is_float(pred) { FLOAT_CODES } else { INT_CODES };
                 a == b && bit(types, a) && result(BOOL_CODE_FOR[a as usize & 15])
             }
-            InstKind::Br { target } => last && self.quick_target(target) && no_result(),
+            InstKind::Br { target: t } => last && target(t) && no_result(),
             InstKind::CondBr { cond, if_true, if_false } => {
-                last && self.quick_op(at, cond) == I1_CODE
-                    && self.quick_target(if_true)
-                    && self.quick_target(if_false)
-                    && no_result()
+                last && self.quick_op(at, cond) == I1_CODE && target(if_true) && target(if_false) && no_result()
             }
             InstKind::Ret { value } => {
                 let ok = match (self.decl.sig.ret, value) {
