@@ -277,7 +277,7 @@ impl FunctionVerifier {
                             && cx.quick_phi(b, &layout, ty, f.incoming(incoming), edges)
                     };
                     if !(quick && quick_phi()) {
-                        let at = At { i, inst, block: Some(b), dom: None, pre };
+                        let at = At { i, inst, block: Some(b), dom: false, pre };
                         let yields = cx.check_inst(&at, Some(&layout), phi_entries, case_values);
                         cx.check_result(&at, yields);
                     }
@@ -285,13 +285,12 @@ impl FunctionVerifier {
                 }
                 // The rest: a phi here follows a non-phi.
                 // (Uses in unreachable blocks take the full checks.)
-                let dom = reachable.then_some((&layout, b));
                 let quick = quick && reachable;
                 for (i, inst) in f.insts[i..end].iter().enumerate().map(|(k, inst)| (i + k, inst)) {
                     if quick && cx.quick_ok::<DECODED>(Use { i, pre }, inst, i + 1 == end) {
                         continue;
                     }
-                    let at = At { i, inst, block: Some(b), dom, pre };
+                    let at = At { i, inst, block: Some(b), dom: reachable, pre };
                     if matches!(inst.kind, InstKind::Phi { .. }) {
                         cx.err(&at, "phi is not at the start of its block (only phis may precede it)".into());
                     }
@@ -305,7 +304,7 @@ impl FunctionVerifier {
         } else {
             // No usable blocks: per-instruction checks only.
             for (i, inst) in f.insts.iter().enumerate() {
-                let at = At { i, inst, block: None, dom: None, pre: u32::MAX };
+                let at = At { i, inst, block: None, dom: false, pre: u32::MAX };
                 let yields = cx.check_inst(&at, None, phi_entries, case_values);
                 cx.check_result(&at, yields);
             }
@@ -673,10 +672,11 @@ struct At<'a> {
     i: usize,
     inst: &'a Inst,
     block: Option<u32>,
-    /// Where definitions must dominate this instruction's operands: the
-    /// layout and its block, unless the block is unreachable, there is no
-    /// layout, or the instruction is a phi (checked per incoming edge).
-    dom: Option<(&'a Layout<'a>, u32)>,
+    /// Whether definitions must dominate this instruction's operands (in
+    /// `block`): not if the block is unreachable, there is no layout, or
+    /// the instruction is a phi (checked per incoming edge). A flag, not
+    /// the layout itself: that is all its readers ask.
+    dom: bool,
     /// The block's dominator-tree preorder number (when `dom` is set).
     pre: u32,
 }
@@ -884,14 +884,14 @@ impl Cx<'_> {
             // which case applies is data-dependent and mispredicts.
             // Same block as `Cfg::dominates(def block, b)` and `def block
             // != b`: preorder numbers of reachable blocks are distinct.
-            Some(_) => {
+            true => {
                 let (dp, ds) = l.dom;
                 (at.pre.wrapping_sub(dp) < ds) & ((dp != at.pre) | (def_at <= at.i))
             }
-            // `dom` is `None` for phis (checked per edge), unreachable
+            // `dom` is false for phis (checked per edge), unreachable
             // blocks and bodies without blocks: only a non-phi's use of its
             // own result is wrong then.
-            None => def_at != at.i + 1 || matches!(at.inst.kind, InstKind::Phi { .. }),
+            false => def_at != at.i + 1 || matches!(at.inst.kind, InstKind::Phi { .. }),
         }
     }
 
@@ -906,7 +906,7 @@ impl Cx<'_> {
     fn report_operand_problems(&mut self, at: &At<'_>) {
         let dom = at.dom;
         let mut found = OperandProblems::default();
-        let mut check = |v: ValueId, is_direct_callee: bool, dom: Option<(&Layout<'_>, u32)>| {
+        let mut check = |v: ValueId, is_direct_callee: bool, dom: bool| {
             let x = v.0.wrapping_sub(self.first_local) as usize;
             if let Some(local) = self.locals.get(x) {
                 if local.def_at == 0 {
@@ -914,10 +914,10 @@ impl Cx<'_> {
                 }
                 let d = local.def_at as usize - 1;
                 if d == at.i {
-                    if dom.is_some() || !matches!(at.inst.kind, InstKind::Phi { .. }) {
+                    if dom || !matches!(at.inst.kind, InstKind::Phi { .. }) {
                         found.self_use.get_or_insert(v);
                     }
-                } else if dom.is_some() {
+                } else if dom {
                     // `dom` is set only for reachable blocks, whose preorder
                     // numbers are distinct: equal numbers mean one block.
                     let (dp, ds) = local.dom;
@@ -938,7 +938,7 @@ impl Cx<'_> {
                 check(callee, direct, dom);
                 args.iter().for_each(|&v| check(v, false, dom));
             }
-            Operands::Phi(incoming) => incoming.iter().for_each(|&(v, _)| check(v, false, None)),
+            Operands::Phi(incoming) => incoming.iter().for_each(|&(v, _)| check(v, false, false)),
         }
         self.report_found(at, found);
     }
