@@ -157,8 +157,8 @@ impl FunctionVerifier {
     /// listed in `Function::results`, in order, and no other is; and each
     /// result has the type the decoder derived from the record (a binary
     /// operator's or select's that of its first operand, a compare's the
-    /// boolean of it, a load's, cast's or call's the one it names, an
-    /// alloca's i32, none for the rest). The clean path then numbers the
+    /// boolean of it, a load's, cast's, call's or phi's the one it names,
+    /// an alloca's i32, none for the rest). The clean path then numbers the
     /// values from `results` without checking that again (a walk over every
     /// instruction), and the quick checks leave out the results; the
     /// diagnostics are the same. `types` are the values' types as the
@@ -273,7 +273,7 @@ impl FunctionVerifier {
                 while let Some(inst) = f.insts.get(i).filter(|_| i < end) {
                     let InstKind::Phi { ty, incoming } = inst.kind else { break };
                     let mut quick_phi = || {
-                        inst.result.is_some_and(|(_, r)| r == ty)
+                        (DECODED || inst.result.is_some_and(|(_, r)| r == ty))
                             && cx.quick_phi(b, &layout, ty, f.incoming(incoming), edges)
                     };
                     if !(quick && quick_phi()) {
@@ -812,6 +812,14 @@ impl Cx<'_> {
 
     fn check_constants(&mut self) {
         for (k, c) in self.f.consts.iter().enumerate() {
+            // Most constants are integers that fit their scalar type: one
+            // range from a table (empty for the float types), no match.
+            if let (ConstValue::Int(x), ValType::Scalar(s)) = (c.value, c.ty) {
+                let (lo, hi) = INT_RANGE[s as usize];
+                if lo <= x && x <= hi {
+                    continue;
+                }
+            }
             let problem = if !is_valid_value_type(c.ty) {
                 Some(format!("constant %c{k} has disallowed type {}", c.ty))
             } else {
@@ -1976,6 +1984,18 @@ fn cast_is_legal(op: CastOp, from: ValType, to: ValType) -> bool {
 
 /// Whether `x` is a value of a `bits`-wide integer, read as signed or as
 /// unsigned (records may carry either form).
+/// The values `int_fits` takes for each scalar type, by discriminant (an
+/// empty range for the float types).
+const INT_RANGE: [(i64, i64); 7] = [
+    (-1, 1),
+    (-(1 << 7), (1 << 8) - 1),
+    (-(1 << 15), (1 << 16) - 1),
+    (-(1 << 31), (1 << 32) - 1),
+    (i64::MIN, i64::MAX),
+    (1, 0),
+    (1, 0),
+];
+
 fn int_fits(x: i64, bits: u32) -> bool {
     if bits >= 64 {
         return true;
@@ -2065,6 +2085,28 @@ mod code_tests {
                     e != Scalar::I1 || matches!(op, BinOp::And | BinOp::Or | BinOp::Xor)
                 };
                 assert_eq!(bit(BINOP_TYPES[op as usize], c), allowed, "{t} {op:?}");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `check_constants`' table agrees with `int_fits` at and past every
+    /// bound, and takes no float type.
+    #[test]
+    fn int_range_is_int_fits() {
+        use Scalar::*;
+        for s in [I1, I8, I16, I32, I64, F32, F64] {
+            let (lo, hi) = INT_RANGE[s as usize];
+            if !s.is_int() {
+                assert!(lo > hi, "{s:?}");
+                continue;
+            }
+            for x in [lo, hi, lo.saturating_sub(1), hi.saturating_add(1), 0, -1, 1, i64::MIN, i64::MAX] {
+                assert_eq!((lo..=hi).contains(&x), int_fits(x, s.bits()), "{s:?} {x}");
             }
         }
     }

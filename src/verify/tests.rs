@@ -1141,7 +1141,11 @@ fn quick_checks_agree_with_full_checks() {
                                     g.phi_entries[incoming.start as usize + k].1 =
                                         BlockId(rng.next(g.blocks.len() as u64 + 1) as u32)
                                 }
-                                _ => *ty = types[rng.next(types.len() as u64) as usize],
+                                _ => {
+                                    // The result's type is the phi's.
+                                    numbered = false;
+                                    *ty = types[rng.next(types.len() as u64) as usize]
+                                }
                             }
                         }
                         _ => {}
