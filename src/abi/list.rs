@@ -89,6 +89,24 @@ impl Function {
         }
         Lowered { params, results, sret }
     }
+
+    /// The declaration as its parts spell it: `RET NAME(TYPE NAME, …)`,
+    /// `RET NAME(void)` without parameters. All but a few declarations are
+    /// written so (not those with arrays or `const` values), and the table
+    /// keeps only those others' text (the rest was 5 KB of the package's
+    /// translator module, gzipped, that no translation reads).
+    pub(crate) fn spelled(&self) -> String {
+        use std::fmt::Write;
+        let mut s = format!("{} {}(", self.ret, self.name);
+        for (k, p) in self.params.iter().enumerate() {
+            let _ = write!(s, "{}{} {}", if k > 0 { ", " } else { "" }, p.ty, p.name);
+        }
+        if self.params.is_empty() {
+            s.push_str("void");
+        }
+        s.push(')');
+        s
+    }
 }
 
 /// Where the runtime offers a browser interface (`ppapi.h` annotations).

@@ -7,7 +7,7 @@
 //! One record a line, fields separated by tabs:
 //!
 //! ```text
-//! f FAMILY KEY NAME DECL RET [PARAM-NAME PARAM-TYPE]…    a function
+//! f FAMILY KEY NAME [DECL] RET [PARAM-NAME PARAM-TYPE]…  a function
 //! n FAMILY AVAILABILITY NAME [FUNCTION-INDEX]…           an interface
 //! ```
 //!
@@ -15,7 +15,8 @@
 //! `x` (everywhere, page, nowhere). A type is a tag and its fields:
 //! `v`, `i{s|u}BITS:NAME`, `fNAME`, `dNAME`, `p{c|n}POINTEE`, `FNAME`,
 //! `SNAME`. The IRT's functions and interfaces come first, so the IRT part
-//! alone is the table up to the first other record.
+//! alone is the table up to the first other record. DECL is empty when the
+//! declaration is as [`Function::spelled`] spells it (most are).
 
 use super::ctype::CType;
 use super::{Abi, Availability, Family, Function, Interface, Param};
@@ -29,7 +30,8 @@ pub(crate) fn encode(abi: &Abi) -> String {
     for first in [true, false] {
         for f in abi.functions.iter().filter(|f| irt(f.family) == first) {
             let mut fields = vec!["f".to_string(), family(f.family).into(), f.key.clone(), f.name.clone()];
-            fields.extend([f.decl.clone(), ctype(&f.ret)]);
+            let decl = if f.decl == f.spelled() { String::new() } else { f.decl.clone() };
+            fields.extend([decl, ctype(&f.ret)]);
             for p in &f.params {
                 fields.extend([p.name.clone(), ctype(&p.ty)]);
             }
@@ -109,7 +111,11 @@ pub(crate) fn decode(table: &str) -> Abi {
                     let ty = parse_ctype(fields.next().expect("src/abi table: a parameter lacks its type"));
                     params.push(Param { name: name.to_string(), ty });
                 }
-                abi.functions.push(Function { key, name, family, ret, params, decl });
+                let mut f = Function { key, name, family, ret, params, decl };
+                if f.decl.is_empty() {
+                    f.decl = f.spelled();
+                }
+                abi.functions.push(f);
             }
             "n" => {
                 let availability = match next() {
