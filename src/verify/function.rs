@@ -170,12 +170,7 @@ impl FunctionVerifier {
     /// (`build_clean_cfg` takes none to a missing block or the entry),
     /// where it goes. A body that is not clean takes `verify`'s path.
     pub(crate) fn verify_decoded(&mut self, m: &Module, f: &Function, types: &[ValType], out: &mut Vec<Diagnostic>) {
-        // Natively only: the package keeps one copy of the checks (its
-        // size budget).
-        #[cfg(not(target_arch = "wasm32"))]
         self.verify_body::<true>(m, f, types, out);
-        #[cfg(target_arch = "wasm32")]
-        self.verify_body::<false>(m, f, types, out);
     }
 
     fn verify_body<const DECODED: bool>(&mut self, m: &Module, f: &Function, types: &[ValType], out: &mut Vec<Diagnostic>) {
