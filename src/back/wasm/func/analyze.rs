@@ -757,9 +757,9 @@ impl<'a> Fx<'a> {
     /// first entry for it (by value, when it has several).
     fn phi_block_copies(&mut self, blk: usize) {
         let edges_start = self.b.phi_edges.len() as u32;
-        // Native only, the shortcut: the package merges (its code about
-        // 1 KB smaller).
-        if cfg!(target_arch = "wasm32") || !self.phi_block_aligned() {
+        // The shortcut first (the package too: 0.6 KB gzipped for 0.7% of
+        // a translation's instructions).
+        if !self.phi_block_aligned() {
             self.phi_block_merge();
         }
         let b = &mut *self.b;
