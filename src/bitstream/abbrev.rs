@@ -75,8 +75,6 @@ struct Simple {
     /// values past the record's, which nothing reads).
     field: [FastField; 3],
     /// Which of `KNOWN`'s field lists `field` is, if one (`NOT_KNOWN`).
-    /// Not read in the package, which keeps one reader (its size budget).
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     known: u8,
 }
 
@@ -90,7 +88,6 @@ pub(crate) const NOT_KNOWN: u8 = u8::MAX;
 /// constants. An abbreviation with exactly these fields is read by
 /// `read_known` with them as constants (shifts and masks in the code, not
 /// loaded from the abbreviation), the same reading as any other's.
-#[cfg(not(target_arch = "wasm32"))]
 const KNOWN: [&[FastField]; 6] = [
     &fields_of([(6, true), (4, true), (4, true)]),
     &fields_of([(6, true), (6, true), (4, false)]),
@@ -101,7 +98,6 @@ const KNOWN: [&[FastField]; 6] = [
 ];
 
 /// `FastScalars::of`'s fields for `(width, vbr)` operands, at compile time.
-#[cfg(not(target_arch = "wasm32"))]
 const fn fields_of<const N: usize>(ops: [(u32, bool); N]) -> [FastField; N] {
     let mut out = [FastField { mask: 0, hi: 0, width: 0, shift: 0 }; N];
     let mut bits = 0;
@@ -118,7 +114,6 @@ const fn fields_of<const N: usize>(ops: [(u32, bool); N]) -> [FastField; N] {
 
 /// The continuation bits of `fields`' first chunks and the bits they take
 /// (`FastScalars::continues` and `bits`), at compile time.
-#[cfg(not(target_arch = "wasm32"))]
 const fn packing(fields: &[FastField]) -> (u64, u32) {
     let mut continues = 0;
     let mut bits = 0;
@@ -141,11 +136,7 @@ impl Simple {
         let Some(f) = fast.filter(|f| scalars == ops && f.packed && f.fields.len() <= 3) else { return s };
         let Some(code) = f.first_literal.and_then(|c| u32::try_from(c).ok()) else { return s };
         s.field[..f.fields.len()].copy_from_slice(&f.fields);
-        // The package reads every abbreviation with one reader (its size budget).
-        #[cfg(not(target_arch = "wasm32"))]
         let known = KNOWN.iter().position(|k| *k == &f.fields[..]).map_or(NOT_KNOWN, |i| i as u8);
-        #[cfg(target_arch = "wasm32")]
-        let known = NOT_KNOWN;
         Simple { code, fields: f.fields.len() as u8, bits: f.bits as u8, continues: f.continues, known, ..s }
     }
 }
@@ -361,7 +352,6 @@ impl Abbrev {
         // values (`ops[1..]`) takes its code from the answer.
         let out: &mut [u64; 4] = slots(buf, 0, 4).try_into().ok()?;
         // The toolchain's abbreviations with their fields as constants.
-        #[cfg(not(target_arch = "wasm32"))]
         let used = match s.known {
             0 => read_known::<3, 0>(word, avail, &mut out[1..]),
             1 => read_known::<3, 1>(word, avail, &mut out[1..]),
@@ -371,7 +361,6 @@ impl Abbrev {
             5 => read_known::<1, 5>(word, avail, &mut out[1..]),
             _ => None,
         };
-        #[cfg(not(target_arch = "wasm32"))]
         if s.known != NOT_KNOWN {
             return used.map(|used| (s.code, n, used));
         }
@@ -383,15 +372,11 @@ impl Abbrev {
             s.bits as u32
         } else {
             // Unrolled for the field counts.
-            #[cfg(not(target_arch = "wasm32"))]
             match s.fields {
                 1 => fields_in_word_n::<1>(word, avail, &s.field[..1], &mut out[1..2])?,
                 2 => fields_in_word_n::<2>(word, avail, &s.field[..2], &mut out[1..3])?,
                 _ => fields_in_word_n::<3>(word, avail, &s.field[..], &mut out[1..])?,
             }
-            // One loop in the package (its size budget).
-            #[cfg(target_arch = "wasm32")]
-            fields_in_word(word, avail, &s.field[..n - 1], &mut out[1..n])?
         };
         Some((s.code, n, used))
     }
@@ -646,7 +631,6 @@ fn fields_in_word(word: u64, avail: u32, fields: &[FastField], out: &mut [u64]) 
 /// past `avail` (a shift past 63 bits wraps and reads garbage, never out
 /// of the word) and the bits used are checked against it once at the end;
 /// a continuation loop stops at `avail`, so it stays bounded.
-#[cfg(not(target_arch = "wasm32"))]
 #[inline(always)]
 fn fields_in_word_n<const N: usize>(word: u64, avail: u32, fields: &[FastField], out: &mut [u64]) -> Option<u32> {
     let fields: &[FastField; N] = fields.try_into().ok()?;
@@ -688,7 +672,6 @@ fn fields_in_word_n<const N: usize>(word: u64, avail: u32, fields: &[FastField],
 
 /// `Abbrev::read_simple`'s reading of `KNOWN[K]` (`N` fields) into the
 /// first `N` of `out`: its fields, continuation bits and size constants.
-#[cfg(not(target_arch = "wasm32"))]
 #[inline(always)]
 fn read_known<const N: usize, const K: usize>(word: u64, avail: u32, out: &mut [u64]) -> Option<u32> {
     let fields: &[FastField; N] = KNOWN[K].try_into().ok()?;
