@@ -97,6 +97,23 @@ const KNOWN: [&[FastField]; 6] = [
     &fields_of([(8, true)]),
 ];
 
+/// Indices into `KNOWN` that a sink names (`RecordSink::known`), by the
+/// records written with each; the asserts hold each to its field count.
+pub(crate) const KNOWN_LOAD: u8 = 0;
+pub(crate) const KNOWN_BINOP_CAST: u8 = 1;
+pub(crate) const KNOWN_STORE: u8 = 2;
+pub(crate) const KNOWN_FORWARD_TYPE: u8 = 3;
+pub(crate) const KNOWN_ONE_VALUE: u8 = 4;
+pub(crate) const KNOWN_CONSTANT: u8 = 5;
+const _: () = {
+    assert!(KNOWN[KNOWN_LOAD as usize].len() == 3);
+    assert!(KNOWN[KNOWN_BINOP_CAST as usize].len() == 3);
+    assert!(KNOWN[KNOWN_STORE as usize].len() == 3);
+    assert!(KNOWN[KNOWN_FORWARD_TYPE as usize].len() == 2);
+    assert!(KNOWN[KNOWN_ONE_VALUE as usize].len() == 1);
+    assert!(KNOWN[KNOWN_CONSTANT as usize].len() == 1);
+};
+
 /// `FastScalars::of`'s fields for `(width, vbr)` operands, at compile time.
 const fn fields_of<const N: usize>(ops: [(u32, bool); N]) -> [FastField; N] {
     let mut out = [FastField { mask: 0, hi: 0, width: 0, shift: 0 }; N];

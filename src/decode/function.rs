@@ -2,6 +2,10 @@
 
 use super::{DecodeError, Decoded};
 use crate::bitstream::{Parser, RecordSink, CONSTANTS_BLOCK_ID, FUNCTION_BLOCK_ID, VALUE_SYMTAB_BLOCK_ID};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::bitstream::abbrev::{
+    KNOWN_BINOP_CAST, KNOWN_CONSTANT, KNOWN_FORWARD_TYPE, KNOWN_LOAD, KNOWN_ONE_VALUE, KNOWN_STORE,
+};
 use crate::ir::{
     BinOp, Block, BlockId, CastOp, CmpPred, ConstValue, Constant, ForwardType, FuncId, Function, Inst, InstId,
     InstKind, Module, Scalar, Span, SwitchCase, Type, ValType, ValueId,
@@ -595,12 +599,12 @@ impl FunctionState {
     #[inline(always)]
     fn known<const K: u8>(&mut self, env: &Env, pos: BitPos, code: u32, f: [u64; 3]) -> Option<Res<BodyItem>> {
         Some(match (K, code) {
-            (0, code::LOAD) => self.load(env, pos, f[0], f[1], f[2]),
-            (1, code::BINOP) => self.binop(pos, f[0], f[1], f[2], 0),
-            (1, code::CAST) => self.cast(env, pos, f[0], f[1], f[2]),
-            (2, code::STORE) => self.store(pos, f[0], f[1], f[2]),
-            (4, code::RET) => self.ret(pos, f[0]),
-            (3, code::FORWARDTYPEREF) => self.forward_type(env, pos, f[0], f[1]),
+            (KNOWN_LOAD, code::LOAD) => self.load(env, pos, f[0], f[1], f[2]),
+            (KNOWN_BINOP_CAST, code::BINOP) => self.binop(pos, f[0], f[1], f[2], 0),
+            (KNOWN_BINOP_CAST, code::CAST) => self.cast(env, pos, f[0], f[1], f[2]),
+            (KNOWN_STORE, code::STORE) => self.store(pos, f[0], f[1], f[2]),
+            (KNOWN_ONE_VALUE, code::RET) => self.ret(pos, f[0]),
+            (KNOWN_FORWARD_TYPE, code::FORWARDTYPEREF) => self.forward_type(env, pos, f[0], f[1]),
             _ => return None,
         })
     }
@@ -934,8 +938,8 @@ impl FunctionState {
     #[inline(always)]
     fn known_const<const K: u8>(&mut self, env: &Env, pos: BitPos, code: u32, f: [u64; 3]) -> Option<Res<BodyItem>> {
         Some(match (K, code) {
-            (5, cst::INTEGER) => self.int_const(pos, f[0]),
-            (4, cst::SETTYPE) => self.set_const_type(env, pos, f[0]),
+            (KNOWN_CONSTANT, cst::INTEGER) => self.int_const(pos, f[0]),
+            (KNOWN_ONE_VALUE, cst::SETTYPE) => self.set_const_type(env, pos, f[0]),
             _ => return None,
         })
     }
