@@ -601,6 +601,8 @@ fn scan(lb: &mut LocalBuffers, last_start: usize, npos: usize, first: u32) -> [u
     let mut slots = [0u32; 5];
     let LocalBuffers { live, order, heads, active, freed, free, typed, local_of, .. } = lb;
     let (live, order, heads, local_of) = (&mut live[..], &mut order[..], &mut heads[..=npos], &mut local_of[..]);
+    // (A slice: its pointer and length stay put across the pushes below.)
+    let active = &mut active[..];
     for f in free.iter_mut() {
         f.clear();
     }
