@@ -221,6 +221,14 @@ impl<'a, B: Backend> Pipeline<'a, B> {
                 let declined = match self.decoder.record_run(&mut self.parser) {
                     Ok(run) => {
                         self.module_changed |= run.module_changed && self.started;
+                        if let Some(f) = run.body_end {
+                            self.body_done(f);
+                            continue;
+                        }
+                        if let Some(bits) = run.body_begin {
+                            self.body_begun(bits);
+                            continue;
+                        }
                         run.fast_declined
                     }
                     Err(e) => return Err(self.fail(e)),
@@ -267,17 +275,7 @@ impl<'a, B: Backend> Pipeline<'a, B> {
             match decoded {
                 Err(e) => return Err(self.fail(e)),
                 Ok(Decoded::Inst(_) | Decoded::Const(_) | Decoded::Other) => {}
-                Ok(Decoded::FunctionBegin(_)) => {
-                    self.body_bits = block_bits.unwrap_or(0);
-                    if self.progress.functions_total.is_none() {
-                        // Declarations precede the first body: the count is final.
-                        let m = self.decoder.module();
-                        self.progress.functions_total = Some(m.functions.iter().filter(|d| !d.is_proto).count() as u32);
-                    }
-                    if !self.started {
-                        self.start();
-                    }
-                }
+                Ok(Decoded::FunctionBegin(_)) => self.body_begun(block_bits.unwrap_or(0)),
                 Ok(Decoded::FunctionEnd(f)) => self.body_done(f),
                 Ok(
                     Decoded::Version(_)
@@ -294,6 +292,19 @@ impl<'a, B: Backend> Pipeline<'a, B> {
             }
         }
         Ok(())
+    }
+
+    /// A function block `bits` long began.
+    fn body_begun(&mut self, bits: u64) {
+        self.body_bits = bits;
+        if self.progress.functions_total.is_none() {
+            // Declarations precede the first body: the count is final.
+            let m = self.decoder.module();
+            self.progress.functions_total = Some(m.functions.iter().filter(|d| !d.is_proto).count() as u32);
+        }
+        if !self.started {
+            self.start();
+        }
     }
 
     /// Checks the module and begins the back end if it is clean.

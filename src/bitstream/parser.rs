@@ -486,6 +486,12 @@ impl<'a> Parser<'a> {
         core.in_block(&mut c).is_ok()
     }
 
+    /// Where the block [`Parser::cross_block`] has just entered begins (its
+    /// ENTER_SUBBLOCK item) and ends.
+    pub(crate) fn entered_block(&self) -> (BitPos, BitPos) {
+        (BitPos(self.core.last_enter), BitPos(self.core.top.end))
+    }
+
     #[inline(never)]
     fn next_event_slow(&mut self) -> Res<Event<'_>> {
         let pos = BitPos(self.core.pos);

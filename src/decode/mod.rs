@@ -87,13 +87,20 @@ pub enum Decoded {
 }
 
 /// What [`Decoder::record_run`] did.
-#[derive(Clone, Copy, Default)]
+#[derive(Default)]
 pub(crate) struct RecordRun {
     /// A module-level record was among the records.
     pub module_changed: bool,
     /// The parser's fast path turned the next item away (so
     /// `Parser::next_event_careful` reads it); false when no run was tried.
     pub fast_declined: bool,
+    /// The run ended at a function block's END_BLOCK and read it: the
+    /// finished body, as [`Decoded::FunctionEnd`] would hand it out.
+    pub body_end: Option<Box<Function>>,
+    /// The run read the ENTER_SUBBLOCK of a function block and began its
+    /// body ([`Decoded::FunctionBegin`] without the event): the block's
+    /// bits, from its ENTER_SUBBLOCK to its end.
+    pub body_begin: Option<u64>,
 }
 
 /// The push decoder. See the module docs.

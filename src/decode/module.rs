@@ -17,6 +17,12 @@ use std::sync::Arc;
 
 type Res<T> = Result<T, DecodeError>;
 
+/// Whether record runs cross a function block's ENTER_SUBBLOCK and
+/// END_BLOCK themselves (natively): an event each cost about 400
+/// instructions per body more. The package reads them as events (its size
+/// budget).
+const FAST_BODY_EDGES: bool = cfg!(not(target_arch = "wasm32"));
+
 /// `ModuleState::top` outside every block (no block has this id: only
 /// known ones are entered).
 const NO_BLOCK: u32 = u32::MAX;
@@ -180,18 +186,53 @@ impl ModuleState {
                         self.top = CONSTANTS_BLOCK_ID;
                     } else if self.top == CONSTANTS_BLOCK_ID && parser.cross_block(CONSTANTS_BLOCK_ID, false) {
                         self.pop_block();
+                    } else if FAST_BODY_EDGES && self.top == FUNCTION_BLOCK_ID {
+                        return Ok(self.leave_body(parser));
                     } else {
-                        return Ok(RecordRun { module_changed: false, fast_declined: true });
+                        return Ok(RecordRun { fast_declined: true, ..RecordRun::default() });
                     }
                 }
             }
+            // After the first body the module block holds little but
+            // function blocks: the next one is entered here, by `enter`
+            // itself, with no event (its checks and errors unchanged).
+            MODULE_BLOCK_ID if FAST_BODY_EDGES && self.next_body > 0 => self.enter_body(parser),
             GLOBALVAR_BLOCK_ID => {
                 let mut globals = GlobalRecords { state: self, any: false };
                 let r = parser.fast_records(&mut globals);
                 let any = globals.any;
-                r.map(|()| RecordRun { module_changed: any, fast_declined: true }).map_err(|e| self.context(e))
+                r.map(|()| RecordRun { module_changed: any, fast_declined: true, ..RecordRun::default() }).map_err(|e| self.context(e))
             }
             _ => Ok(RecordRun::default()),
+        }
+    }
+
+    /// Where a body's record run stopped: its END_BLOCK read as `exit`
+    /// would take it, with no event; any other item is left to
+    /// `next_event_careful`. Out of line: inlined, it cost the record loop
+    /// around it more than the event it saves.
+    #[inline(never)]
+    fn leave_body(&mut self, parser: &mut Parser) -> RecordRun {
+        if !parser.cross_block(FUNCTION_BLOCK_ID, false) {
+            return RecordRun { fast_declined: true, ..RecordRun::default() };
+        }
+        let body = self.body.take().expect("function block open");
+        self.pop_block();
+        RecordRun { body_end: Some(body.finish(&mut self.spare)), ..RecordRun::default() }
+    }
+
+    /// In the module block: a function block's ENTER_SUBBLOCK read and
+    /// its body begun by `enter`, with no event; any other item is left
+    /// to `next_event`.
+    #[inline(never)]
+    fn enter_body(&mut self, parser: &mut Parser) -> Res<RecordRun> {
+        if !parser.cross_block(FUNCTION_BLOCK_ID, true) {
+            return Ok(RecordRun::default());
+        }
+        let (pos, end) = parser.entered_block();
+        match self.enter(pos, FUNCTION_BLOCK_ID, end) {
+            Ok(_) => Ok(RecordRun { body_begin: Some(end.0.saturating_sub(pos.0)), ..RecordRun::default() }),
+            Err(e) => Err(self.context(e)),
         }
     }
 
