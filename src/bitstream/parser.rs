@@ -478,6 +478,13 @@ impl<'a> Parser<'a> {
                 return true;
             }
         }
+        if enter && id != BLOCKINFO_BLOCK_ID {
+            if let Some(word) = word {
+                if core.enter_from(&self.data, self.base, word, id) {
+                    return true;
+                }
+            }
+        }
         let mut c = BitCursor::new(&self.data, self.base).with_more_to_come(!core.eof);
         if c.seek(BitPos(core.pos)).is_err() {
             return false;
@@ -894,17 +901,52 @@ impl Core {
         if self.stack.len() >= MAX_BLOCK_DEPTH {
             return Err(Error::new(pos, ErrorKind::TooDeep(MAX_BLOCK_DEPTH)));
         }
+        Ok(self.open(pos.0, block_id, width as u32, num_words, end))
+    }
+
+    /// Opens the block whose ENTER_SUBBLOCK at `pos` passed `enter`'s
+    /// checks; its contents start at `end - num_words * 32`.
+    #[inline(always)]
+    fn open(&mut self, pos: u64, block_id: u32, width: u32, num_words: u32, end: u64) -> Item {
         // One search for both: where the list is, and its length.
         let blockinfo_index = self.blockinfo.index_of(block_id);
         let inherited = self.blockinfo.abbrevs.get(blockinfo_index).map_or(0, |(_, list)| list.len());
-        self.stack.push(Frame { block_id, abbrev_width: width as u32, end, inherited, blockinfo_index, local: Vec::new() });
+        self.stack.push(Frame { block_id, abbrev_width: width, end, inherited, blockinfo_index, local: Vec::new() });
         self.sync_top();
         if block_id == BLOCKINFO_BLOCK_ID {
             self.setbid = None;
         }
-        self.pos = body;
-        self.last_enter = pos.0;
-        Ok(Item::Enter { pos: pos.0, block_id, abbrev_width: width as u32, num_words, end })
+        self.pos = end - num_words as u64 * 32;
+        self.last_enter = pos;
+        Item::Enter { pos, block_id, abbrev_width: width, num_words, end }
+    }
+
+    /// `in_block` for an ENTER_SUBBLOCK of block `id` at `self.pos` whose
+    /// first bits are `word` (its abbreviation id and block id, one VBR
+    /// chunk, checked already), when its abbreviation width is one VBR
+    /// chunk and its length word lies in `data`: `enter`'s checks, not the
+    /// cursor's at every field. False for anything else or a failed check,
+    /// with nothing changed: `in_block` reads (and reports) it.
+    #[inline(always)]
+    fn enter_from(&mut self, data: &[u8], base: u64, word: u64, id: u32) -> bool {
+        let at = self.pos;
+        let w = self.top.abbrev_width;
+        let width = (word >> (w + 8)) & 0xf;
+        if width & 8 != 0 || !(2..=crate::limits::MAX_ABBREV_ID_WIDTH as u64).contains(&width) {
+            return false;
+        }
+        // The length word, at the 32-bit boundary after the width.
+        let len_at = (at + w as u64 + 12 + 31) & !31;
+        let Some(byte) = (len_at / 8).checked_sub(base) else { return false };
+        let Some(&len) = data.get(byte as usize..).and_then(|d| d.first_chunk::<4>()) else { return false };
+        let num_words = u32::from_le_bytes(len);
+        let end = len_at + 32 + num_words as u64 * 32;
+        let parent_end = self.top.end;
+        if at >= parent_end || end > parent_end || (self.eof && end > self.avail_bits) || self.stack.len() >= MAX_BLOCK_DEPTH {
+            return false;
+        }
+        self.item = self.open(at, id, width as u32, num_words, end);
+        true
     }
 
     /// Reads the next item inside the module if it is an ordinary record
@@ -1399,6 +1441,22 @@ mod tests {
         }
         assert_eq!(crossed, 2);
         assert!(events > 3);
+
+        // Entered where the careful path enters: the same place, end and
+        // contents.
+        let mut careful = Parser::new(&bytes);
+        let (enter, end) = loop {
+            if let Event::EnterBlock { pos, block_id: CONSTANTS_BLOCK_ID, end, .. } = careful.next_event().unwrap() {
+                break (pos, end);
+            }
+        };
+        let mut fast = Parser::new(&bytes);
+        while !(fast.block_path().last() == Some(FUNCTION_BLOCK_ID) && fast.cross_block(CONSTANTS_BLOCK_ID, true)) {
+            fast.next_event().unwrap();
+        }
+        assert_eq!(fast.entered_block(), (enter, end));
+        assert_eq!(fast.pos(), careful.pos());
+        assert_eq!(owned(&fast.next_event().unwrap()), owned(&careful.next_event().unwrap()));
 
         // A constants block longer than its function block: not crossed,
         // and `next_event` reports it as it would have anyway.
