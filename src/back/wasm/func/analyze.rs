@@ -45,11 +45,11 @@ impl<'a> Fx<'a> {
         b.phi_insts.clear();
         for (k, inst) in f.insts.iter().enumerate() {
             if let Some((v, t)) = inst.result {
-                let i = v.0.wrapping_sub(f.first_local) as usize;
-                if i >= nvals {
+                // `vals` holds the `nvals` values: its own test is the range's.
+                let Some(val) = b.vals.get_mut(v.0.wrapping_sub(f.first_local) as usize) else {
                     return Err(self.unsupported("an instruction result outside the function's values"));
-                }
-                b.vals[i].ty = t;
+                };
+                val.ty = t;
             }
             match inst.kind {
                 InstKind::Alloca { .. } => allocas += 1,
