@@ -455,8 +455,12 @@ impl<'a> Fx<'a> {
             if !self.b.insts[k as usize].emit {
                 continue;
             }
+            // The address's value index found once, for the look-ups below.
             let ptr = self.resolve(ptr);
-            let Some(pi) = self.local_index(ptr) else { continue };
+            let pi = ptr.0.wrapping_sub(self.f.first_local) as usize;
+            if pi >= self.b.vals.len() {
+                continue;
+            }
             let (n, last) = counts[pi];
             let (d, base, c) = if n > 0 {
                 // The add of an earlier access: the same answer (nothing
@@ -464,7 +468,7 @@ impl<'a> Fx<'a> {
                 let (_, _, d, base, c) = found[last as usize];
                 (d, base, c)
             } else {
-                let Some((d, base, c)) = self.offset_address(pi, ptr) else { continue };
+                let Some((d, base, c)) = self.offset_address(pi) else { continue };
                 if self.b.vals[pi].uses == 1 {
                     // Its one use is this access (most adds): rewritten now,
                     // as pass 2 would, with nothing counted or revisited.
@@ -528,16 +532,18 @@ impl<'a> Fx<'a> {
         self.b.addr_found = found;
     }
 
-    /// For a load/store address `ptr` (resolved, value index `pi`) that is
-    /// `add base, C`: (the add instruction, base, C). Asked once per add,
-    /// before any address is rewritten.
-    pub(super) fn offset_address(&self, pi: usize, ptr: ValueId) -> Option<(usize, ValueId, u32)> {
+    /// For a load/store address (resolved, value index `pi`) that is `add
+    /// base, C`: (the add instruction, base, C). Asked once per add, before
+    /// any address is rewritten.
+    pub(super) fn offset_address(&self, pi: usize) -> Option<(usize, ValueId, u32)> {
         let f = self.f;
         let pv = self.b.vals[pi];
         if pv.kind != Kind::None || pv.pinned || pv.uses == 0 {
             return None;
         }
-        let d = self.def_inst(ptr)?;
+        // `def_inst` from the index the caller found.
+        let first_inst = self.num_params as usize + f.consts.len();
+        let d = f.results.get(pi.checked_sub(first_inst)?)?.0 as usize;
         let InstKind::Binop { op: BinOp::Add, lhs, rhs, .. } = f.insts[d].kind else { return None };
         if !self.b.insts[d].emit {
             return None;
