@@ -286,14 +286,7 @@ impl FunctionVerifier {
                         continue;
                     }
                     let at = At { i, inst, block: Some(b), dom: reachable, pre };
-                    if matches!(inst.kind, InstKind::Phi { .. }) {
-                        cx.err(&at, "phi is not at the start of its block (only phis may precede it)".into());
-                    }
-                    if i + 1 != end && inst.kind.is_terminator() {
-                        cx.err(&at, format!("terminator in the middle of block %b{b}"));
-                    }
-                    let yields = cx.check_inst(&at, Some(&layout), phi_entries, case_values);
-                    cx.check_result(&at, yields);
+                    cx.check_in_block(&at, end, &layout, phi_entries, case_values);
                 }
             }
         } else {
@@ -1251,6 +1244,31 @@ impl Cx<'_> {
     #[inline(always)]
     fn quick_target(&self, t: BlockId) -> bool {
         t.0 != 0 && (t.0 as usize) < self.f.blocks.len()
+    }
+
+    /// The full checks of a non-phi-led instruction of a block ending
+    /// before `end`, where the quick ones did not decide. Out of line and
+    /// cold: inlined, it left the quick loop short of registers (its
+    /// locals reloaded from the stack per instruction).
+    #[cold]
+    #[inline(never)]
+    fn check_in_block(
+        &mut self,
+        at: &At<'_>,
+        end: usize,
+        layout: &Layout<'_>,
+        phi_entries: &mut Vec<(u32, u32)>,
+        case_values: &mut Vec<i64>,
+    ) {
+        if matches!(at.inst.kind, InstKind::Phi { .. }) {
+            self.err(at, "phi is not at the start of its block (only phis may precede it)".into());
+        }
+        if at.i + 1 != end && at.inst.kind.is_terminator() {
+            let b = at.block.unwrap_or_default();
+            self.err(at, format!("terminator in the middle of block %b{b}"));
+        }
+        let yields = self.check_inst(at, Some(layout), phi_entries, case_values);
+        self.check_result(at, yields);
     }
 
     /// Type and ABI checks of one instruction (every operand goes through
