@@ -262,10 +262,13 @@ impl FunctionVerifier {
                 let (pre, size) = layout.cfg.dom_interval(b);
                 let reachable = size != 0;
                 let (start, end) = (blk.start as usize, blk.end as usize);
+                // Sliced once: within `end <= f.insts.len()` (the blocks
+                // tile the body, or are empty within it).
+                let insts = &f.insts[start..end];
                 // The leading phis: neither misplaced nor terminators.
                 let mut i = start;
                 edges.len = 0;
-                while let Some(inst) = f.insts.get(i).filter(|_| i < end) {
+                while let Some(inst) = insts.get(i - start) {
                     let InstKind::Phi { ty, incoming } = inst.kind else { break };
                     let mut quick_phi = || {
                         (DECODED || inst.result.is_some_and(|(_, r)| r == ty))
@@ -281,7 +284,7 @@ impl FunctionVerifier {
                 // The rest: a phi here follows a non-phi.
                 // (Uses in unreachable blocks take the full checks.)
                 let quick = quick && reachable;
-                for (i, inst) in f.insts[i..end].iter().enumerate().map(|(k, inst)| (i + k, inst)) {
+                for (i, inst) in insts[i - start..].iter().enumerate().map(|(k, inst)| (i + k, inst)) {
                     if quick && cx.quick_ok::<DECODED>(Use { i, pre }, inst, i + 1 == end) {
                         continue;
                     }
