@@ -453,8 +453,7 @@ fn number_locals_clean(locals: &mut Vec<Local>, f: &Function, cfg: &Cfg) -> bool
 /// [`FunctionVerifier::verify_decoded`]), whose values' types the decoder
 /// kept in order in `types`: the values after the constants are
 /// `results`' instructions' in order, so it walks `results` (and `types`),
-/// not every instruction, moving to the next block when one lies past the
-/// current block's end. False (never, for decoded bodies) when `types` or a
+/// not every instruction, each block taking those before its end. False (never, for decoded bodies) when `types` or a
 /// listed instruction is not where it should be.
 #[inline(never)]
 fn number_locals_decoded(locals: &mut Vec<Local>, f: &Function, types: &[ValType], cfg: &Cfg) -> bool {
@@ -470,19 +469,21 @@ fn number_locals_decoded(locals: &mut Vec<Local>, f: &Function, types: &[ValType
     for (slot, &ty) in head.iter_mut().zip(&types[..base]) {
         *slot = Local::new(ty, 0, entry);
     }
-    let mut blocks = f.blocks.iter();
-    // The block holding the instructions below `end` (none yet).
-    let (mut b, mut end, mut dom) = (u32::MAX, 0u32, NO_DOM);
-    for ((&InstId(i), slot), &ty) in f.results.iter().zip(tail).zip(&types[base..]) {
-        while i >= end {
-            let Some(blk) = blocks.next() else { return false };
-            b = b.wrapping_add(1);
-            end = blk.end;
-            dom = cfg.dom_interval(b);
+    // Block by block, the results before its end: a tight loop per block
+    // (a walk over the results moving a block cursor spilled and reloaded
+    // its registers at each block it entered).
+    let (results, types) = (&f.results[..], &types[base..]);
+    // All three are as long; the minimum shows the compiler so.
+    let n = results.len().min(types.len()).min(tail.len());
+    let mut k = 0;
+    for (b, blk) in f.blocks.iter().enumerate() {
+        let dom = cfg.dom_interval(b as u32);
+        while k < n && results[k].0 < blk.end {
+            tail[k] = Local::new(types[k], results[k].0 + 1, dom);
+            k += 1;
         }
-        *slot = Local::new(ty, i + 1, dom);
     }
-    true
+    k == results.len()
 }
 
 /// Checks that the blocks tile the body and end in terminators, then
