@@ -6,11 +6,12 @@
 #   pkg/public/, pkg/internal/           the API, and what it is built on                  (js/src/)
 #   pkg/bin/pexe.mjs                     `npx pexe run|translate|dis|verify|inspect`        (js/src/)
 #   pkg/internal/translator/wasm/        the library for wasm32, through wasm-bindgen, as three modules:
-#                                        pexe.js (glue), pexe_bg.wasm: everything but the WAT printer
-#                                        and the native back end (src/web.rs, feature pkg-translator),
-#                                        loaded at import;
-#                                        pexe_wat.js, pexe_wat_bg.wasm: the WAT printer (src/web_wat.rs,
-#                                        feature pkg-wat), loaded when functionWat first prints;
+#                                        pexe.js (glue), pexe_bg.wasm: everything but the WAT printer,
+#                                        disassemble, stats and the native back end (src/web.rs,
+#                                        feature pkg-translator), loaded at import;
+#                                        pexe_wat.js, pexe_wat_bg.wasm: the WAT printer, disassemble and
+#                                        stats (src/web_wat.rs, feature pkg-wat), loaded when one of
+#                                        them is first called;
 #                                        pexe_native.js, pexe_native_bg.wasm: the native back end,
 #                                        Cranelift (src/web_native.rs, feature pkg-native), loaded when
 #                                        translate is first asked for an x86-64 / AArch64 object
@@ -159,7 +160,7 @@ budget="$(node -p "require('$repo/js/package.json').config.wasmGzipBudget")"
 total=$(du -sk "$pkg" | awk '{print $1}')
 log "pkg/ ready: pexe $version; package ${total} KiB"
 log "  pexe_bg.wasm $(size "$wasm/pexe_bg.wasm"), budget $budget gzipped"
-log "  pexe_wat_bg.wasm $(size "$wasm/pexe_wat_bg.wasm"), loaded by functionWat"
+log "  pexe_wat_bg.wasm $(size "$wasm/pexe_wat_bg.wasm"), loaded by functionWat, disassemble, stats"
 log "  pexe_native_bg.wasm $(size "$wasm/pexe_native_bg.wasm"), loaded by translate for native targets"
 for a in "$pkg"/native/*.a; do
     if [ -e "$a" ]; then log "  native/$(basename "$a") $(size "$a")"; fi

@@ -4,10 +4,10 @@
 //! | JS | Rust | answer |
 //! |---|---|---|
 //! | `inspect(bytes)` | [`inspect`] | module summary object ([`summary::ModuleSummary`]); never throws for bad input |
-//! | `disassemble(bytes, {mode, function})` | [`disassemble`] | the `pexe dis` listing |
+//! | `disassemble(bytes, {mode, function})` | `disassemble` | the `pexe dis` listing (in the package, from the printer module: `src/web/dis.rs`) |
 //! | `translate(bytes, {target, names})` | [`translate`] | `Uint8Array`, the wasm module |
 //! | `new Inspector(opts)` / `new Translator(opts)` | [`Inspector`], [`Translator`] | `feed(chunk)`, `finish()`, progress |
-//! | `stats(bytes)` | [`stats`] | `pexe stats` as data; never throws for bad input |
+//! | `stats(bytes)` | `stats` | `pexe stats` as data; never throws for bad input (in the package, from the printer module: `src/web/dis.rs`) |
 //! | `functionWat(bytes, {function, names})` | `function_wat` | the WAT of one translated function (not in the package's module: below) |
 //! | `functionWasm(bytes, {function, names})` | [`function_wasm`] | `{module, index}`: what `functionWat` prints, for the WAT printer module |
 //! | `takePanicMessage()` | [`take_panic_message`] | the message of the last Rust panic |
@@ -49,22 +49,29 @@
 //! keeps the message, which the npm entry fetches with `takePanicMessage()`
 //! to throw a `PexeError` of kind `'panic'` carrying the Rust message.
 
+#[cfg(not(feature = "pkg-translator"))]
+mod dis;
 mod error;
+mod options;
 mod panic;
 #[cfg(not(feature = "pkg-translator"))]
 mod printer;
+#[cfg(not(feature = "pkg-translator"))]
 mod stats;
 mod summary;
 mod wat;
 
-use error::{decode_error, describe, options_error, pexe_error, to_js, translate_error, verify_error, DiagnosticSummary, Kind};
+#[cfg(not(feature = "pkg-translator"))]
+pub use dis::{disassemble, stats};
+
+use error::{decode_error, describe, options_error, pexe_error, to_js, translate_error, verify_error, Kind};
+use options::{option, options_object};
 pub use panic::take_panic_message;
 use panic::init;
 
 use crate::back::parallel::{self, BodyError, BodyWorker, ModuleContext, SplitBody};
 use crate::back::wasm::{BodyCode, Options as WasmOptions, WasmBackend};
 use crate::back::{Backend, NoBackend, Pipeline};
-use crate::dis::{self, Mode};
 use js_sys::{Function, Reflect};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -91,24 +98,6 @@ pub fn version() -> String {
 }
 
 // ------------------------------------------------------------------ options
-
-/// An options argument: `undefined`/`null` (defaults) or an object.
-fn options_object(options: &JsValue, what: &str) -> Result<Option<JsValue>, JsValue> {
-    if options.is_undefined() || options.is_null() {
-        Ok(None)
-    } else if options.is_object() {
-        Ok(Some(options.clone()))
-    } else {
-        Err(options_error(&format!("{what} options must be an object")))
-    }
-}
-
-/// `options[key]`, `None` when absent or undefined.
-fn option(options: &Option<JsValue>, key: &str) -> Result<Option<JsValue>, JsValue> {
-    let Some(o) = options else { return Ok(None) };
-    let v = Reflect::get(o, &JsValue::from_str(key))?;
-    Ok((!v.is_undefined()).then_some(v))
-}
 
 fn wasm_options(options: &JsValue) -> Result<WasmOptions, JsValue> {
     let o = options_object(options, "translate")?;
@@ -157,43 +146,6 @@ fn summarize(pipeline: Pipeline<'_, NoBackend>) -> JsValue {
     to_js(&summary::summarize(&pipeline.finish()))
 }
 
-/// The pnacl-bcdis listing of a pexe, as `pexe dis` prints it.
-/// `options`: `{ mode: 'full' | 'records' | 'asm', function: N }`.
-#[wasm_bindgen]
-pub fn disassemble(bytes: &[u8], options: JsValue) -> Result<String, JsValue> {
-    init();
-    let o = options_object(&options, "disassemble")?;
-    let mode = match option(&o, "mode")? {
-        None => Mode::Full,
-        Some(m) => match m.as_string().as_deref() {
-            Some("full") => Mode::Full,
-            Some("records") => Mode::Records,
-            Some("asm") => Mode::Asm,
-            _ => {
-                return Err(options_error(&format!(
-                    "unknown disassembly mode {} (one of 'full', 'records', 'asm')",
-                    describe(&m)
-                )))
-            }
-        },
-    };
-    let function = match option(&o, "function")? {
-        None => None,
-        Some(v) => match v.as_f64() {
-            Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= f64::from(u32::MAX) => Some(n as u32),
-            _ => return Err(options_error(&format!("option 'function' must be a function id (@fN), got {}", describe(&v)))),
-        },
-    };
-    let mut listing = String::new();
-    match dis::disassemble(bytes, &dis::Options { mode, function }, &mut listing) {
-        Ok(()) => Ok(listing),
-        Err(e) => {
-            let d = DiagnosticSummary::from(&e);
-            Err(pexe_error(Kind::Decode, &d.text.clone(), &[d], Some(&listing)))
-        }
-    }
-}
-
 /// Decodes, verifies and translates a pexe to a WebAssembly module (the
 /// runtime ABI of `docs/abi.md`). `options`: `{ target: 'wasm32', names }`.
 #[wasm_bindgen]
@@ -201,14 +153,6 @@ pub fn translate(bytes: &[u8], options: JsValue) -> Result<Vec<u8>, JsValue> {
     init();
     let opts = wasm_options(&options)?;
     crate::back::wasm::translate_bytes(bytes, &opts).map_err(|e| translate_error(&e))
-}
-
-/// Where the bits go (`pexe stats` as data), up to the first bitstream
-/// error, which is reported in `error`.
-#[wasm_bindgen]
-pub fn stats(bytes: &[u8]) -> JsValue {
-    init();
-    to_js(&stats::stats(bytes))
 }
 
 /// `functionWat`'s options: the function id and whether to keep names.

@@ -193,6 +193,9 @@ export interface DisassembleOptions {
  * The pnacl-bcdis listing, byte for byte what `pexe dis` prints. On a decode
  * error throws a `PexeError` (kind 'decode') whose `listing` holds the lines
  * up to the record at fault.
+ *
+ * It runs in functionWat's printer module, loaded the first time it is
+ * needed (see `functionWat`; `loadWatPrinter()` loads it ahead).
  */
 export function disassemble(bytes: BytesLike, options?: DisassembleOptions): string;
 
@@ -329,7 +332,10 @@ export interface Stats {
   error: Diagnostic | null;
 }
 
-/** Bit statistics, up to the first bitstream error (never throws for bad input). */
+/**
+ * Bit statistics, up to the first bitstream error (never throws for bad
+ * input). Like `disassemble`, in functionWat's printer module.
+ */
 export function stats(bytes: BytesLike): Stats;
 
 export interface WatOptions {
@@ -347,13 +353,14 @@ export interface WatOptions {
  * after another of the same pexe costs only the printing.
  *
  * The printer is a WebAssembly module of its own (`pexe_wat_bg.wasm`,
- * about 160 KB gzipped), loaded the first time it is needed: Node reads
+ * about 160 KB gzipped, which also runs `disassemble` and `stats`),
+ * loaded the first time one of them is needed: Node reads
  * the file; a browser makes a synchronous request, unless
  * `loadWatPrinter()` has been awaited before (recommended in pages).
  */
 export function functionWat(bytes: BytesLike, options: WatOptions): string;
 
-/** Loads functionWat's printer in the background; resolves once functionWat needs no loading. */
+/** Loads functionWat's printer in the background; resolves once functionWat, disassemble and stats need no loading. */
 export function loadWatPrinter(): Promise<void>;
 
 // ---------------------------------------------------------------- streaming

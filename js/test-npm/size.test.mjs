@@ -3,7 +3,7 @@
 // together), gzipped, within the budget of js/package.json
 // (config.wasmGzipBudget, the one place it is set; scripts/build-pkg.sh
 // prints where the build stands). The WAT printer is a module of its own,
-// loaded only by functionWat.
+// loaded only by functionWat, disassemble and stats.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -29,5 +29,5 @@ test('the WAT printer is not in the translator module', () => {
   for (const s of ['i32.atomic.rmw8.cmpxchg_u', 'memory.atomic.notify']) assert.ok(!text.includes(s), s);
   const printer = readFileSync(path.join(wasmDir, 'pexe_wat_bg.wasm')).toString('latin1');
   assert.ok(printer.includes('memory.atomic.notify'));
-  console.log(`SIZE pexe_wat_bg.wasm ${printer.length} bytes, ${gzipped('pexe_wat_bg.wasm')} gzipped (loaded by functionWat)`);
+  console.log(`SIZE pexe_wat_bg.wasm ${printer.length} bytes, ${gzipped('pexe_wat_bg.wasm')} gzipped (loaded by functionWat, disassemble, stats)`);
 });

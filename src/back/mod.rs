@@ -40,7 +40,7 @@ pub mod wasm;
 
 pub use error::TranslateError;
 pub use pipeline::{BodyStats, Outcome, Pipeline, Progress};
-#[cfg(all(target_arch = "wasm32", not(feature = "pkg-wat")))]
+#[cfg(target_arch = "wasm32")]
 pub(crate) use pipeline::decode_diagnostic as pipeline_decode_diagnostic;
 
 use crate::ir::Function;

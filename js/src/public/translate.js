@@ -8,7 +8,7 @@
 
 import { IRT_INTERFACES, PPAPI_HOOK } from '../internal/runtime/abi.js';
 import { bytesOf, glue, guarded } from '../internal/translator/index.js';
-import { loadWatPrinter, printWat } from '../internal/translator/wat.js';
+import { disassembleWith, loadWatPrinter, printWat, statsWith } from '../internal/translator/wat.js';
 import {
   NATIVE_TARGETS,
   loadNativeTranslator,
@@ -49,10 +49,13 @@ export function inspect(bytes) {
   return withUnsupported(guarded(() => glue.inspect(input)));
 }
 
-/** The pnacl-bcdis listing, as `pexe dis` prints it. */
+/**
+ * The pnacl-bcdis listing, as `pexe dis` prints it: from the printer
+ * module, loaded the first time (internal/translator/wat.js).
+ */
 export function disassemble(bytes, options) {
   const input = bytesOf(bytes);
-  return guarded(() => glue.disassemble(input, options));
+  return disassembleWith(input, options);
 }
 
 /** Test hook, not API: a Rust panic, to check that it surfaces as a PexeError. */
@@ -73,10 +76,10 @@ export function translate(bytes, options) {
   return guarded(() => glue.translate(input, options));
 }
 
-/** `pexe stats` as data; never throws for bad input. */
+/** `pexe stats` as data, from the printer module as disassemble; never throws for bad input. */
 export function stats(bytes) {
   const input = bytesOf(bytes);
-  return guarded(() => glue.stats(input));
+  return statsWith(input);
 }
 
 /**

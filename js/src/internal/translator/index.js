@@ -3,9 +3,10 @@
 //
 //   pexe.js, pexe_bg.wasm           the translator (src/web.rs): everything the API
 //                                   calls; the entries load it once, at import
-//   pexe_wat.js, pexe_wat_bg.wasm   the WAT printer (src/web_wat.rs), as large as
-//                                   the translator and only for functionWat: loaded
-//                                   the first time it prints (./wat.js)
+//   pexe_wat.js, pexe_wat_bg.wasm   the WAT printer, disassemble and stats
+//                                   (src/web_wat.rs), as large as the translator and
+//                                   only for the page's views: loaded the first time
+//                                   one of them is called (./wat.js)
 //
 // The entries compile the translator themselves (browser.js fetches it,
 // node.js reads the file) and keep the WebAssembly.Module: the pool of

@@ -1,14 +1,21 @@
-// The WAT printer module (pexe_wat_bg.wasm, src/web_wat.rs), loaded the
-// first time functionWat prints, or ahead of it by loadWatPrinter(). How
-// its bytes are read depends on the host, so the entry registers a source
-// (browser.js, node.js):
+// The printer module (pexe_wat_bg.wasm, src/web_wat.rs): the WAT printer,
+// and disassemble and stats, which only the page's views ask for. Loaded
+// the first time one of them is called, or ahead of it by
+// loadWatPrinter(). How its bytes are read depends on the host, so the
+// entry registers a source (browser.js, node.js):
 //
 //   source.load()       a Promise of what wasm-bindgen's init takes (a URL, bytes)
 //   source.loadSync()   the bytes, synchronously (Node reads the file; a browser
-//                       makes a synchronous request), for a functionWat that
+//                       makes a synchronous request), for a call that
 //                       nobody prepared
 
-import initWat, { initSync as initWatSync, printFunction, takePanicMessage } from './wasm/pexe_wat.js';
+import initWat, {
+  initSync as initWatSync,
+  printFunction,
+  disassemble as disassembleIn,
+  stats as statsIn,
+  takePanicMessage,
+} from './wasm/pexe_wat.js';
 import { wrapError } from './index.js';
 
 let source = null;
@@ -20,7 +27,7 @@ export function setWatSource(s) {
   source = s;
 }
 
-/** Loads the printer in the background; resolves when functionWat can print without waiting. */
+/** Loads the printer in the background; resolves when functionWat, disassemble and stats can run without waiting. */
 export function loadWatPrinter() {
   if (loaded) return Promise.resolve();
   if (!loading) {
@@ -36,16 +43,31 @@ export function loadWatPrinter() {
   return loading;
 }
 
-/** The text of function `index` of `module` (functionWasm's answer), loading the printer if needed. */
-export function printWat(module, index) {
+/** Runs `f` (a call into the printer), loading the printer first if needed. */
+function inPrinter(f) {
   if (!loaded) {
     if (!source) throw new Error('the WAT printer has no source (import the package through its entry)');
     initWatSync({ module: source.loadSync() });
     loaded = true;
   }
   try {
-    return printFunction(module, index);
+    return f();
   } catch (e) {
     throw wrapError(e, takePanicMessage);
   }
+}
+
+/** The text of function `index` of `module` (functionWasm's answer). */
+export function printWat(module, index) {
+  return inPrinter(() => printFunction(module, index));
+}
+
+/** The pnacl-bcdis listing of the pexe `bytes` (a Uint8Array). */
+export function disassembleWith(bytes, options) {
+  return inPrinter(() => disassembleIn(bytes, options));
+}
+
+/** `pexe stats` as data for the pexe `bytes` (a Uint8Array). */
+export function statsWith(bytes) {
+  return inPrinter(() => statsIn(bytes));
 }
