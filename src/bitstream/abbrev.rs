@@ -402,7 +402,6 @@ impl Abbrev {
     /// index, `NOT_KNOWN` for none) and its code: for a record run whose
     /// sink takes such records with their fields by value
     /// (`RecordSink::known`).
-    #[cfg(not(target_arch = "wasm32"))]
     #[inline(always)]
     pub(crate) fn known(&self) -> (u8, u32) {
         (self.simple.known, self.simple.code)
@@ -706,7 +705,6 @@ fn read_known<const N: usize, const K: usize>(word: u64, avail: u32, out: &mut [
 /// The fields of a record written with `KNOWN[K]` (`N` fields) by value,
 /// the unused ones 0, and the bits they take, from `word` whose low `avail`
 /// bits are the input's next; `None` where `read_known` would give up.
-#[cfg(not(target_arch = "wasm32"))]
 #[inline(always)]
 pub(crate) fn known_fields<const N: usize, const K: usize>(word: u64, avail: u32) -> Option<([u64; 3], u32)> {
     let mut out = [0; 3];

@@ -10,7 +10,6 @@
 //! `Parser::fast_records`, the same fast path in a loop with no `Event`.
 
 use super::abbrev::{slots, Abbrev};
-#[cfg(not(target_arch = "wasm32"))]
 use super::abbrev::known_fields;
 use super::cursor::FastBits;
 use super::header::{self, Header, HeaderStatus};
@@ -579,15 +578,12 @@ pub(crate) trait RecordSink {
         as_values(self, pos, code, ops, bytes)
     }
     /// Whether records written with the toolchain's abbreviations (the
-    /// `KNOWN` field lists of abbrev.rs) come to `known` first. Natively
-    /// only: the package keeps one reader (its size budget).
-    #[cfg(not(target_arch = "wasm32"))]
+    /// `KNOWN` field lists of abbrev.rs) come to `known` first.
     const KNOWN: bool = false;
     /// A record written with `KNOWN[K]`: its code and fields by value
     /// (the unused ones 0), straight from the bits, with no values
     /// buffer and no second dispatch on the code for the records a sink
     /// knows by their shape. `None` leaves the record to `record`.
-    #[cfg(not(target_arch = "wasm32"))]
     #[inline(always)]
     fn known<const K: u8>(&mut self, pos: BitPos, code: u32, fields: [u64; 3]) -> Option<Result<(), Self::Error>> {
         let _ = (pos, code, fields);
@@ -596,7 +592,6 @@ pub(crate) trait RecordSink {
     /// An unabbreviated record of `N` (1 or 3) values, by value (the
     /// unused ones 0), for a sink with `KNOWN`; `None` leaves it to
     /// `record`.
-    #[cfg(not(target_arch = "wasm32"))]
     #[inline(always)]
     fn plain<const N: usize>(&mut self, pos: BitPos, code: u32, values: [u64; 3]) -> Option<Result<(), Self::Error>> {
         let _ = (pos, code, values);
@@ -667,9 +662,6 @@ impl<'c> FastCx<'c> {
         byte_run: &mut Option<usize>,
         sink: &mut S,
     ) -> Option<Result<(u64, u32, u32, usize), S::Error>> {
-        // The package has no sink that takes records by value.
-        #[cfg(target_arch = "wasm32")]
-        let _ = sink;
         let f = self.top;
         let bit = *pos;
         let at = self.base_bit.wrapping_add(bit);
@@ -712,7 +704,6 @@ impl<'c> FastCx<'c> {
                 }
                 // A record of one or three values (a branch, a compare) to
                 // a sink that takes it by value, with no values buffer.
-                #[cfg(not(target_arch = "wasm32"))]
                 if S::KNOWN && (n == 1 || n == 3) {
                     let a = r.vbr6_held(&mut held)?;
                     let (taken, v) = if n == 1 {
@@ -755,7 +746,6 @@ impl<'c> FastCx<'c> {
                 let abbrev = abbrev(i)?;
                 // The toolchain's abbreviations straight to a sink that
                 // takes them (one dispatch on the shape, no values buffer).
-                #[cfg(not(target_arch = "wasm32"))]
                 if S::KNOWN {
                     let (known, code) = abbrev.known();
                     // SETBID takes the careful path.
@@ -824,7 +814,6 @@ impl<'c> FastCx<'c> {
 /// the field counts abbrev.rs asserts at compile time. (Reading them from
 /// `KNOWN` itself cost 1.6M instructions on `verify` of xsystem35: the
 /// record loop compiled worse.)
-#[cfg(not(target_arch = "wasm32"))]
 #[inline(always)]
 fn known_len(k: u8) -> usize {
     match k {

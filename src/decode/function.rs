@@ -2,7 +2,6 @@
 
 use super::{DecodeError, Decoded};
 use crate::bitstream::{Parser, RecordSink, CONSTANTS_BLOCK_ID, FUNCTION_BLOCK_ID, VALUE_SYMTAB_BLOCK_ID};
-#[cfg(not(target_arch = "wasm32"))]
 use crate::bitstream::abbrev::{
     KNOWN_BINOP_CAST, KNOWN_CONSTANT, KNOWN_FORWARD_TYPE, KNOWN_LOAD, KNOWN_ONE_VALUE, KNOWN_STORE,
 };
@@ -293,10 +292,8 @@ impl<const CONSTS: bool> RecordSink for BodyRecords<'_, '_, CONSTS> {
         item.map(drop)
     }
     /// The records of the toolchain's abbreviations go straight from the
-    /// bits to their instruction or constant (natively).
-    #[cfg(not(target_arch = "wasm32"))]
+    /// bits to their instruction or constant.
     const KNOWN: bool = true;
-    #[cfg(not(target_arch = "wasm32"))]
     #[inline(always)]
     fn known<const K: u8>(&mut self, pos: BitPos, code: u32, fields: [u64; 3]) -> Option<Res<()>> {
         let item = if CONSTS {
@@ -306,7 +303,6 @@ impl<const CONSTS: bool> RecordSink for BodyRecords<'_, '_, CONSTS> {
         };
         item.map(|item| item.map(drop))
     }
-    #[cfg(not(target_arch = "wasm32"))]
     #[inline(always)]
     fn plain<const N: usize>(&mut self, pos: BitPos, code: u32, values: [u64; 3]) -> Option<Res<()>> {
         if CONSTS {
@@ -595,7 +591,6 @@ impl FunctionState {
     /// (`KNOWN[K]` of abbrev.rs), its fields by value: the function block's
     /// records of those shapes, decoded as `record` decodes them; `None`
     /// for any other (then `record` takes it).
-    #[cfg(not(target_arch = "wasm32"))]
     #[inline(always)]
     fn known<const K: u8>(&mut self, env: &Env, pos: BitPos, code: u32, f: [u64; 3]) -> Option<Res<BodyItem>> {
         Some(match (K, code) {
@@ -612,7 +607,6 @@ impl FunctionState {
     /// A function block record of `N` (1 or 3) values given by value, as
     /// `record` decodes it: the unabbreviated records most bodies are
     /// full of (branches and compares); `None` for others.
-    #[cfg(not(target_arch = "wasm32"))]
     #[inline(always)]
     fn plain<const N: usize>(&mut self, pos: BitPos, code: u32, v: [u64; 3]) -> Option<Res<BodyItem>> {
         Some(match (N, code) {
@@ -934,7 +928,6 @@ impl FunctionState {
     /// `constant` for a record written with one of the toolchain's
     /// abbreviations (`KNOWN[K]` of abbrev.rs), its field by value: SETTYPE
     /// and INTEGER; `None` for any other (then `constant` takes it).
-    #[cfg(not(target_arch = "wasm32"))]
     #[inline(always)]
     fn known_const<const K: u8>(&mut self, env: &Env, pos: BitPos, code: u32, f: [u64; 3]) -> Option<Res<BodyItem>> {
         Some(match (K, code) {

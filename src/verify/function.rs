@@ -1107,10 +1107,7 @@ impl Cx<'_> {
             InstKind::Cast { op, value, to } => {
                 let from = self.quick_op(at, value);
                 let t = ty_code(to);
-                #[cfg(not(target_arch = "wasm32"))]
                 let legal = || bit(CAST_TARGETS[op as usize][from as usize], t);
-                #[cfg(target_arch = "wasm32")]
-                let legal = || cast_is_legal(op, CODE_TYPES[from as usize], to);
                 from < OTHER_CODE && t < OTHER_CODE && legal() && result(t)
             }
             InstKind::Call { callee, args, ret, cc, .. } => {
@@ -1140,8 +1137,6 @@ impl Cx<'_> {
                     && self.f.args(args).iter().all(|&a| bit(PARAM_CODES, self.quick_op(at, a)))
             }
             InstKind::Unreachable => last && no_result(),
-            // Not in the npm package, whose size budget it is not worth.
-            #[cfg(not(target_arch = "wasm32"))]
             InstKind::Switch { ty, cond, default, cases } => {
                 last && no_result() && self.quick_switch(at, ty, cond, default, self.f.cases(cases))
             }
@@ -1154,7 +1149,6 @@ impl Cx<'_> {
     /// check): an integer type other than i1, the condition of that type,
     /// and cases that fit it, are distinct and branch to existing blocks
     /// other than the entry.
-    #[cfg(not(target_arch = "wasm32"))]
     #[inline(never)]
     fn quick_switch(&self, at: Use, ty: ValType, cond: ValueId, default: BlockId, cases: &[SwitchCase]) -> bool {
         let ValType::Scalar(s) = ty else { return false };
@@ -1848,7 +1842,6 @@ impl<'a> Operands<'a> {
 
 /// The most cases `Cx::quick_switch` compares pairwise (most switches have
 /// a handful).
-#[cfg(not(target_arch = "wasm32"))]
 const QUICK_SWITCH_CASES: usize = 16;
 
 /// An intrinsic's constant operand: the abicheck reason, the operand index
@@ -1984,8 +1977,7 @@ fn pred_is_float(p: CmpPred) -> bool {
 /// For each cast (by `CastOp` discriminant) and operand type code, the
 /// codes it may cast to: `cast_is_legal` over the codes below
 /// [`OTHER_CODE`], worked out when compiling (a test holds the two to the
-/// same answers). Natively only: the package keeps the one function.
-#[cfg(not(target_arch = "wasm32"))]
+/// same answers).
 const CAST_TARGETS: [[u16; 16]; 10] = {
     /// Element bits, whether a float, lanes (0 for a scalar).
     const fn shape(c: usize) -> (u32, bool, u32) {

@@ -139,8 +139,6 @@ impl Signatures {
         let params = params.into_iter();
         // Nearly always there already (a module has a few hundred
         // signatures, thousands of functions): the key on the stack first.
-        // Not in the package, where this copy of the lookup cost 0.5 KB.
-        #[cfg(not(target_arch = "wasm32"))]
         if let Ok(i) = self.lookup_pnacl(params.clone(), ret) {
             return i;
         }

@@ -170,9 +170,7 @@ impl<'a> Fx<'a> {
             // A block of at most two instructions holds at most one
             // computation (the last is its terminator), so nothing CSE
             // could match: only no-op casts and uses, in a walk of its own.
-            // Native only: the copy of the walk would cost the package
-            // about 0.9 KB.
-            if !cfg!(target_arch = "wasm32") && blk.end.wrapping_sub(blk.start) <= 2 {
+            if blk.end.wrapping_sub(blk.start) <= 2 {
                 for k in blk.start as usize..blk.end as usize {
                     let inst = &f.insts[k];
                     if let Some((v, _)) = inst.result {

@@ -28,7 +28,7 @@
 use super::{for_each_operand, resolve_in, uleb32, Fx, Kind, Term, NONE};
 use crate::back::wasm::structure::{Exit, ExitHow, Node, Structured};
 use crate::back::wasm::types::wasm_type;
-use crate::back::wasm::{leb_len, put_leb};
+use crate::back::wasm::leb_len;
 use crate::ir::{InstKind, ValueId};
 use wasm_encoder::ValType as W;
 
@@ -251,17 +251,12 @@ impl<'a> Fx<'a> {
         for &(at, x) in b.relocs.iter().filter(|r| r.1 < VIRTUAL) {
             let at = at as usize;
             out.extend_from_slice(&code[s..at]);
-            if cfg!(target_arch = "wasm32") {
-                // (The package keeps the one encoder: 0.2 KB smaller.)
-                put_leb(out, x);
-            } else {
-                // All five LEB bytes copied, then the length cut back: a
-                // fixed-size copy, where the encoder's was a memcpy call.
-                let (bytes, n) = uleb32(x);
-                let len = out.len();
-                out.extend_from_slice(&bytes);
-                out.truncate(len + n);
-            }
+            // All five LEB bytes copied, then the length cut back: a
+            // fixed-size copy, where the encoder's was a memcpy call.
+            let (bytes, n) = uleb32(x);
+            let len = out.len();
+            out.extend_from_slice(&bytes);
+            out.truncate(len + n);
             s = at + 1;
         }
         out.extend_from_slice(&code[s..]);
