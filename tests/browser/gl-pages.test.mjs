@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SCREENSHOTS, launchChromium, testNeeding } from './helpers.mjs';
 import { assertFramesChange, changedPixels, decodePng, diffShare, downscale, share, waitForChange } from './gl/harness.mjs';
-import { REFERENCES, SAMPLES, dragImGuiDebugWindow } from './gl/samples.mjs';
+import { REFERENCES, SAMPLES, dragImGuiDebugWindow, settle } from './gl/samples.mjs';
 import { PPAPI, newPage, polyfillSkipReason, waitForLines } from './polyfill/helpers.mjs';
 import { serveSite } from './polyfill/site-server.mjs';
 
@@ -60,8 +60,7 @@ testNeeding(missing, 'Oryol samples on their own pages (polyfill)', { timeout: 6
     await t.test(`${name}.html: the sample draws in its element`, async (tt) => {
       const { page, element, shoot } = await openSample(browser, site, name);
       tt.after(() => page.closeAll());
-      await page.waitForTimeout(5000);
-      const first = await shoot();
+      const first = await settle(page, shoot, name);
       const { img, changed, after } = await waitForChange(page, shoot, first);
       fs.mkdirSync(SCREENSHOTS, { recursive: true });
       await page.screenshot({ path: path.join(SCREENSHOTS, `gl-page-${name}.png`) });

@@ -48,7 +48,7 @@ import {
   translateOryol,
   waitForChange,
 } from './gl/harness.mjs';
-import { REFERENCES, SAMPLES, dragImGuiDebugWindow, full, near } from './gl/samples.mjs';
+import { REFERENCES, SAMPLES, dragImGuiDebugWindow, full, near, settle } from './gl/samples.mjs';
 
 const missing = !hasPlaywright()
   ? 'playwright-core is not installed (npm ci in tests/browser)'
@@ -92,9 +92,8 @@ for (const [name, sample] of Object.entries(SAMPLES)) {
     const { server: s, browser: b } = await env();
     const page = await openDemo(b, s.url, name);
     t.after(() => page.close().catch(() => {}));
-    await page.waitForTimeout(5000);
     const shoot = async () => decodePng(await shootBox(page));
-    const first = await shoot();
+    const first = await settle(page, shoot, name);
     const { changed, after } = await waitForChange(page, shoot, first);
     const png = await shootBox(page);
     const img = decodePng(png);

@@ -6,8 +6,9 @@
 // differ, from how much the sample changes by itself between two frames).
 
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
-import { HERE, pixelStats, share } from './harness.mjs';
+import { HERE, decodePng, diffShare, downscale, pixelStats, share } from './harness.mjs';
 
 export const REFERENCES = path.join(HERE, 'reference');
 
@@ -103,6 +104,34 @@ export const SAMPLES = {
   },
 };
 
+/**
+ * Screenshots `name`'s element (`shoot`) until the sample looks as it should
+ * (its size, its checks, within its tolerance of the reference when there is
+ * one) or `within` ms have passed; resolves the last screenshot, and the
+ * caller's assertions say what is still wrong. A fixed wait is not enough: on
+ * a busy two-core machine SwiftShader builds StbVoxelDemo's landscape chunks
+ * for well over five seconds.
+ */
+export async function settle(page, shoot, name, { within = 60_000, step = 500 } = {}) {
+  const sample = SAMPLES[name];
+  const refPath = path.join(REFERENCES, `${name}.png`);
+  const ref = fs.existsSync(refPath) ? decodePng(fs.readFileSync(refPath)) : null;
+  const looksRight = (img) => {
+    if (img.width !== sample.size[0] || img.height !== sample.size[1]) return false;
+    try {
+      sample.check(img);
+    } catch {
+      return false;
+    }
+    return !ref || diffShare(ref, downscale(img, 4), 40) <= sample.tolerance;
+  };
+  const start = Date.now();
+  for (;;) {
+    await page.waitForTimeout(step);
+    const img = await shoot();
+    if (looksRight(img) || Date.now() - start >= within) return img;
+  }
+}
 
 /**
  * Drags ImGuiDemo's "Debug" window by its title bar 150 px right and 200 px
