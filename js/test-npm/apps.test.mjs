@@ -146,7 +146,8 @@ test('url_loader: its two requests reach the local server through the fetch hook
       },
       stdout: (chunk) => out.push(Buffer.from(chunk)),
       stderr: (chunk) => out.push(Buffer.from(chunk)),
-      idleTimeout: 1500,
+      // Two fetches before each answer: room for a busy machine.
+      idleTimeout: 4000,
     });
     assert.equal(result.exitCode, 0, JSON.stringify(result));
   } finally {
@@ -172,7 +173,7 @@ test('the project\'s TCP sample plugin pings an echo server through a socket rel
   const talk = async (port, options) => {
     const got = [];
     const logs = [];
-    const result = await pexe.run(tcp, { messages: [port], onMessage: (v) => got.push(v), onLog: (...a) => logs.push(a.join(' ')), idleTimeout: 500, ...options });
+    const result = await pexe.run(tcp, { messages: [port], onMessage: (v) => got.push(v), onLog: (...a) => logs.push(a.join(' ')), idleTimeout: 2000, ...options });
     assert.equal(result.exitCode, 0, JSON.stringify(result));
     return { got, logs };
   };
