@@ -38,6 +38,11 @@ type IdMap<V> = HashMap<u32, V, BuildHasherDefault<IdHasher>>;
 
 type Res<T> = Result<T, DecodeError>;
 
+/// How many queued forward declarations one declared out of order may
+/// move to take its place in `FunctionState::due` (past that it goes to
+/// the map, so a body of many declarations in reverse order stays linear).
+const MAX_DUE_SHIFT: usize = 32;
+
 /// Function block record codes.
 mod code {
     pub const DECLAREBLOCKS: u32 = 1;
@@ -182,14 +187,22 @@ pub(crate) struct FunctionState {
     /// Types of parameters, constants and instruction results, by
     /// `value id - first_local`.
     local_types: Vec<ValType>,
-    /// Types declared by FORWARDTYPEREF for values not defined yet.
+    /// Types declared by FORWARDTYPEREF for values not defined yet, by
+    /// value: a queue, from `due_from` on, in increasing order, that
+    /// defining a value takes from the front. Declarations come nearly in
+    /// that order and few are due at once, so one costs a push or a short
+    /// move, not a hash and a heap's sifts.
+    due: Vec<(u32, ValType)>,
+    due_from: usize,
+    /// The others (declared below more than `MAX_DUE_SHIFT` values still
+    /// due in `due`, so that no declaration moves many), by value.
     forward: IdMap<ValType>,
     /// The keys put into `forward`, smallest first, so defining a value
     /// looks in `forward` only when one may be due (values are defined in
     /// increasing order: keys below the value being defined never will be).
     forward_due: BinaryHeap<Reverse<u32>>,
-    /// The smallest key of `forward_due` (`u32::MAX` if none): what each
-    /// defined value is compared with, one load rather than the heap's.
+    /// The smallest key of `due` and `forward_due` (`u32::MAX` if none):
+    /// what each defined value is compared with, one load.
     next_due: u32,
     /// Blocks declared by DECLAREBLOCKS (`None` before it).
     declared: Option<u32>,
@@ -319,6 +332,7 @@ impl<const CONSTS: bool> RecordSink for BodyRecords<'_, '_, CONSTS> {
 pub(crate) struct Spare {
     func: Option<Box<Function>>,
     local_types: Vec<ValType>,
+    due: Vec<(u32, ValType)>,
     forward: IdMap<ValType>,
     forward_due: BinaryHeap<Reverse<u32>>,
 }
@@ -377,6 +391,8 @@ impl FunctionState {
         let mut local_types = std::mem::take(&mut spare.local_types);
         local_types.clear();
         local_types.extend_from_slice(params);
+        let mut due = std::mem::take(&mut spare.due);
+        due.clear();
         let mut forward = std::mem::take(&mut spare.forward);
         forward.clear();
         let mut forward_due = std::mem::take(&mut spare.forward_due);
@@ -386,6 +402,8 @@ impl FunctionState {
             func,
             boxed,
             first_local,
+            due,
+            due_from: 0,
             forward,
             forward_due,
             next_due: u32::MAX,
@@ -416,9 +434,20 @@ impl FunctionState {
         }
         match self.local_types.get((v - self.first_local) as usize) {
             Some(&t) => Some(t),
-            None if self.forward.is_empty() => None,
-            None => self.forward.get(&v).copied(),
+            None => self.forward_declared(v),
         }
+    }
+
+    /// The type a FORWARDTYPEREF declared for `v`, a value not defined yet.
+    fn forward_declared(&self, v: u32) -> Option<ValType> {
+        let due = &self.due[self.due_from..];
+        if let Ok(i) = due.binary_search_by_key(&v, |&(k, _)| k) {
+            return Some(due[i].1);
+        }
+        if self.forward.is_empty() {
+            return None;
+        }
+        self.forward.get(&v).copied()
     }
 
     /// Resolves a relative operand to an absolute id and its type.
@@ -852,12 +881,31 @@ impl FunctionState {
             if self.value_type(v) != Some(ty) {
                 return Err(DecodeError::new(pos, "forward type declaration of a defined value with another type"));
             }
-        } else if let Some(old) = self.forward.insert(v, ty) {
-            if old != ty {
-                return Err(DecodeError::new(pos, "conflicting forward type declarations"));
-            }
         } else {
-            self.forward_due.push(Reverse(v));
+            let due = &self.due[self.due_from..];
+            // Nearly always past every value queued: no search.
+            let at = match due.last() {
+                Some(&(last, _)) if last >= v => due.binary_search_by_key(&v, |&(k, _)| k),
+                _ => Err(due.len()),
+            };
+            let old = match at {
+                Ok(i) => Some(due[i].1),
+                Err(_) if self.forward.is_empty() => None,
+                Err(_) => self.forward.get(&v).copied(),
+            };
+            match (old, at) {
+                (Some(old), _) => {
+                    if old != ty {
+                        return Err(DecodeError::new(pos, "conflicting forward type declarations"));
+                    }
+                }
+                // Into its place in the queue, unless that moves many.
+                (None, Err(at)) if due.len() - at <= MAX_DUE_SHIFT => self.due.insert(self.due_from + at, (v, ty)),
+                (None, _) => {
+                    self.forward.insert(v, ty);
+                    self.forward_due.push(Reverse(v));
+                }
+            }
             self.next_due = self.next_due.min(v);
         }
         self.func.forward_types.push(ForwardType { value: ValueId(v), ty, pos });
@@ -878,11 +926,26 @@ impl FunctionState {
     /// FORWARDTYPEREF declared for it, if any, which it then no longer needs.
     #[inline(never)]
     fn resolve_forward(&mut self, v: u32, ty: ValType, pos: BitPos) -> Res<()> {
+        // Keys below `v` (values a constant defined) are dropped unchecked.
+        let mut declared = None;
+        while let Some(&(key, t)) = self.due.get(self.due_from) {
+            if key > v {
+                break;
+            }
+            self.due_from += 1;
+            if key == v {
+                declared = Some(t);
+            }
+        }
         while self.forward_due.peek().is_some_and(|&Reverse(due)| due <= v) {
             self.forward_due.pop();
         }
-        self.next_due = self.forward_due.peek().map_or(u32::MAX, |&Reverse(due)| due);
-        if let Some(declared) = self.forward.remove(&v) {
+        let next_queued = self.due.get(self.due_from).map_or(u32::MAX, |&(key, _)| key);
+        self.next_due = self.forward_due.peek().map_or(next_queued, |&Reverse(due)| due.min(next_queued));
+        if declared.is_none() && !self.forward.is_empty() {
+            declared = self.forward.remove(&v);
+        }
+        if let Some(declared) = declared {
             if declared != ty {
                 return Err(DecodeError::new(
                     pos,
@@ -998,6 +1061,7 @@ impl FunctionState {
             b.end = end;
         }
         spare.local_types = self.local_types;
+        spare.due = self.due;
         spare.forward = self.forward;
         spare.forward_due = self.forward_due;
         match self.boxed {
@@ -1010,3 +1074,118 @@ impl FunctionState {
     }
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{FuncType, FunctionDecl, Linkage, TypeId};
+    use std::sync::Arc;
+
+    /// Forward type declarations in any order (ascending, scattered, long
+    /// descending runs past `MAX_DUE_SHIFT`, repeats, some of them wrong,
+    /// some for values constants then define) give the types and errors
+    /// of one map from value to declared type, as the decoder once kept.
+    #[test]
+    fn forward_types_in_any_order_agree_with_a_map() {
+        let sig = Arc::new(FuncType { ret: None, params: vec![], varargs: false });
+        let module = Module {
+            types: vec![Type::Function(sig.clone()), Type::Value(ValType::I32), Type::Value(ValType::I64)],
+            functions: vec![FunctionDecl {
+                ty: TypeId(0),
+                sig,
+                cc: 0,
+                is_proto: false,
+                linkage: Linkage::Internal,
+                name: None,
+                pos: BitPos(0),
+            }],
+            ..Module::default()
+        };
+        let env = Env { module: &module };
+        let type_of = |ty_id: u64| if ty_id == 1 { ValType::I32 } else { ValType::I64 };
+        let mut spare = Spare::default();
+        let mut rng = crate::test_rng(0x5eed_f0f0);
+        let mut errors = 0;
+        for _ in 0..300 {
+            let mut st = FunctionState::new(&module, FuncId(0), BitPos(0), BitPos(1 << 40), &mut spare);
+            let mut model: HashMap<u32, ValType> = HashMap::new();
+            let first = st.next_value();
+            // Most values are declared with their own type, a few not.
+            let right = |v: u32| 1 + (v as u64 * 7 % 5 == 0) as u64;
+            let pick = |rng: &mut dyn FnMut(u64) -> u64, v: u32| if rng(300) == 0 { 3 - right(v) } else { right(v) };
+            // Declarations of values constants define: never checked.
+            let constants = rng(4) as u32;
+            for _ in 0..rng(4) {
+                let v = first + rng(8) as u32;
+                declare(&mut st, &env, &mut model, v, right(v)).unwrap();
+            }
+            st.set_const_type(&env, BitPos(2), 1).unwrap();
+            for _ in 0..constants {
+                st.int_const(BitPos(2), 0).unwrap();
+            }
+            st.record(&env, BitPos(3), code::DECLAREBLOCKS, &[1]).unwrap();
+            let mut failed = None;
+            for step in 0..200 {
+                let next = st.next_value();
+                let result = match rng(3) {
+                    // A run in descending order, most past the queue's shift.
+                    0 if rng(8) == 0 => (0..40 + rng(40) as u32)
+                        .rev()
+                        .map(|k| declare(&mut st, &env, &mut model, next + k, pick(&mut rng, next + k)))
+                        .find(|r| r.is_err())
+                        .unwrap_or(Ok(())),
+                    0 | 1 => {
+                        let v = if rng(6) == 0 { first + rng((next - first + 1) as u64) as u32 } else { next + rng(30) as u32 };
+                        declare(&mut st, &env, &mut model, v, pick(&mut rng, v))
+                    }
+                    _ => {
+                        let ty = right(next);
+                        let got = st.load(&env, BitPos(4), 1, 1, ty).map(drop).map_err(|e| e.to_string());
+                        let want = match model.remove(&next) {
+                            Some(d) if d != type_of(ty) => Err(format!(
+                                "value declared as {d} by a forward type declaration is defined as {}",
+                                type_of(ty)
+                            )),
+                            _ => Ok(()),
+                        };
+                        assert_eq!(got, want, "step {step}");
+                        got
+                    }
+                };
+                if result.is_err() {
+                    failed = Some(step);
+                    break;
+                }
+                let next = st.next_value();
+                for w in next..next + 90 {
+                    assert_eq!(st.value_type(w), model.get(&w).copied(), "value {w} at step {step}");
+                }
+            }
+            errors += failed.is_some() as u32;
+            st.finish(&mut spare);
+        }
+        // Runs that end in an error and runs that do not.
+        assert!(errors > 0 && errors < 300, "{errors}");
+    }
+
+    fn declare(st: &mut FunctionState, env: &Env, model: &mut HashMap<u32, ValType>, v: u32, ty: u64) -> Result<(), String> {
+        let t = if ty == 1 { ValType::I32 } else { ValType::I64 };
+        let got = st.forward_type(env, BitPos(5), v as u64, ty).map(drop).map_err(|e| e.to_string());
+        let want = if v < st.next_value() {
+            match st.local_types.get((v - st.first_local) as usize) {
+                Some(&d) if d == t => Ok(()),
+                _ => Err("forward type declaration of a defined value with another type".to_string()),
+            }
+        } else {
+            match model.get(&v) {
+                Some(&old) if old != t => Err("conflicting forward type declarations".to_string()),
+                _ => {
+                    model.insert(v, t);
+                    Ok(())
+                }
+            }
+        };
+        assert_eq!(got, want, "declaring {v} as {t}");
+        got
+    }
+}
