@@ -23,6 +23,10 @@ type Res<T> = Result<T, DecodeError>;
 /// budget).
 const FAST_BODY_EDGES: bool = cfg!(not(target_arch = "wasm32"));
 
+/// The parts of a compound initializer room is made for when its COMPOUND
+/// record says how many (more grow as they arrive): a hint, not a limit.
+const RESERVED_PARTS: u64 = 256;
+
 /// `ModuleState::top` outside every block (no block has this id: only
 /// known ones are entered).
 const NO_BLOCK: u32 = u32::MAX;
@@ -520,11 +524,14 @@ impl ModuleState {
                     return Err(DecodeError::new(pos, "compound initializer must directly follow its global variable"));
                 }
                 // Every initializer takes at least a record; the count is checked
-                // as they arrive, never allocated up front.
+                // as they arrive, never allocated up front beyond a few.
                 g.may_compound = false;
                 g.pending_inits = n;
                 let var = self.module.globals.last_mut().expect("a global is open");
                 var.compound = true;
+                if n >= 2 {
+                    var.init = Inits::Many(Vec::with_capacity(n.min(RESERVED_PARTS) as usize));
+                }
                 Ok(Decoded::Compound(n))
             }
             2..=4 => {
@@ -555,7 +562,11 @@ impl ModuleState {
                 let global = GlobalId(self.module.globals.len() as u32 - 1);
                 let var = self.module.globals.last_mut().expect("a global is open");
                 if var.compound {
-                    var.init.push(init);
+                    match &mut var.init {
+                        // Room made at COMPOUND: straight in, no call.
+                        Inits::Many(parts) if parts.capacity() > parts.len() => parts.push(init),
+                        init_list => init_list.push(init),
+                    }
                 } else {
                     // The one part, held inline (no allocation).
                     var.init = Inits::One(init);
