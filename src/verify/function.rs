@@ -214,7 +214,10 @@ impl FunctionVerifier {
             self.cfg.clear();
             number_locals(&mut self.locals, f, quick)
         };
-        let mut cx = Cx { m, f, decl, out, label: None, locals: &self.locals, first_local: f.first_local, bad_operand: false };
+        // `number_locals_decoded` leaves the slots of a longer earlier body
+        // after this one's.
+        let locals_len = if DECODED && clean { types.len() } else { self.locals.len() };
+        let mut cx = Cx { m, f, decl, out, label: None, locals: &self.locals[..locals_len], first_local: f.first_local, bad_operand: false };
         if decl.is_proto {
             let msg = format!("Function {} has a body but is declared as a prototype", cx.label());
             cx.report(f.pos, None, None, msg);
@@ -241,7 +244,7 @@ impl FunctionVerifier {
 
         let structured = clean || {
             drop(cx);
-            let mut cx = Cx { m, f, decl, out, label: None, locals: &self.locals, first_local: f.first_local, bad_operand: false };
+            let mut cx = Cx { m, f, decl, out, label: None, locals: &self.locals[..locals_len], first_local: f.first_local, bad_operand: false };
             let structured = build_structure(&mut cx, &mut self.inst_block, &mut self.cfg);
             if structured {
                 let (inst_block, cfg) = (&self.inst_block, &self.cfg);
@@ -251,7 +254,7 @@ impl FunctionVerifier {
             }
             structured
         };
-        let mut cx = Cx { m, f, decl, out, label: None, locals: &self.locals, first_local: f.first_local, bad_operand: false };
+        let mut cx = Cx { m, f, decl, out, label: None, locals: &self.locals[..locals_len], first_local: f.first_local, bad_operand: false };
         let (phi_entries, case_values) = (&mut self.phi_entries, &mut self.case_values);
         if structured {
             let layout = Layout { cfg: &self.cfg };
@@ -454,17 +457,22 @@ fn number_locals_clean(locals: &mut Vec<Local>, f: &Function, cfg: &Cfg) -> bool
 /// kept in order in `types`: the values after the constants are
 /// `results`' instructions' in order, so it walks `results` (and `types`),
 /// not every instruction, each block taking those before its end. False (never, for decoded bodies) when `types` or a
-/// listed instruction is not where it should be.
+/// listed instruction is not where it should be. The body's locals are
+/// the first `types.len()`: `locals` keeps any longer earlier body's.
 #[inline(never)]
 fn number_locals_decoded(locals: &mut Vec<Local>, f: &Function, types: &[ValType], cfg: &Cfg) -> bool {
     let base = f.params.len() + f.consts.len();
     if types.len() != base + f.results.len() {
         return false;
     }
-    // Every slot is written below, so the last body's are kept rather than
-    // cleared: only the slots past them get the placeholder first.
-    locals.resize(types.len(), Local::new(ValType::I32, 0, NO_DOM));
-    let (head, tail) = locals.split_at_mut(base);
+    // Every slot is written below, so the earlier bodies' are kept rather
+    // than cleared, and never cut: only the slots past the longest body's
+    // so far get the placeholder first (after a short body, resizing
+    // filled every slot a longer one needed again).
+    if locals.len() < types.len() {
+        locals.resize(types.len(), Local::new(ValType::I32, 0, NO_DOM));
+    }
+    let (head, tail) = locals[..types.len()].split_at_mut(base);
     let entry = cfg.dom_interval(0);
     for (slot, &ty) in head.iter_mut().zip(&types[..base]) {
         *slot = Local::new(ty, 0, entry);
