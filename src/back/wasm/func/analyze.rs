@@ -190,6 +190,12 @@ impl<'a> Fx<'a> {
             }
             for k in blk.start as usize..blk.end as usize {
                 let inst = &f.insts[k];
+                // Only arithmetic, compares and casts can be aliases: the
+                // other results (loads, calls, phis) go straight to the uses.
+                if !matches!(inst.kind, InstKind::Binop { .. } | InstKind::Cmp { .. } | InstKind::Cast { .. }) {
+                    count_operands!(inst, k);
+                    continue;
+                }
                 if let Some((v, _)) = inst.result {
                     if let Some(i) = self.local_index(v) {
                         if let Some(alias) = self.alias_of(inst, v, k, &mut first_of, &mut seen, &mut stored) {
