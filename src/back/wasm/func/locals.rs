@@ -12,10 +12,12 @@
 //! Positions are numbered by emission itself: it writes each value's local
 //! (and each extra local, numbered after the value locals) as a
 //! [`VIRTUAL`] index, leaving out the immediate and noting where it goes
-//! (`Buffers::relocs`), and touches the intervals as it goes. Once the
-//! body is emitted the scan runs, and the body is copied with the final
-//! indices put in ([`Fx::place_locals`]): a byte copy, where numbering the
-//! positions first was a second walk of the whole tree. Functions that
+//! (`Buffers::relocs`), and touches the intervals as it goes, listing the
+//! values in the order it defines them (the scan's order, but for the few
+//! widened or given a local of their own). Once the body is emitted the
+//! scan runs, and the body is copied with the final indices put in
+//! ([`Fx::place_locals`]): a byte copy, where numbering the positions
+//! first was a second walk of the whole tree. Functions that
 //! call setjmp, and those whose loop nests may be outlined (a decision
 //! emission takes from the number of locals), are numbered by that dry walk
 //! before emission instead (`number_positions`).
@@ -76,6 +78,20 @@ impl Live {
         }
         self.end = p;
     }
+
+    /// Notes a definition of value `i` at `p`: the first one (positions
+    /// only grow) is its `def`, and if its interval starts there it is
+    /// listed in `started`.
+    #[inline]
+    fn touch_def(&mut self, p: u32, i: u32, started: &mut Vec<u32>) {
+        self.touch(p);
+        if self.def == NONE {
+            self.def = p;
+            if self.start == p {
+                started.push(i);
+            }
+        }
+    }
 }
 
 /// A `loop` in emission order: positions `start..end`.
@@ -90,8 +106,10 @@ pub(super) struct LoopSpan {
 #[derive(Default)]
 pub(in crate::back::wasm) struct LocalBuffers {
     /// Per value: first and last position, and that of its definition
-    /// (once given a slot: the slot for the first); `end == NONE` once it
-    /// is known to need a local of its own. Only the entries of the values
+    /// (once given a slot: the slot for the first, and the next in its end
+    /// list for the last); `end == NONE` once it is known to need a local
+    /// of its own, `def == NONE` once it is known not to start at its
+    /// definition. Only the entries of the values
     /// in `need` are set per body (the others are touched but never read).
     live: Vec<Live>,
     loops: Vec<LoopSpan>,
@@ -100,20 +118,24 @@ pub(in crate::back::wasm) struct LocalBuffers {
     loop_at: Vec<u32>,
     /// (position, innermost loop from there on), at each loop boundary.
     loop_marks: Vec<(u32, u32)>,
-    /// The values that get a local, as (next, value) lists from `heads`:
-    /// by start position, then (the same entries, once given a slot) by
-    /// end position.
-    order: Vec<(u32, u32)>,
-    /// Per position, the heads of its lists in `order` of the values
-    /// starting there, and (linked again once started) of those whose
-    /// interval ends there. All `NONE` between bodies: the scan resets
-    /// what it set (a reset of the whole array was a memset per body).
-    heads: Vec<[u32; 2]>,
-    /// A bit per position with a list in `heads`: the scan goes from one
-    /// to the next (most positions start and end nothing).
+    /// Per position, the first value whose interval ends there, once given
+    /// a slot (the next is in its `Live::end`, which is spent by then). All
+    /// `NONE` between bodies: the scan resets what it set (a reset of the
+    /// whole array was a memset per body).
+    end_heads: Vec<u32>,
+    /// A bit per position with a list in `end_heads`: the scan goes from
+    /// one to the next (most positions end nothing).
     active: Vec<u64>,
-    /// The slots freed at one position, to hand back in slot order.
-    freed: Vec<(u32, u32)>,
+    /// The values defined where their interval starts, in order of
+    /// position (then of value: a position defines one value, or the phis
+    /// of an edge in order), as emission defines them: the scan's order,
+    /// where listing them by start took a list per position and a walk
+    /// over the positions.
+    started: Vec<u32>,
+    /// The others, as `start << 32 | value`: those with a local of their
+    /// own (at position 0) and those widened to an earlier start; sorted,
+    /// and merged into `started` by the scan.
+    moved: Vec<u64>,
     /// The values that need a local, in increasing order.
     need: Vec<u32>,
     /// Pre-pushed operand ranges not yet touched (`Fx::note_prepushed`).
@@ -154,6 +176,7 @@ impl<'a> Fx<'a> {
             && !(self.cx.outline_loops && has_loop_nest(tree));
         let first_inst = self.num_params as usize + self.f.consts.len();
         lb.need.clear();
+        lb.started.clear();
         // Each value with its entry, side by side (no bounds test per value).
         let vals = b.vals.get_mut(first_inst..).unwrap_or(&mut []);
         let live = lb.live.get_mut(first_inst..n).unwrap_or(&mut []);
@@ -170,6 +193,12 @@ impl<'a> Fx<'a> {
             // (The buffers out of the hub while the dry walk reads both.)
             let mut lb = std::mem::take(&mut self.b.locals);
             let npos = if self.has_setjmp { 0 } else { self.number_positions(tree, &mut lb) };
+            // The dry walk touched values outside `need` too: `started`
+            // from `need` instead, by start (stable: then by value).
+            let LocalBuffers { started, need, live, .. } = &mut lb;
+            started.clear();
+            started.extend(need.iter().copied().filter(|&i| live.get(i as usize).is_some_and(|l| l.def != NONE && l.start == l.def)));
+            started.sort_by_key(|&i| live[i as usize].start);
             self.b.locals = lb;
             self.allocate(npos);
             return;
@@ -281,9 +310,17 @@ impl<'a> Fx<'a> {
     #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(super) fn touch_def(&mut self, i: u32) {
         let p = self.pos;
-        if let Some(l) = self.b.locals.live.get_mut(i as usize) {
-            l.touch(p);
-            l.def = l.def.min(p);
+        let lb = &mut self.b.locals;
+        if let Some(l) = lb.live.get_mut(i as usize) {
+            // An instruction's result, defined once, and not read at its
+            // own position: it starts here unless read before.
+            if l.start == NONE {
+                (l.start, l.def) = (p, p);
+                lb.started.push(i);
+            } else {
+                l.def = l.def.min(p);
+            }
+            l.end = p;
         }
     }
 
@@ -376,7 +413,8 @@ impl<'a> Fx<'a> {
     /// Copies `b.edge_copies[s..e]` at the current position.
     pub(super) fn touch_copies_here(&mut self, s: usize, e: usize) {
         let b = &mut *self.b;
-        touch_copy_range(&b.edge_copies[s..e], self.f.first_local, self.pos, &mut b.locals.live);
+        let lb = &mut b.locals;
+        touch_copy_range(&b.edge_copies[s..e], self.f.first_local, self.pos, &mut lb.live, &mut lb.started);
     }
 
     /// Gives each value that needs a local its local (`Kind::Local`) from
@@ -384,52 +422,45 @@ impl<'a> Fx<'a> {
     fn allocate(&mut self, npos: u32) {
         let b = &mut *self.b;
         let lb = &mut b.locals;
-        // Intervals, widened over loops, listed by start: values pushed in
-        // decreasing order, so each start's list runs in increasing order
-        // (the scan's order is (start, value)). A value read before its
-        // definition in emission order, or never defined there, gets a
-        // local of its own (`end == NONE`), taken at position 0.
-        lb.order.clear();
         // Not reset: scan writes the entry of every value in `need`, and only
         // those have a `VIRTUAL` local for `place_locals` to look up (a reset
         // was a memset of the whole array per body).
         lb.local_of.resize(b.vals.len(), NONE);
-        if lb.heads.len() <= npos as usize {
-            lb.heads.resize(npos as usize + 1, [NONE; 2]);
+        if lb.end_heads.len() <= npos as usize {
+            lb.end_heads.resize(npos as usize + 1, NONE);
         }
         lb.active.clear();
         lb.active.resize(npos as usize / 64 + 1, 0);
-        let (mut last_start, mut last_end) = (0, 0);
+        lb.moved.clear();
         {
-            let LocalBuffers { live, order, heads, loops, loop_at, need, active, .. } = lb;
+            // Intervals widened over loops. A value read before its
+            // definition in emission order, or never defined there, gets a
+            // local of its own (`end == NONE`), taken at position 0. Those
+            // and the values widened to an earlier start are `moved` (their
+            // `def` set to `NONE`: the scan passes them in `started`).
+            let LocalBuffers { live, loops, loop_at, need, moved, .. } = lb;
             // (Without loops nothing widens: `loop_at` is empty.)
             let (own_all, has_loops) = (self.has_setjmp, !loop_at.is_empty());
-            for &i in need.iter().rev() {
+            for &i in need.iter() {
                 let Some(l) = live.get_mut(i as usize) else { continue };
-                let s = if own_all || l.def == NONE || l.start < l.def {
-                    l.end = NONE;
-                    0
-                } else {
+                if own_all || l.def == NONE || l.start < l.def {
+                    (l.end, l.def) = (NONE, NONE);
+                    moved.push(i as u64);
+                } else if has_loops && loop_at.get(l.start as usize) != loop_at.get(l.end as usize) {
                     // (Both ends in the same loop, or in none, the most
                     // often: nothing to widen, and no call.)
-                    if has_loops && loop_at.get(l.start as usize) != loop_at.get(l.end as usize) {
-                        (l.start, l.end) = widen(loops, loop_at, l.start, l.end);
+                    let (s, e) = widen(loops, loop_at, l.start, l.end);
+                    l.end = e;
+                    if s != l.start {
+                        (l.start, l.def) = (s, NONE);
+                        moved.push((s as u64) << 32 | i as u64);
                     }
-                    last_end = last_end.max(l.end);
-                    l.start
-                };
-                last_start = last_start.max(s);
-                let k = order.len() as u32;
-                let head = &mut heads[s as usize][0];
-                order.push((*head, i));
-                *head = k;
-                active[s as usize / 64] |= 1 << (s % 64);
+                }
             }
+            // Few: own locals, and values live across a loop's start.
+            moved.sort_unstable();
         }
-        let slots = scan(lb, last_start as usize, npos as usize, self.num_params);
-        // The end lists past the last start, never reached by the scan.
-        let tail = lb.heads.get_mut(last_start as usize + 1..=last_end as usize).unwrap_or(&mut []);
-        tail.fill([NONE; 2]);
+        let slots = scan(lb, self.num_params);
         let mut base = [0u32; 5];
         let mut next = self.num_params;
         for t in 0..5 {
@@ -554,7 +585,7 @@ impl<'a> Fx<'a> {
     /// live phi is written, each source read.
     fn touch_copies(&mut self, from: u32, target: u32, p: u32, lb: &mut LocalBuffers) {
         if let Some((s, e)) = self.edge_copy_range(from, target) {
-            touch_copy_range(&self.b.edge_copies[s..e], self.f.first_local, p, &mut lb.live);
+            touch_copy_range(&self.b.edge_copies[s..e], self.f.first_local, p, &mut lb.live, &mut lb.started);
         }
     }
 
@@ -573,106 +604,188 @@ impl<'a> Fx<'a> {
 }
 
 /// Marks `copies` (phi, source) at position `p`.
-fn touch_copy_range(copies: &[(ValueId, ValueId)], first: u32, p: u32, live: &mut [Live]) {
+fn touch_copy_range(copies: &[(ValueId, ValueId)], first: u32, p: u32, live: &mut [Live], started: &mut Vec<u32>) {
     for &(dv, src) in copies {
         if let Some(l) = live.get_mut(src.0.wrapping_sub(first) as usize) {
             l.touch(p);
         }
         if let Some(l) = live.get_mut(dv.0.wrapping_sub(first) as usize) {
-            l.touch(p);
-            l.def = l.def.min(p);
+            l.touch_def(p, dv.0.wrapping_sub(first), started);
         }
     }
 }
 
-/// The linear scan: gives each listed value a slot of its type, the first
-/// free one unless it has a local of its own, kept in its `live` as its
-/// `start`; returns the number of slots per type. An i32 value's local is
-/// `first + slot` (i32 locals come first); the others are listed in
+/// The linear scan: gives each value a slot of its type, the first free
+/// one unless it has a local of its own, kept in its `live` as its
+/// `start`; returns the number of slots per type. The values are taken by
+/// (start, value), `started` and `moved` merged; before each, the slots of
+/// the intervals ending before its start are freed. An i32 value's local
+/// is `first + slot` (i32 locals come first); the others are listed in
 /// `typed`, to be rebased once all counts are known. Its own function so
-/// that the walk over the positions keeps its registers.
+/// that the walk keeps its registers.
 #[inline(never)]
-fn scan(lb: &mut LocalBuffers, last_start: usize, npos: usize, first: u32) -> [u32; 5] {
-    let mut slots = [0u32; 5];
-    let LocalBuffers { live, order, heads, active, freed, free, typed, local_of, .. } = lb;
-    let (live, order, heads, local_of) = (&mut live[..], &mut order[..], &mut heads[..=npos], &mut local_of[..]);
-    // (A slice: its pointer and length stay put across the pushes below.)
-    let active = &mut active[..];
+fn scan(lb: &mut LocalBuffers, first: u32) -> [u32; 5] {
+    let LocalBuffers { live, end_heads, active, free, typed, local_of, started, moved, .. } = lb;
     for f in free.iter_mut() {
         f.clear();
     }
     typed.clear();
-    let mut w = 0;
+    // (Slices: their pointers and lengths stay put across the pushes.)
+    let mut sc = Scan {
+        slots: [0; 5],
+        low: 0,
+        live: &mut live[..],
+        end_heads: &mut end_heads[..],
+        active: &mut active[..],
+        local_of: &mut local_of[..],
+        free,
+        typed,
+        first,
+    };
+    // The two lists merged, by `start << 32 | value` (`u64::MAX`: none
+    // left); values `moved` have no `def`, and are passed in `started`.
+    let mut moved = moved.iter().copied();
+    let mut next_moved = moved.next().unwrap_or(u64::MAX);
+    let mut started = started.iter();
+    let mut next_started = |live: &[Live]| loop {
+        let Some(&i) = started.next() else { break u64::MAX };
+        if let Some(l) = live.get(i as usize).filter(|l| l.def != NONE) {
+            break (l.def as u64) << 32 | i as u64;
+        }
+    };
+    let mut next_defined = next_started(sc.live);
     loop {
-        // The next position with a list: the lowest bit still set (each is
-        // cleared once its position is done, ends are only set ahead).
-        while active.get(w).is_some_and(|&x| x == 0) {
-            w += 1;
-        }
-        let Some(word) = active.get_mut(w) else { break };
-        let p = w * 64 + word.trailing_zeros() as usize;
-        *word &= *word - 1;
-        if p > last_start {
+        let key = if next_moved < next_defined {
+            std::mem::replace(&mut next_moved, moved.next().unwrap_or(u64::MAX))
+        } else if next_defined != u64::MAX {
+            let key = next_defined;
+            next_defined = next_started(sc.live);
+            debug_assert!(key < next_defined, "started out of order");
+            key
+        } else {
             break;
+        };
+        sc.assign(key as u32, (key >> 32) as u32);
+    }
+    // The end lists past the last start, never reached: reset.
+    for (w, x) in sc.active.iter_mut().enumerate().skip(sc.low / 64) {
+        while *x != 0 {
+            if let Some(h) = sc.end_heads.get_mut(w * 64 + x.trailing_zeros() as usize) {
+                *h = NONE;
+            }
+            *x &= *x - 1;
         }
-        // (Each list's head reset as it is taken: the ends' after the
-        // starts, which may end at `p` too.)
-        let mut k = std::mem::replace(&mut heads[p][0], NONE);
-        while let Some(entry) = order.get_mut(k as usize) {
-            let (next, i) = *entry;
-            let l = &mut live[i as usize];
-            let t = l.t as usize;
-            let slot = if l.end == NONE {
-                slots[t] += 1;
-                slots[t] - 1
-            } else {
-                let slot = free[t].pop().unwrap_or_else(|| {
-                    slots[t] += 1;
-                    slots[t] - 1
-                });
-                // The start list's link is behind us: the entry now links
-                // the list of intervals ending at `l.end`.
-                let e = l.end as usize;
-                let head = &mut heads[e][1];
-                entry.0 = *head;
-                *head = k;
-                if let Some(x) = active.get_mut(e / 64) {
+    }
+    sc.slots
+}
+
+/// The scan's state and buffers.
+struct Scan<'b> {
+    /// Slots per type so far.
+    slots: [u32; 5],
+    /// No end still listed lies below it.
+    low: usize,
+    live: &'b mut [Live],
+    end_heads: &'b mut [u32],
+    active: &'b mut [u64],
+    local_of: &'b mut [u32],
+    free: &'b mut [Vec<u32>; 5],
+    typed: &'b mut Vec<u32>,
+    first: u32,
+}
+
+impl Scan<'_> {
+    /// Gives value `i`, starting at `s`, its slot (kept as its `start`),
+    /// once the slots of the intervals ending before `s` are free, and
+    /// lists it by its end.
+    #[inline(always)]
+    fn assign(&mut self, i: u32, s: u32) {
+        if self.low < s as usize {
+            self.free_before(s as usize);
+        }
+        let Some(l) = self.live.get_mut(i as usize) else { return };
+        let t = l.t as usize;
+        let Some(slots) = self.slots.get_mut(t) else { return };
+        let slot = if l.end == NONE {
+            *slots += 1;
+            *slots - 1
+        } else {
+            let slot = self.free[t].pop().unwrap_or_else(|| {
+                *slots += 1;
+                *slots - 1
+            });
+            // The end spent: it links the list of those ending there.
+            let e = l.end as usize;
+            if let Some(head) = self.end_heads.get_mut(e) {
+                l.end = std::mem::replace(head, i);
+                if let Some(x) = self.active.get_mut(e / 64) {
                     *x |= 1 << (e % 64);
                 }
-                slot
-            };
-            l.start = slot;
-            if t == 0 {
-                local_of[i as usize] = first + slot;
-            } else {
-                typed.push(i);
+                self.low = self.low.min(e);
             }
-            k = next;
+            slot
+        };
+        l.start = slot;
+        if t == 0 {
+            if let Some(x) = self.local_of.get_mut(i as usize) {
+                *x = self.first + slot;
+            }
+        } else {
+            self.typed.push(i);
         }
-        // Free the slots of the intervals ending here, for the starts after,
-        // in order of slot (per type; a min-heap of (end, slot) per type
-        // gave the same order at a log factor).
-        let e = std::mem::replace(&mut heads[p][1], NONE);
-        if let Some(&(next, i)) = order.get(e as usize) {
-            if next == NONE {
-                let l = &live[i as usize];
-                free[l.t as usize].push(l.start);
+    }
+
+    /// Frees the slots of the intervals ending before `s`, position by
+    /// position; `low` ends at the next end listed, or at `s`'s word.
+    #[inline(always)]
+    fn free_before(&mut self, s: usize) {
+        while self.low < s {
+            let w = self.low / 64;
+            let Some(word) = self.active.get_mut(w) else { break };
+            // (No bit below `low` is set.)
+            if *word == 0 {
+                self.low = (w + 1) * 64;
+                continue;
+            }
+            let p = w * 64 + word.trailing_zeros() as usize;
+            if p >= s {
+                self.low = p;
+                break;
+            }
+            *word &= *word - 1;
+            self.low = p + 1;
+            // In order of slot (per type; a min-heap of (end, slot) per
+            // type gave the same order at a log factor).
+            let e = std::mem::replace(&mut self.end_heads[p], NONE);
+            let Some(&l) = self.live.get(e as usize) else { continue };
+            if l.end == NONE {
+                if let Some(f) = self.free.get_mut(l.t as usize) {
+                    f.push(l.start);
+                }
             } else {
-                freed.clear();
-                let mut e = e;
-                while let Some(&(next, i)) = order.get(e as usize) {
-                    let l = &live[i as usize];
-                    freed.push((l.t, l.start));
-                    e = next;
-                }
-                freed.sort_unstable();
-                for &(t, slot) in freed.iter() {
-                    free[t as usize].push(slot);
-                }
+                free_list(e, self.live, self.free);
             }
         }
     }
-    slots
+}
+
+/// Frees the slots of the list of intervals from `e` ending at one
+/// position (more than one: the rarer case, out of line), each type's in
+/// increasing order.
+#[inline(never)]
+fn free_list(mut e: u32, live: &[Live], free: &mut [Vec<u32>; 5]) {
+    let from = free.each_ref().map(|f| f.len());
+    while let Some(&l) = live.get(e as usize) {
+        if let Some(f) = free.get_mut(l.t as usize) {
+            f.push(l.start);
+        }
+        e = l.end;
+    }
+    for (f, from) in free.iter_mut().zip(from) {
+        if let Some(tail) = f.get_mut(from..).filter(|t| t.len() > 1) {
+            tail.sort_unstable();
+        }
+    }
 }
 
 /// The innermost loop of each of the `npos` positions, from the marks at
