@@ -305,33 +305,19 @@ impl Cfg {
         true
     }
 
-    /// `finish_dominance`'s numbering after `dominance_in_own_order`
-    /// (`rpo`, where a dominator comes first): as `number_dom_tree`, sizes
-    /// from 1 (they are 0 after `build_adjacency`). `rpo` is left empty,
-    /// as after block order.
+    /// `finish_dominance`'s numbering after `dominance_in_own_order`:
+    /// `rpo` lists the reachable blocks with each dominator first, as
+    /// `number_dom_tree` needs, once their sizes start at 1 (they are 0
+    /// after `build_adjacency`). `rpo` is left empty, as after block order.
     #[cfg(not(target_arch = "wasm32"))]
     #[inline(never)]
     fn number_dom_tree_in_own_order(&mut self) {
-        let Cfg { node, rpo, .. } = self;
-        let node = &mut node[..];
-        for &b in rpo[1..].iter().rev() {
-            let d = node[b as usize].idom;
-            node[b as usize].size += 1;
-            let size = node[b as usize].size;
-            node[d as usize].size += size;
+        for &b in &self.rpo {
+            self.node[b as usize].size = 1;
         }
-        node[0].size += 1;
-        node[0].pre = 0;
-        node[0].mark = 1;
-        for &b in &rpo[1..] {
-            let d = node[b as usize].idom as usize;
-            let pre = node[d].mark;
-            node[d].mark += node[b as usize].size;
-            node[b as usize].pre = pre;
-            node[b as usize].mark = pre + 1;
-        }
-        rpo.clear();
         self.rpo_start = 0;
+        self.number_dom_tree();
+        self.rpo.clear();
     }
 
     /// Completes a graph whose blocks were closed by
