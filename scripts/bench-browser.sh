@@ -22,9 +22,9 @@
 # (any of size translate stream stdout runtime) measures those rows instead
 # (runtime also needs C_SOURCES_DIR). scripts/bench.sh calls it.
 #
-# Needs what the browser tests need (Chromium, playwright-core;
-# scripts/setup.sh) and, for the run time, Debian's clang lld wasi-libc
-# libclang-rt-14-dev-wasm32. pkg/ is rebuilt first (scripts/build-pkg.sh), so
+# Installs what it needs when it is missing (scripts/setup.sh: Chromium,
+# playwright-core; with C_SOURCES_DIR, `--bench`: Debian's clang lld
+# wasi-libc libclang-rt-14-dev-wasm32). pkg/ is rebuilt first (scripts/build-pkg.sh), so
 # the rows measure the tree as it is. The machine may be shared: the rows
 # carry the load average.
 set -euo pipefail
@@ -34,6 +34,7 @@ repo="$(cd "$here/.." && pwd)"
 browser="$repo/tests/browser"
 command -v cargo >/dev/null 2>&1 || . "$HOME/.cargo/env"
 
+if [ -n "${1:-}" ]; then "$here/setup.sh" --bench; else "$here/setup.sh"; fi
 "$here/build-pkg.sh" >/dev/null
 if [ ! -x "$repo/target/release/pexe" ]; then
     (cd "$repo" && cargo build --release --bin pexe)

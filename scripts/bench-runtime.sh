@@ -7,8 +7,9 @@
 #
 # C_SOURCES_DIR holds binarytrees.c, fannkuchredux.c, fasta.c, mandelbrot.c,
 # meteor.c, nbody.c, spectralnorm.c (public in binji/pnacl.c under
-# test/benchmark/res/; not shipped here). Needs Debian clang lld wasi-libc
-# libclang-rt-14-dev-wasm32 gcc time. Reports user+sys CPU seconds per run
+# test/benchmark/res/; not shipped here). `scripts/setup.sh --bench` installs
+# what it needs (Debian clang lld wasi-libc libclang-rt-14-dev-wasm32 gcc
+# time) when it is missing. Reports user+sys CPU seconds per run
 # (the machine is shared and noisy: CPU time is steadier than wall time) and
 # the ratios, with the geometric mean. The pexes come from ../shared/corpus.
 # `pexe run` keeps translations in its cache, so its best run starts from
@@ -21,6 +22,7 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 corpus="$repo/../shared/corpus/cli/binji_pnacl_c/test/benchmark/res"
 work="$repo/target/bench-runtime"
 mkdir -p "$work"
+"$repo/scripts/setup.sh" --bench
 cd "$repo"
 cargo build --release --quiet
 pexe="$repo/target/release/pexe"

@@ -22,7 +22,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
 
-"$here/setup.sh"
+"$here/setup.sh" ${1:+--bench}
 command -v cargo >/dev/null 2>&1 || . "$HOME/.cargo/env"
 cd "$repo"
 

@@ -2,6 +2,10 @@
 # Installs what the build and the tests need, skipping whatever is already
 # there. Safe to run any number of times; main.sh and test.sh run it first.
 #
+#   scripts/setup.sh            what the build and every test need
+#   scripts/setup.sh --bench    that, and the C toolchain of the run-time
+#                               benchmark (scripts/bench-runtime.sh)
+#
 # Each step is a function: a guard that checks for the tool, then the action.
 # Later milestones add their steps here (and call them at the bottom); this
 # milestone needs only a Rust toolchain.
@@ -236,6 +240,38 @@ ensure_native_tools() {
 }
 # ---- end native back end ------------------------------------------------------
 
+# ---- run-time benchmark: clang for wasm32-wasi, gcc, GNU time -----------------
+# scripts/bench-runtime.sh and bench-browser.sh build the Benchmarks Game C
+# sources with clang -O2 for wasm32-wasi (Debian: clang, lld, wasi-libc and
+# the compiler-rt builtins for wasm32) and with gcc, and time them with GNU
+# time. Only `--bench` asks for them: no test needs them.
+bench_tools_work() {
+    local probe
+    command -v gcc >/dev/null 2>&1 && [ -x /usr/bin/time ] && command -v clang >/dev/null 2>&1 || return 1
+    probe="$(mktemp -d)"
+    printf '#include <stdio.h>\n#include <math.h>\nint main(void) { printf("%%f\\n", sqrt(2.0)); return 0; }\n' > "$probe/probe.c"
+    clang --target=wasm32-wasi -O2 "$probe/probe.c" -o "$probe/probe.wasm" -lm >/dev/null 2>&1
+    local ok=$?
+    rm -rf "$probe"
+    return $ok
+}
+
+ensure_bench_tools() {
+    if bench_tools_work; then
+        return
+    fi
+    if ! command -v apt-get >/dev/null 2>&1; then
+        log "error: the run-time benchmark needs clang, lld, wasi-libc, libclang-rt-14-dev-wasm32, gcc and time; no apt-get to install them"
+        exit 1
+    fi
+    log "apt-get install clang lld wasi-libc libclang-rt-14-dev-wasm32 gcc time"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        clang lld wasi-libc libclang-rt-14-dev-wasm32 gcc time >/dev/null
+    bench_tools_work || { log "error: clang still cannot build a wasm32-wasi program"; exit 1; }
+}
+# ---- end run-time benchmark ---------------------------------------------------
+
 ensure_cargo_on_path
 check_rust_version
 check_corpus
@@ -248,4 +284,7 @@ ensure_chromedriver       # npm package (tests/web.rs)
 ensure_browser_test_deps  # browser tests (tests/browser/); esbuild for build.rs; wasm-opt (npm binaryen) for build-pkg.sh
 ensure_webp               # app tests (js/test-npm/apps.test.mjs)
 ensure_ffmpeg             # video test (tests/browser/video.test.mjs)
+if [ "${1:-}" = --bench ]; then
+    ensure_bench_tools    # scripts/bench-runtime.sh, bench-browser.sh with C sources
+fi
 log "ready"
