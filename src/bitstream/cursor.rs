@@ -258,13 +258,6 @@ impl<'a> FastBits<'a> {
         FastBits { data, bit }
     }
 
-    /// The last bit position (exclusive) a reader over `data` can load 8
-    /// bytes at: `FastBits::new` succeeds exactly below it.
-    #[inline(always)]
-    pub fn load_limit(data: &[u8]) -> u64 {
-        (data.len() as u64).saturating_sub(7) * 8
-    }
-
     /// Bit position of the next unread bit, relative to `data`.
     #[inline(always)]
     pub fn pos(&self) -> u64 {
@@ -561,10 +554,10 @@ mod tests {
                 }
             }
         }
-        // `load_limit` is where `new` stops succeeding.
-        let limit = FastBits::load_limit(&bytes);
+        // `new` succeeds below the last place 8 bytes fit (which the
+        // record runs' cut at a block's end relies on).
+        let limit = (bytes.len() as u64 - 7) * 8;
         assert!(FastBits::new(&bytes, limit - 1).is_some() && FastBits::new(&bytes, limit).is_none());
-        assert_eq!(FastBits::load_limit(&bytes[..7]), 0);
         // Fewer than 8 bytes: no fast reader at all.
         assert!(FastBits::new(&bytes[..7], 0).is_none());
         assert!(FastBits::new(&bytes, (bytes.len() as u64 - 7) * 8).is_none());

@@ -625,10 +625,6 @@ struct FastCx<'c> {
     /// Absolute bit position of `data[0]`.
     base_bit: u64,
     top: Top,
-    /// Items start below this bit of `data`: the block's end, or the last
-    /// place an 8-byte load fits if that comes first (one comparison for
-    /// both, and for a position before `data`, which wraps past it).
-    limit: u64,
     /// Whole vbr6 chunks left in a load after an abbreviation index and
     /// an unabbreviated record's one-chunk code and count.
     held_chunks: u32,
@@ -639,8 +635,15 @@ impl<'c> FastCx<'c> {
     fn new(data: &'c [u8], base: u64, top: Top) -> Self {
         // 57 bits of a load are the input's (see `FastBits::peek`).
         let held_chunks = 57u32.saturating_sub(top.abbrev_width + 12) / 6;
-        let limit = top.end.saturating_sub(base * 8).min(FastBits::load_limit(data));
-        FastCx { data, base_bit: base * 8, top, limit, held_chunks }
+        // Cut 7 bytes past the block's end (a multiple of 8 bits): 8 bytes
+        // then load at a bit exactly when it is below both the end and the
+        // last place a load fits, so an item's first load checks both, with
+        // no comparison of its own (and turns away a position before
+        // `data`, which wraps past it). No item inside the block loses a
+        // byte it could load.
+        let end = top.end.saturating_sub(base * 8);
+        let data = usize::try_from(end / 8 + 7).ok().and_then(|n| data.get(..n)).unwrap_or(data);
+        FastCx { data, base_bit: base * 8, top, held_chunks }
     }
 
     /// `Core::fast_record` with the position and the values buffer given
@@ -665,7 +668,9 @@ impl<'c> FastCx<'c> {
         let f = self.top;
         let bit = *pos;
         let at = self.base_bit.wrapping_add(bit);
-        if bit >= self.limit {
+        // The block's end is the first load's to check (see `new`), but
+        // where a position past 2^35 bytes would wrap in a 32-bit index.
+        if usize::BITS < 64 && bit >> 3 > usize::MAX as u64 {
             return None;
         }
         let mut r = FastBits::at(self.data, bit);
