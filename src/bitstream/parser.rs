@@ -14,7 +14,7 @@ use super::abbrev::known_fields;
 use super::cursor::FastBits;
 use super::header::{self, Header, HeaderStatus};
 use super::{abbrev_ids, BitCursor, BitPos, Error, ErrorKind, BLOCKINFO_BLOCK_ID, MODULE_BLOCK_ID};
-use crate::limits::{MAX_ABBREVS_PER_BLOCK, MAX_BLOCKINFO_TARGETS, MAX_BLOCK_DEPTH};
+use crate::limits::{MAX_ABBREVS_PER_BLOCK, MAX_ABBREV_ID_WIDTH, MAX_BLOCKINFO_TARGETS, MAX_BLOCK_DEPTH};
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -633,6 +633,11 @@ struct FastCx<'c> {
 impl<'c> FastCx<'c> {
     #[inline(always)]
     fn new(data: &'c [u8], base: u64, top: Top) -> Self {
+        // Held to the limit entering a block checks it against (so no
+        // change): the compiler then knows a load holds at least 25 bits
+        // past the index, and drops the record loop's checks that the
+        // short fields of the usual records fit there.
+        let top = Top { abbrev_width: top.abbrev_width.min(MAX_ABBREV_ID_WIDTH), ..top };
         // 57 bits of a load are the input's (see `FastBits::peek`).
         let held_chunks = 57u32.saturating_sub(top.abbrev_width + 12) / 6;
         // Cut 7 bytes past the block's end (a multiple of 8 bits): 8 bytes
