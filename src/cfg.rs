@@ -49,8 +49,11 @@ const FRESH: Node = Node { rpo: NONE, idom: NONE, pre: NONE, size: 0, mark: NONE
 #[derive(Default)]
 pub struct Cfg {
     node: Vec<Node>,
+    /// `n + 1` offsets or more: the rest, and edges past `succ_start[n]`,
+    /// are room kept for later graphs (see `begin`, `build_edges`).
     succ_start: Vec<u32>,
     succs: Vec<u32>,
+    /// As `succ_start` and `succs`, past `pred_start[n]`.
     pred_start: Vec<u32>,
     preds: Vec<u32>,
     /// Reachable blocks in reverse postorder: `rpo[rpo_start..]` (the
@@ -60,14 +63,14 @@ pub struct Cfg {
     /// Retreating edges `(from, to)` the dominator pass skipped: the only
     /// ones whose targets must dominate their sources for it to be exact.
     retreating: Vec<(u32, u32)>,
-    /// Dominators in block order (see [`Cfg::end_source_dominance`]): still
+    /// Dominators in block order (see [`Edges::end_source_dominance`]): still
     /// exact so far, and the steps its intersections took.
     #[cfg(not(target_arch = "wasm32"))]
     block_order: bool,
     #[cfg(not(target_arch = "wasm32"))]
     block_order_steps: u64,
     /// The first block no earlier block reached as it closed (see
-    /// [`Cfg::end_source_dominance`]), or `NONE`.
+    /// [`Edges::end_source_dominance`]), or `NONE`.
     #[cfg(not(target_arch = "wasm32"))]
     first_waiting: u32,
     // Scratch.
@@ -127,13 +130,19 @@ impl Cfg {
     /// [`Cfg::finish`] (what [`Cfg::compute`] does, without a list of
     /// edges in between).
     pub fn begin(&mut self, n: usize) {
+        self.begin_nodes(n);
+        self.succs.clear();
+    }
+
+    /// [`Cfg::begin`] but for the edges: their room is the caller's.
+    fn begin_nodes(&mut self, n: usize) {
         self.node.clear();
         self.node.resize(n, FRESH);
-        // Every entry past the first is written by `end_source` (and
-        // `build_adjacency`); sized here.
-        reset(&mut self.succ_start, n + 1, 0);
-        self.succs.clear();
-        reset(&mut self.pred_start, n + 1, 0);
+        // Entries 1..=n are written by `end_source` (and
+        // `build_adjacency`), entry 0 never: 0 since the vectors grew. They
+        // are never cut, so only a graph larger than any before fills more.
+        grow(&mut self.succ_start, n + 1);
+        grow(&mut self.pred_start, n + 1);
         #[cfg(not(target_arch = "wasm32"))]
         {
             self.block_order = true;
@@ -163,72 +172,42 @@ impl Cfg {
         self.succ_start[b as usize + 1] = self.succs.len() as u32;
     }
 
-    /// [`Cfg::end_source`] for a graph that will be completed by
-    /// [`Cfg::finish_dominance`], which also finds dominators as the blocks
-    /// close, in block order rather than reverse postorder: one
-    /// Cooper–Harvey–Kennedy pass that pushes each block to its successors
-    /// later in block order (its own dominator is complete by then: every
-    /// edge into it from an earlier block has been pushed), comparing
-    /// blocks by number. An edge to an earlier block (or itself) must go
-    /// to a block dominating its source, which the tree so far answers, as
-    /// for the retreating edges of [`Cfg::finish`] (see the module docs):
-    /// then the pass is exact. Otherwise, or when its steps pass their
-    /// linear budget, it stops, and `finish_dominance` does the general
-    /// work. (Compilers lay most bodies out so; the others are those where
-    /// a block laid out late jumps back, such as cold code moved to the
-    /// end.)
-    ///
-    /// A block that no earlier block reaches (a loop entered in its
-    /// middle, or unreachable) stops it too, but then `finish_dominance`
-    /// goes on from there, letting such a block wait until a block
-    /// processed later branches to it (`Cfg::dominance_in_own_order`).
-    /// Any order is exact where each block comes after every predecessor
-    /// whose edge is not checked as reaching a dominator: the edges left
-    /// are those of an acyclic graph processed in a topological order, and
-    /// removing edges to a dominator changes no dominator.
-    #[cfg(not(target_arch = "wasm32"))]
-    #[inline]
-    pub(crate) fn end_source_dominance(&mut self, b: u32) {
-        let start = self.succ_start[b as usize] as usize;
-        self.end_source(b);
-        if !self.block_order {
-            return;
+    /// [`Cfg::begin`], then `add` gives the graph its edges through an
+    /// [`Edges`] (at most `max_edges` of them, else `add`'s result is
+    /// false: the caller takes the body as unclean).
+    /// Its buffers are borrowed as slices and the edge count and block-order
+    /// state held in locals: through `&mut Cfg`, each edge reloaded the
+    /// vectors after every store to a node.
+    #[inline(always)]
+    pub(crate) fn build_edges(&mut self, n: usize, max_edges: usize, add: impl FnOnce(&mut Edges<'_>) -> bool) -> bool {
+        self.begin_nodes(n);
+        // Room, not the edges: `succ_start[n]` counts them. Never cut, so
+        // only a body with more than any before fills more.
+        if self.succs.len() < max_edges {
+            self.succs.resize(max_edges, 0);
         }
-        let node = &mut self.node[..];
-        if b == 0 {
-            node[0].idom = 0;
-        } else if node[b as usize].idom == NONE {
-            // No edge from a reachable earlier block: a later block
-            // branches back to it (a loop entered in its middle, as
-            // rotated loops are laid out), or it is unreachable (rare).
-            // It waits: `finish_dominance` goes on from it.
-            self.block_order = false;
-            self.first_waiting = b;
-            return;
+        let Cfg { node, succ_start, succs, .. } = self;
+        let mut edges = Edges {
+            node,
+            succ_start,
+            succs,
+            len: 0,
+            full: false,
+            #[cfg(not(target_arch = "wasm32"))]
+            block_order: true,
+            #[cfg(not(target_arch = "wasm32"))]
+            block_order_steps: 0,
+            #[cfg(not(target_arch = "wasm32"))]
+            first_waiting: NONE,
+        };
+        let added = add(&mut edges) && !edges.full;
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            self.block_order = edges.block_order;
+            self.block_order_steps = edges.block_order_steps;
+            self.first_waiting = edges.first_waiting;
         }
-        let budget = 16 * (self.succs.len() as u64 + u64::from(b)) + 4096;
-        let mut steps = self.block_order_steps;
-        for &s in &self.succs[start..] {
-            if s > b {
-                let d = node[s as usize].idom;
-                node[s as usize].idom = if d == NONE { b } else { intersect_in_block_order(node, b, d, &mut steps) };
-            } else {
-                // `s` must dominate `b`: met climbing from `b`.
-                let mut x = b;
-                while x > s {
-                    x = node[x as usize].idom;
-                    steps += 1;
-                }
-                if x != s {
-                    self.block_order = false;
-                    return;
-                }
-            }
-        }
-        self.block_order_steps = steps;
-        if steps > budget {
-            self.block_order = false;
-        }
+        added
     }
 
     /// `finish_dominance`'s way on from the first block that waited in
@@ -247,7 +226,7 @@ impl Cfg {
         let first = self.first_waiting as usize;
         let Cfg { node, succ_start, succs, rpo, ready, block_order_steps, .. } = self;
         let (node, succ_start, succs) = (&mut node[..], &succ_start[..], &succs[..]);
-        let budget = 16 * (succs.len() as u64 + node.len() as u64) + 4096;
+        let budget = 16 * (u64::from(succ_start[node.len()]) + node.len() as u64) + 4096;
         let mut steps = *block_order_steps;
         // The blocks before `first` were processed in block order.
         rpo.clear();
@@ -321,7 +300,7 @@ impl Cfg {
     }
 
     /// Completes a graph whose blocks were closed by
-    /// [`Cfg::end_source_dominance`]: predecessors and dominators, and
+    /// [`Edges::end_source_dominance`]: predecessors and dominators, and
     /// reachability, but no reverse postorder: [`Cfg::rpo`] is empty,
     /// and [`Cfg::positions`] and [`Cfg::dom_record`] mean nothing (the
     /// dominator tree is numbered in block order). For a reader of
@@ -379,10 +358,10 @@ impl Cfg {
     /// postorder and dominators.
     pub fn finish(&mut self) {
         let n = self.node.len();
-        if n == 1 && self.succs.is_empty() {
+        if n == 1 && self.succ_start[1] == 0 {
             // One block and no edges (most small functions): nothing to
             // search. The state is the one the general path reaches.
-            self.preds.clear();
+            self.pred_start[1] = 0;
             self.rpo.clear();
             self.rpo.push(0);
             self.rpo_start = 0;
@@ -420,9 +399,11 @@ impl Cfg {
             node.size = 0;
             *pred_start = pred_sum;
         }
-        self.preds.clear();
-        self.preds.resize(self.succs.len(), 0);
-        let (node, succ_start, succs, preds) = (&mut self.node[..], &self.succ_start[..], &self.succs[..], &mut self.preds[..]);
+        // Every one written below: room, never cut (`pred_start[n]` counts
+        // them).
+        grow(&mut self.preds, pred_sum as usize);
+        let n = self.node.len();
+        let (node, succ_start, succs, preds) = (&mut self.node[..], &self.succ_start[..=n], &self.succs[..], &mut self.preds[..]);
         let mut from = 0u32;
         let mut e = 0;
         for &end in &succ_start[1..] {
@@ -520,7 +501,7 @@ impl Cfg {
         // walk: one walk takes at most two tree depths (`n` steps each), so
         // the pass stays linear, and it gives up exactly when a check per
         // step would have.
-        let budget = 16 * (preds.len() as u64 + rpo.len() as u64) + 4096;
+        let budget = 16 * (u64::from(pred_start[node.len()]) + rpo.len() as u64) + 4096;
         let mut steps = 0u64;
         for &b in &rpo[1..] {
             let b = b as usize;
@@ -596,7 +577,7 @@ impl Cfg {
         let Cfg { node, pred_start, preds, rpo, rpo_start, .. } = self;
         let (node, pred_start, preds) = (&mut node[..], &pred_start[..], &preds[..]);
         let rpo = &rpo[*rpo_start..];
-        let budget = 16 * (preds.len() as u64 + rpo.len() as u64) + 4096;
+        let budget = 16 * (u64::from(pred_start[node.len()]) + rpo.len() as u64) + 4096;
         let mut steps = 0u64;
         let mut changed = false;
         for &b in &rpo[1..] {
@@ -739,11 +720,8 @@ impl Cfg {
 
     /// Forgets the last graph (a body with no blocks has none).
     pub fn clear(&mut self) {
+        // The edge buffers are kept as room (see `begin`).
         self.node.clear();
-        self.succ_start.clear();
-        self.succs.clear();
-        self.pred_start.clear();
-        self.preds.clear();
         self.rpo.clear();
         self.rpo_start = 0;
     }
@@ -885,6 +863,124 @@ fn eval(vs: &mut [LtVertex], path: &mut Vec<u32>, x: u32) -> u32 {
         vs[y as usize].ancestor = a.ancestor;
     }
     vs[x as usize].label
+}
+
+/// A graph being given its edges (see [`Cfg::build_edges`]): what
+/// [`Cfg::add_edge`] and [`Cfg::end_source`] do, over slices.
+pub(crate) struct Edges<'a> {
+    node: &'a mut [Node],
+    succ_start: &'a mut [u32],
+    /// `max_edges` long; the first `len` are the edges.
+    succs: &'a mut [u32],
+    len: usize,
+    /// An edge found no room.
+    full: bool,
+    #[cfg(not(target_arch = "wasm32"))]
+    block_order: bool,
+    #[cfg(not(target_arch = "wasm32"))]
+    block_order_steps: u64,
+    #[cfg(not(target_arch = "wasm32"))]
+    first_waiting: u32,
+}
+
+impl Edges<'_> {
+    /// [`Cfg::add_edge`].
+    #[inline(always)]
+    pub(crate) fn add(&mut self, from: u32, to: u32) {
+        let node = &mut self.node[to as usize];
+        if node.mark != from {
+            let Some(slot) = self.succs.get_mut(self.len) else {
+                self.full = true;
+                return;
+            };
+            *slot = to;
+            self.len += 1;
+            node.mark = from;
+            node.size += 1;
+        }
+    }
+
+    /// [`Cfg::end_source`].
+    #[inline(always)]
+    pub(crate) fn end_source(&mut self, b: u32) {
+        self.succ_start[b as usize + 1] = self.len as u32;
+    }
+
+    /// [`Edges::end_source`] for a graph that will be completed by
+    /// [`Cfg::finish_dominance`], which also finds dominators as the blocks
+    /// close, in block order rather than reverse postorder: one
+    /// Cooper–Harvey–Kennedy pass that pushes each block to its successors
+    /// later in block order (its own dominator is complete by then: every
+    /// edge into it from an earlier block has been pushed), comparing
+    /// blocks by number. An edge to an earlier block (or itself) must go
+    /// to a block dominating its source, which the tree so far answers, as
+    /// for the retreating edges of [`Cfg::finish`] (see the module docs):
+    /// then the pass is exact. Otherwise, or when its steps pass their
+    /// linear budget, it stops, and `finish_dominance` does the general
+    /// work. (Compilers lay most bodies out so; the others are those where
+    /// a block laid out late jumps back, such as cold code moved to the
+    /// end.)
+    ///
+    /// A block that no earlier block reaches (a loop entered in its
+    /// middle, or unreachable) stops it too, but then `finish_dominance`
+    /// goes on from there, letting such a block wait until a block
+    /// processed later branches to it (`Cfg::dominance_in_own_order`).
+    /// Any order is exact where each block comes after every predecessor
+    /// whose edge is not checked as reaching a dominator: the edges left
+    /// are those of an acyclic graph processed in a topological order, and
+    /// removing edges to a dominator changes no dominator.
+    #[cfg(not(target_arch = "wasm32"))]
+    #[inline(always)]
+    pub(crate) fn end_source_dominance(&mut self, b: u32) {
+        let start = self.succ_start[b as usize] as usize;
+        self.end_source(b);
+        if !self.block_order {
+            return;
+        }
+        let node = &mut self.node[..];
+        if b == 0 {
+            node[0].idom = 0;
+        } else if node[b as usize].idom == NONE {
+            // No edge from a reachable earlier block: a later block
+            // branches back to it (a loop entered in its middle, as
+            // rotated loops are laid out), or it is unreachable (rare).
+            // It waits: `finish_dominance` goes on from it.
+            self.block_order = false;
+            self.first_waiting = b;
+            return;
+        }
+        let budget = 16 * (self.len as u64 + u64::from(b)) + 4096;
+        let mut steps = self.block_order_steps;
+        for &s in &self.succs[start..self.len] {
+            if s > b {
+                let d = node[s as usize].idom;
+                node[s as usize].idom = if d == NONE { b } else { intersect_in_block_order(node, b, d, &mut steps) };
+            } else {
+                // `s` must dominate `b`: met climbing from `b`.
+                let mut x = b;
+                while x > s {
+                    x = node[x as usize].idom;
+                    steps += 1;
+                }
+                if x != s {
+                    self.block_order = false;
+                    return;
+                }
+            }
+        }
+        self.block_order_steps = steps;
+        if steps > budget {
+            self.block_order = false;
+        }
+    }
+
+}
+
+/// Makes `v` at least `n` long, filling with 0.
+fn grow(v: &mut Vec<u32>, n: usize) {
+    if v.len() < n {
+        v.resize(n, 0);
+    }
 }
 
 fn reset(v: &mut Vec<u32>, n: usize, fill: u32) {
@@ -1077,18 +1173,20 @@ mod tests {
             edges.sort_by_key(|&(from, _)| from);
             let full = cfg(n, &edges);
             let mut c = Cfg::default();
-            c.begin(n);
-            let mut e = edges.iter().peekable();
-            for b in 0..n as u32 {
-                while let Some(&&(from, to)) = e.peek() {
-                    if from != b {
-                        break;
+            assert!(c.build_edges(n, edges.len(), |g| {
+                let mut e = edges.iter().peekable();
+                for b in 0..n as u32 {
+                    while let Some(&&(from, to)) = e.peek() {
+                        if from != b {
+                            break;
+                        }
+                        g.add(from, to);
+                        e.next();
                     }
-                    c.add_edge(from, to);
-                    e.next();
+                    g.end_source_dominance(b);
                 }
-                c.end_source_dominance(b);
-            }
+                true
+            }));
             let waited = c.first_waiting != NONE;
             c.finish_dominance();
             // The general path fills `rpo`.

@@ -6,7 +6,7 @@
 //! All scratch space lives in [`FunctionVerifier`] and is reused from one
 //! body to the next.
 
-use crate::cfg::Cfg;
+use crate::cfg::{Cfg, Edges};
 use super::intrinsics::{
     Intrinsic, MemoryOrder, OrderUse, RmwOp, LOCK_FREE_SIZE_ARG, MEM_INTRINSIC_ALIGN_ARG, RMW_OP_ARG,
 };
@@ -379,29 +379,33 @@ fn build_clean_cfg<const DOMINANCE_ONLY: bool>(f: &Function, cfg: &mut Cfg) -> b
     if f.blocks.is_empty() {
         return false;
     }
-    // Tiling and terminators checked in the walk that adds the edges.
-    cfg.begin(f.blocks.len());
-    let mut expected_start = 0u32;
-    for (b, blk) in f.blocks.iter().enumerate() {
-        if blk.start != expected_start || blk.end <= blk.start {
-            return false;
+    // Tiling and terminators checked in the walk that adds the edges. A
+    // terminator has at most two targets, or a switch's default and cases.
+    let max_edges = 2 * f.blocks.len() + f.switch_cases.len();
+    let built = cfg.build_edges(f.blocks.len(), max_edges, |edges| {
+        let mut expected_start = 0u32;
+        for (b, blk) in f.blocks.iter().enumerate() {
+            if blk.start != expected_start || blk.end <= blk.start {
+                return false;
+            }
+            expected_start = blk.end;
+            let Some(last) = f.insts.get(blk.end as usize - 1) else { return false };
+            // A target that is missing or the entry is reported by the
+            // reporting path (and left out of the graph): here it makes the
+            // body unclean, so a clean body's targets are its edges.
+            if add_successors(f, b as u32, &last.kind, edges) != Some(true) {
+                return false;
+            }
+            #[cfg(not(target_arch = "wasm32"))]
+            if DOMINANCE_ONLY {
+                edges.end_source_dominance(b as u32);
+                continue;
+            }
+            edges.end_source(b as u32);
         }
-        expected_start = blk.end;
-        let Some(last) = f.insts.get(blk.end as usize - 1) else { return false };
-        // A target that is missing or the entry is reported by the
-        // reporting path (and left out of the graph): here it makes the
-        // body unclean, so a clean body's targets are its edges.
-        if add_successors(f, b as u32, &last.kind, cfg) != Some(true) {
-            return false;
-        }
-        #[cfg(not(target_arch = "wasm32"))]
-        if DOMINANCE_ONLY {
-            cfg.end_source_dominance(b as u32);
-            continue;
-        }
-        cfg.end_source(b as u32);
-    }
-    if expected_start as usize != f.insts.len() {
+        expected_start as usize == f.insts.len()
+    });
+    if !built {
         return false;
     }
     #[cfg(not(target_arch = "wasm32"))]
@@ -558,7 +562,7 @@ fn build_structure(cx: &mut Cx<'_>, inst_block: &mut Vec<u32>, cfg: &mut Cfg) ->
 /// terminator. Invalid targets (out of range, or the entry) are reported
 /// with the instruction and left out of the graph.
 #[inline(always)]
-fn add_successors(f: &Function, b: u32, kind: &InstKind, cfg: &mut Cfg) -> Option<bool> {
+fn add_successors(f: &Function, b: u32, kind: &InstKind, cfg: &mut impl AddEdge) -> Option<bool> {
     let n = f.blocks.len();
     let mut valid = true;
     let mut edge = |t: BlockId| {
@@ -582,6 +586,26 @@ fn add_successors(f: &Function, b: u32, kind: &InstKind, cfg: &mut Cfg) -> Optio
         _ => return None,
     }
     Some(valid)
+}
+
+/// Where `add_successors` puts the edges: the reporting path's graph, or
+/// the clean path's (`Cfg::build_edges`).
+trait AddEdge {
+    fn add_edge(&mut self, from: u32, to: u32);
+}
+
+impl AddEdge for Cfg {
+    #[inline(always)]
+    fn add_edge(&mut self, from: u32, to: u32) {
+        Cfg::add_edge(self, from, to);
+    }
+}
+
+impl AddEdge for Edges<'_> {
+    #[inline(always)]
+    fn add_edge(&mut self, from: u32, to: u32) {
+        self.add(from, to);
+    }
 }
 
 /// The incoming blocks of a phi that name each predecessor of its block
