@@ -197,13 +197,13 @@ impl<'a> Fx<'a> {
                     continue;
                 }
                 if let Some((v, _)) = inst.result {
-                    if let Some(i) = self.local_index(v) {
-                        if let Some(alias) = self.alias_of(inst, v, k, &mut first_of, &mut seen, &mut stored) {
-                            self.b.vals[i].alias = alias;
-                            self.b.insts[k].emit = false;
-                            aliased.push(i as u32);
-                            continue;
-                        }
+                    // A local value: `analyze` checked every result.
+                    let i = v.0.wrapping_sub(first) as usize;
+                    if let Some(alias) = self.alias_of(inst, v, k, &mut first_of, &mut seen, &mut stored) {
+                        self.b.vals[i].alias = alias;
+                        self.b.insts[k].emit = false;
+                        aliased.push(i as u32);
+                        continue;
                     }
                 }
                 count_operands!(inst, k);
