@@ -46,7 +46,7 @@ const MAX_VIRTUAL_VALUES: usize = 1 << 30;
 /// Declaration order of the value locals' types.
 pub(super) const LOCAL_TYPES: [W; 5] = [W::I32, W::I64, W::F32, W::F64, W::V128];
 
-fn type_slot(t: W) -> usize {
+pub(super) fn type_slot(t: W) -> usize {
     match t {
         W::I32 => 0,
         W::I64 => 1,

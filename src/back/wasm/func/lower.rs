@@ -129,15 +129,7 @@ impl<'a> Fx<'a> {
                         ResultFix::Zero(t) => self.zero_w(t),
                     }
                 } else {
-                    let ty = {
-                        let vals = &self.b.vals;
-                        let first = self.f.first_local;
-                        let ty_of = |a: &ValueId| match a.0.checked_sub(first) {
-                            Some(i) if (i as usize) < vals.len() => vals[i as usize].ty,
-                            _ => IrType::I32,
-                        };
-                        self.sigs.lookup_pnacl(args.iter().map(ty_of), *ret)
-                    };
+                    let ty = self.indirect_type(args, *ret);
                     match ty {
                         Ok(ty) => {
                             // call_indirect ty, table 0 (written directly).
@@ -160,6 +152,31 @@ impl<'a> Fx<'a> {
             }
         }
         true
+    }
+
+    /// The type index of an indirect call with `args` and `ret`, or the
+    /// key of a signature the module lacks. Remembered by a packed key:
+    /// the lookup hashes a byte key, and a body's indirect calls share a
+    /// few signatures.
+    #[inline(never)]
+    fn indirect_type(&mut self, args: &[ValueId], ret: Option<IrType>) -> Result<u32, Box<[u8]>> {
+        let vals = &self.b.vals;
+        let first = self.f.first_local;
+        let ty_of = |a: &ValueId| match a.0.checked_sub(first) {
+            Some(i) if (i as usize) < vals.len() => vals[i as usize].ty,
+            _ => IrType::I32,
+        };
+        let key = SigMemo::key(args.iter().map(ty_of), ret);
+        let memo = &mut self.b.sig_memo;
+        memo.hold(self.sigs);
+        if let Some(i) = key.and_then(|k| memo.get(k)) {
+            return Ok(i);
+        }
+        let found = self.sigs.lookup_pnacl(args.iter().map(ty_of), ret);
+        if let (Some(k), Ok(i)) = (key, &found) {
+            self.b.sig_memo.put(k, *i);
+        }
+        found
     }
 
     /// A call of the pexe's `sqrt` in the form `libm.rs` describes: the
@@ -918,4 +935,57 @@ pub(super) fn cmp_is_simple(pred: CmpPred, t: IrType) -> bool {
         return true;
     }
     !matches!(pred, FOne | FUeq | FOrd | FUno | FFalse | FTrue)
+}
+
+/// Type indices of signatures found in one [`Signatures`] (frozen for the
+/// module; a translator serves one context, which outlives it): a small
+/// direct-mapped table keyed by the signature's value types packed three
+/// bits each.
+#[derive(Default)]
+pub(in crate::back::wasm) struct SigMemo {
+    of: usize,
+    slots: Vec<(u64, u32)>,
+}
+
+impl SigMemo {
+    const SLOTS_LOG2: u32 = 6;
+
+    /// The packed key of `(params) -> ret`: each type's code 1..=5, the
+    /// result's at bits 60..63 and bit 63 set (so no key is 0, an empty
+    /// slot); `None` past 20 parameters.
+    fn key(params: impl Iterator<Item = IrType>, ret: Option<IrType>) -> Option<u64> {
+        let code = |t: IrType| super::locals::type_slot(wasm_type(t)) as u64 + 1;
+        let mut key = 1 << 63 | ret.map_or(0, code) << 60;
+        for (n, t) in params.enumerate() {
+            if n == 20 {
+                return None;
+            }
+            key |= code(t) << (3 * n);
+        }
+        Some(key)
+    }
+
+    /// Empties the table unless it was filled from `sigs`.
+    fn hold(&mut self, sigs: &Signatures) {
+        let of = std::ptr::from_ref(sigs) as usize;
+        if self.of != of {
+            self.of = of;
+            self.slots.clear();
+            self.slots.resize(1 << Self::SLOTS_LOG2, (0, 0));
+        }
+    }
+
+    fn slot(key: u64) -> usize {
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - Self::SLOTS_LOG2)) as usize
+    }
+
+    fn get(&self, key: u64) -> Option<u32> {
+        self.slots.get(Self::slot(key)).filter(|s| s.0 == key).map(|s| s.1)
+    }
+
+    fn put(&mut self, key: u64, index: u32) {
+        if let Some(s) = self.slots.get_mut(Self::slot(key)) {
+            *s = (key, index);
+        }
+    }
 }

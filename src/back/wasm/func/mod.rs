@@ -311,6 +311,9 @@ pub(super) struct Buffers {
     /// code with the longer ones put in.
     pub relocs: Vec<(u32, u32)>,
     pub placed: Vec<u8>,
+    /// Indirect calls' type indices found (`lower.rs`), for the
+    /// `Signatures` at the address noted.
+    pub sig_memo: lower::SigMemo,
     /// Direct calls that may be patched later: (offset of the `call` in
     /// `code`, its length, callee, unguarded).
     pub call_sites: Vec<(usize, u8, u32, bool)>,
