@@ -13,7 +13,7 @@
 //! `L` (or of code that ends there), a `br L` is left out. The walk keeps an
 //! explicit work stack, so deep nesting cannot overflow the Rust stack.
 
-use super::{Fx, Lowering, Term, NONE};
+use super::{uleb32, Fx, Lowering, Term, NONE};
 use crate::back::wasm::structure::{Body, Exit, ExitHow, LabelId, Node, Structured};
 use crate::ir::{InstKind, Scalar, SwitchCase, ValType as IrType, ValueId};
 use wasm_encoder::{BlockType, ValType as W};
@@ -450,10 +450,14 @@ impl<'a> Fx<'a> {
         work: &mut Vec<Work<'t>>,
         branch: impl FnOnce(&mut Self),
     ) {
-        let carried = BlockType::FunctionType(self.cx.i32_to_void);
+        let carried = self.cx.i32_to_void;
         for _ in 0..wrappers {
-            if carry_index {
-                self.w().block(carried);
+            if carry_index && carried < 0x40 {
+                // block, type index as a one-byte s33 (the encoder's
+                // generic path cost a hundred instructions a wrapper).
+                self.b.code.extend_from_slice(&[0x02, carried as u8]);
+            } else if carry_index {
+                self.w().block(BlockType::FunctionType(carried));
             } else {
                 self.b.code.extend_from_slice(&[0x02, 0x40]); // block, empty type
             }
@@ -508,7 +512,7 @@ impl<'a> Fx<'a> {
             }
             let default = fx.b.table.pop().unwrap_or(0);
             let table = std::mem::take(&mut fx.b.table);
-            fx.w().br_table(table.iter().copied(), default);
+            fx.br_table(&table, default);
             fx.b.table = table;
         });
     }
@@ -586,7 +590,7 @@ impl<'a> Fx<'a> {
                 }
                 let dd = fx.slot_depth(fx.b.slot_of[0]);
                 let table = std::mem::take(&mut fx.b.table);
-                fx.w().br_table(table.iter().copied(), dd);
+                fx.br_table(&table, dd);
                 fx.b.table = table;
             });
         } else {
@@ -619,6 +623,20 @@ impl<'a> Fx<'a> {
                 let nclusters = fx.b.clusters.len();
                 fx.emit_case_search(cond, wide, 0, nclusters);
             });
+        }
+    }
+
+    /// `br_table` of `table` with `default`, its LEBs written directly (the
+    /// encoder's went through a call per entry).
+    fn br_table(&mut self, table: &[u32], default: u32) {
+        self.op_u32(0x0E, table.len() as u32);
+        for &d in table.iter().chain([&default]) {
+            if d < 0x80 {
+                self.b.code.push(d as u8);
+            } else {
+                let (b, n) = uleb32(d);
+                self.b.code.extend_from_slice(&b[..n]);
+            }
         }
     }
 
@@ -685,7 +703,7 @@ impl<'a> Fx<'a> {
                 let (v, k) = self.b.case_order[x as usize];
                 table[(v - lo) as usize] = self.slot_depth(self.b.slot_of[k as usize]);
             }
-            self.w().br_table(table.iter().copied(), 0);
+            self.br_table(&table, 0);
             self.b.table = table;
             self.w().end();
             self.pop_label();
