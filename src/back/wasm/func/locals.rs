@@ -843,7 +843,6 @@ fn widen(loops: &[LoopSpan], loop_at: &[u32], mut s: u32, mut e: u32) -> (u32, u
         return (s, e);
     }
     loop {
-        let (s0, e0) = (s, e);
         let mut l = innermost(s);
         while let Some(&span) = loops.get(l as usize) {
             if span.end <= e {
@@ -852,6 +851,7 @@ fn widen(loops: &[LoopSpan], loop_at: &[u32], mut s: u32, mut e: u32) -> (u32, u
             }
             l = span.parent;
         }
+        let e0 = e;
         let mut l = innermost(e);
         while let Some(&span) = loops.get(l as usize) {
             if span.start > s {
@@ -860,7 +860,11 @@ fn widen(loops: &[LoopSpan], loop_at: &[u32], mut s: u32, mut e: u32) -> (u32, u
             }
             l = span.parent;
         }
-        if (s, e) == (s0, e0) {
+        // The end unmoved, another pass moves nothing: `s` is now the
+        // start of the outermost loop around the old `s` ending by `e`
+        // (the loops around the new `s` are it, those around it, and
+        // those inside it starting there), so the first walk finds it again.
+        if e == e0 {
             return (s, e);
         }
     }
