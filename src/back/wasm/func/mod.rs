@@ -887,6 +887,13 @@ impl<'a> Fx<'a> {
     /// [`Fx::op_u32`] with an immediate of two bytes or more.
     #[inline(never)]
     fn op_u32_long(&mut self, op: u8, x: u32) {
+        debug_assert!(x >= 0x80);
+        if x < 0x4000 {
+            // Two LEB bytes (most: call targets, locals and offsets past
+            // 127) without the general encoding's arithmetic.
+            self.b.code.extend_from_slice(&[op, x as u8 | 0x80, (x >> 7) as u8]);
+            return;
+        }
         let (b, n) = uleb32(x);
         self.put([op, b[0], b[1], b[2], b[3], b[4]], n + 1);
     }
@@ -928,6 +935,17 @@ impl<'a> Fx<'a> {
     /// [`Fx::i32_const`] with an immediate of two bytes or more.
     #[inline(never)]
     fn i32_const_long(&mut self, x: i32) {
+        debug_assert!(!(-0x40..0x40).contains(&x));
+        // Two or three SLEB bytes (most) without the general encoding's
+        // arithmetic.
+        if (-0x2000..0x2000).contains(&x) {
+            self.b.code.extend_from_slice(&[0x41, x as u8 | 0x80, (x >> 7) as u8 & 0x7f]);
+            return;
+        }
+        if (-0x10_0000..0x10_0000).contains(&x) {
+            self.b.code.extend_from_slice(&[0x41, x as u8 | 0x80, (x >> 7) as u8 | 0x80, (x >> 14) as u8 & 0x7f]);
+            return;
+        }
         let (b, n) = sleb32(x);
         self.put([0x41, b[0], b[1], b[2], b[3], b[4]], n + 1);
     }
