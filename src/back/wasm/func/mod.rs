@@ -548,20 +548,38 @@ fn push_local_run(runs: &mut Vec<(u32, W)>, t: W) {
 fn write_code_entry(runs: &[(u32, W)], code: &[u8], head: &mut Vec<u8>, out: &mut Vec<u8>) -> usize {
     let entry_start = out.len();
     head.clear();
-    (runs.len() as u32).encode(head);
-    for (n, t) in runs {
-        n.encode(head);
-        t.encode(head);
+    // The LEBs by `put_uleb32`, not the encoder's generic calls (three or
+    // more a body, mostly of one or two bytes).
+    put_uleb32(head, runs.len() as u32);
+    for &(n, t) in runs {
+        put_uleb32(head, n);
+        match t {
+            W::I32 | W::I64 | W::F32 | W::F64 | W::V128 => head.push(types::code(t)),
+            _ => t.encode(head),
+        }
     }
     let size = (head.len() + code.len()) as u32;
     // At most 5 bytes of size: one allocation (growth as usual for a
     // buffer holding many entries), not one per piece.
     out.reserve(5 + size as usize);
-    size.encode(out);
+    put_uleb32(out, size);
     out.extend_from_slice(head);
     let code_at = out.len() - entry_start;
     out.extend_from_slice(code);
     code_at
+}
+
+/// Appends the unsigned LEB of `x`: one or two bytes directly, longer
+/// ones as [`uleb32`] gives them.
+fn put_uleb32(out: &mut Vec<u8>, x: u32) {
+    if x < 0x80 {
+        out.push(x as u8);
+    } else if x < 0x4000 {
+        out.extend_from_slice(&[x as u8 | 0x80, (x >> 7) as u8]);
+    } else {
+        let (b, n) = uleb32(x);
+        out.extend_from_slice(&b[..n]);
+    }
 }
 
 pub(super) fn align_log2(align: u32, natural: u32) -> u32 {
