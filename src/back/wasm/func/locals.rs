@@ -27,7 +27,7 @@
 //! makes every position reachable from every other) get one local per
 //! value instead.
 
-use super::{for_each_operand, resolve_in, uleb32, Fx, Kind, Term, NONE};
+use super::{for_each_operand, put_uleb32, resolve_in, Fx, Kind, Term, NONE};
 use crate::back::wasm::structure::{Exit, ExitHow, Node, Structured};
 use crate::back::wasm::types::wasm_type;
 use crate::back::wasm::leb_len;
@@ -274,18 +274,13 @@ impl<'a> Fx<'a> {
         // The others: the code copied with them put in.
         let (code, out) = (&b.code[..], &mut b.placed);
         out.clear();
-        // (4 more: the last index's five bytes go in before the cut.)
-        out.reserve(code.len() + longer + 4);
+        out.reserve(code.len() + longer);
         let mut s = 0;
         for &(at, x) in b.relocs.iter().filter(|r| r.1 < VIRTUAL) {
             let at = at as usize;
             out.extend_from_slice(&code[s..at]);
-            // All five LEB bytes copied, then the length cut back: a
-            // fixed-size copy, where the encoder's was a memcpy call.
-            let (bytes, n) = uleb32(x);
-            let len = out.len();
-            out.extend_from_slice(&bytes);
-            out.truncate(len + n);
+            // Mostly two bytes, written directly.
+            put_uleb32(out, x);
             s = at + 1;
         }
         out.extend_from_slice(&code[s..]);
