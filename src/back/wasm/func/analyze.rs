@@ -284,8 +284,7 @@ impl<'a> Fx<'a> {
     /// What makes two instructions compute the same value: integer
     /// arithmetic, compares and casts, with operands seen through aliases
     /// (and ordered, for commutative operators).
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    #[inline(always)]
     pub(super) fn cse_key(&self, inst: &Inst) -> Option<CseKey> {
         let r = |v: ValueId| self.resolve(v).0;
         Some(match inst.kind {
@@ -1036,8 +1035,7 @@ impl<'a> Fx<'a> {
 
 /// Appends the copy of `src` into phi `dv` to `copies` unless none is
 /// needed: the source (through aliases) is the phi itself or undef.
-#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-#[cfg_attr(target_arch = "wasm32", inline(never))]
+#[inline(always)]
 fn phi_copy(f: &Function, num_params: u32, vals: &[Val], copies: &mut Vec<(ValueId, ValueId)>, dv: ValueId, src: ValueId) {
     let first = f.first_local;
     let src = resolve_in(vals, first, src);

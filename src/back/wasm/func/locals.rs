@@ -291,8 +291,7 @@ impl<'a> Fx<'a> {
     }
 
     /// A read of value `i`'s local at the current position.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    #[inline(always)]
     pub(super) fn touch_value(&mut self, i: u32) {
         let p = self.pos;
         if let Some(l) = self.b.locals.live.get_mut(i as usize) {
@@ -301,8 +300,7 @@ impl<'a> Fx<'a> {
     }
 
     /// The definition of value `i` at the current position.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    #[inline(always)]
     pub(super) fn touch_def(&mut self, i: u32) {
         let p = self.pos;
         let lb = &mut self.b.locals;

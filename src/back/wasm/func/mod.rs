@@ -720,8 +720,7 @@ impl CseTable {
 
     /// The value stored under `key`, after storing `value` there if there
     /// was none.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    #[inline(always)]
     pub fn get_or_insert(&mut self, key: CseKey, value: u32) -> u32 {
         // At most half full: probes stay short. The table only grows up to
         // twice the largest block's count of pure instructions.
@@ -859,11 +858,10 @@ impl<'a> Fx<'a> {
     }
 
     /// `op` with an unsigned LEB immediate (local.get/set/tee…), written
-    /// directly (these are most of the bytes emitted). Inlined natively
-    /// (the one-byte case; longer ones call out); in the package's wasm its
-    /// many call sites would cost 4 KB gzipped.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    /// directly (these are most of the bytes emitted). Inlined (the
+    /// one-byte case; longer ones call out), in the package too: a call
+    /// per operand cost V8 more than the ~3.4 KB gzipped the copies take.
+    #[inline(always)]
     pub(super) fn op_u32(&mut self, op: u8, x: u32) {
         if x < 0x80 {
             // One LEB byte (most locals, labels and offsets): no loop.
@@ -875,8 +873,7 @@ impl<'a> Fx<'a> {
 
     /// `local.get/set/tee l` (`op`): a [`locals::VIRTUAL`] index is noted,
     /// to be put in once the locals are allocated.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    #[inline(always)]
     pub(super) fn local_op(&mut self, op: u8, l: u32) {
         if l >= locals::VIRTUAL {
             // A one-byte placeholder: most indices fit.
@@ -887,17 +884,17 @@ impl<'a> Fx<'a> {
         }
     }
 
-    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    #[cfg_attr(target_arch = "wasm32", inline(always))]
     pub(super) fn local_get(&mut self, l: u32) {
         self.local_op(0x20, l);
     }
 
-    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    #[cfg_attr(target_arch = "wasm32", inline(always))]
     pub(super) fn local_set(&mut self, l: u32) {
         self.local_op(0x21, l);
     }
 
-    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    #[cfg_attr(target_arch = "wasm32", inline(always))]
     pub(super) fn local_tee(&mut self, l: u32) {
         self.local_op(0x22, l);
     }
@@ -938,9 +935,8 @@ impl<'a> Fx<'a> {
         }
     }
 
-    /// `i32.const x` (inlined natively only, as `op_u32`).
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    /// `i32.const x` (inlined, as `op_u32`).
+    #[inline(always)]
     pub(super) fn i32_const(&mut self, x: i32) {
         if (-0x40..0x40).contains(&x) {
             // One SLEB byte: no loop.
