@@ -1044,10 +1044,10 @@ impl<'a> Fx<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::{sleb32, uleb32};
+    use super::{put_uleb32, sleb32, uleb32};
     use wasm_encoder::Encode;
 
-    /// The shift-built LEB128 forms are wasm-encoder's.
+    /// The shift-built LEB128 forms (and `put_uleb32`'s direct short ones) are wasm-encoder's.
     #[test]
     fn leb_forms_match_wasm_encoder() {
         let mut edges = vec![0u32, 1, u32::MAX, u32::MAX - 1, 1 << 31];
@@ -1060,6 +1060,9 @@ mod tests {
             let (b, n) = uleb32(x);
             got.extend_from_slice(&b[..n]);
             assert_eq!(got, want, "u32 {x}");
+            got.clear();
+            put_uleb32(&mut got, x);
+            assert_eq!(got, want, "put_uleb32 {x}");
             let s = x as i32;
             want.clear();
             got.clear();
