@@ -63,16 +63,8 @@ pub struct Cfg {
     /// Retreating edges `(from, to)` the dominator pass skipped: the only
     /// ones whose targets must dominate their sources for it to be exact.
     retreating: Vec<(u32, u32)>,
-    /// Dominators in block order (see [`Edges::end_source_dominance`]): still
-    /// exact so far, and the steps its intersections took.
     #[cfg(not(target_arch = "wasm32"))]
-    block_order: bool,
-    #[cfg(not(target_arch = "wasm32"))]
-    block_order_steps: u64,
-    /// The first block no earlier block reached as it closed (see
-    /// [`Edges::end_source_dominance`]), or `NONE`.
-    #[cfg(not(target_arch = "wasm32"))]
-    first_waiting: u32,
+    block_order: BlockOrder,
     // Scratch.
     #[cfg(not(target_arch = "wasm32"))]
     ready: Vec<u32>,
@@ -145,9 +137,7 @@ impl Cfg {
         grow(&mut self.pred_start, n + 1);
         #[cfg(not(target_arch = "wasm32"))]
         {
-            self.block_order = true;
-            self.block_order_steps = 0;
-            self.first_waiting = NONE;
+            self.block_order = BlockOrder::START;
         }
     }
 
@@ -194,18 +184,12 @@ impl Cfg {
             len: 0,
             full: false,
             #[cfg(not(target_arch = "wasm32"))]
-            block_order: true,
-            #[cfg(not(target_arch = "wasm32"))]
-            block_order_steps: 0,
-            #[cfg(not(target_arch = "wasm32"))]
-            first_waiting: NONE,
+            block_order: BlockOrder::START,
         };
         let added = add(&mut edges) && !edges.full;
         #[cfg(not(target_arch = "wasm32"))]
         {
             self.block_order = edges.block_order;
-            self.block_order_steps = edges.block_order_steps;
-            self.first_waiting = edges.first_waiting;
         }
         added
     }
@@ -223,11 +207,11 @@ impl Cfg {
     #[cfg(not(target_arch = "wasm32"))]
     #[inline(never)]
     fn dominance_in_own_order(&mut self) -> bool {
-        let first = self.first_waiting as usize;
-        let Cfg { node, succ_start, succs, rpo, ready, block_order_steps, .. } = self;
+        let first = self.block_order.first_waiting as usize;
+        let Cfg { node, succ_start, succs, rpo, ready, block_order, .. } = self;
         let (node, succ_start, succs) = (&mut node[..], &succ_start[..], &succs[..]);
         let budget = 16 * (u64::from(succ_start[node.len()]) + node.len() as u64) + 4096;
-        let mut steps = *block_order_steps;
+        let mut steps = block_order.steps;
         // The blocks before `first` were processed in block order.
         rpo.clear();
         rpo.extend(0..first as u32);
@@ -309,8 +293,8 @@ impl Cfg {
     #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn finish_dominance(&mut self) {
         let n = self.node.len();
-        let in_own_order = self.first_waiting != NONE;
-        if n == 1 || !(self.block_order || in_own_order && self.dominance_in_own_order()) {
+        let in_own_order = self.block_order.first_waiting != NONE;
+        if n == 1 || !(self.block_order.exact || in_own_order && self.dominance_in_own_order()) {
             for node in &mut self.node {
                 node.idom = NONE;
                 node.rpo = NONE;
@@ -876,11 +860,25 @@ pub(crate) struct Edges<'a> {
     /// An edge found no room.
     full: bool,
     #[cfg(not(target_arch = "wasm32"))]
-    block_order: bool,
-    #[cfg(not(target_arch = "wasm32"))]
-    block_order_steps: u64,
-    #[cfg(not(target_arch = "wasm32"))]
+    block_order: BlockOrder,
+}
+
+/// Dominators in block order (see [`Edges::end_source_dominance`]) as the
+/// blocks close.
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Clone, Copy, Default)]
+struct BlockOrder {
+    /// Still exact so far.
+    exact: bool,
+    /// The steps its intersections took.
+    steps: u64,
+    /// The first block no earlier block reached as it closed, or `NONE`.
     first_waiting: u32,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl BlockOrder {
+    const START: BlockOrder = BlockOrder { exact: true, steps: 0, first_waiting: NONE };
 }
 
 impl Edges<'_> {
@@ -934,7 +932,7 @@ impl Edges<'_> {
     pub(crate) fn end_source_dominance(&mut self, b: u32) {
         let start = self.succ_start[b as usize] as usize;
         self.end_source(b);
-        if !self.block_order {
+        if !self.block_order.exact {
             return;
         }
         let node = &mut self.node[..];
@@ -945,12 +943,12 @@ impl Edges<'_> {
             // branches back to it (a loop entered in its middle, as
             // rotated loops are laid out), or it is unreachable (rare).
             // It waits: `finish_dominance` goes on from it.
-            self.block_order = false;
-            self.first_waiting = b;
+            self.block_order.exact = false;
+            self.block_order.first_waiting = b;
             return;
         }
         let budget = 16 * (self.len as u64 + u64::from(b)) + 4096;
-        let mut steps = self.block_order_steps;
+        let mut steps = self.block_order.steps;
         for &s in &self.succs[start..self.len] {
             if s > b {
                 let d = node[s as usize].idom;
@@ -963,14 +961,14 @@ impl Edges<'_> {
                     steps += 1;
                 }
                 if x != s {
-                    self.block_order = false;
+                    self.block_order.exact = false;
                     return;
                 }
             }
         }
-        self.block_order_steps = steps;
+        self.block_order.steps = steps;
         if steps > budget {
-            self.block_order = false;
+            self.block_order.exact = false;
         }
     }
 
@@ -1187,7 +1185,7 @@ mod tests {
                 }
                 true
             }));
-            let waited = c.first_waiting != NONE;
+            let waited = c.block_order.first_waiting != NONE;
             c.finish_dominance();
             // The general path fills `rpo`.
             if c.rpo().is_empty() && n > 1 {
