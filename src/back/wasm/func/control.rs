@@ -13,7 +13,7 @@
 //! `L` (or of code that ends there), a `br L` is left out. The walk keeps an
 //! explicit work stack, so deep nesting cannot overflow the Rust stack.
 
-use super::{uleb32, Fx, Lowering, Term, NONE};
+use super::{put_uleb32, Fx, Lowering, Term, NONE};
 use crate::back::wasm::structure::{Body, Exit, ExitHow, LabelId, Node, Structured};
 use crate::ir::{InstKind, Scalar, SwitchCase, ValType as IrType, ValueId};
 use wasm_encoder::{BlockType, ValType as W};
@@ -631,12 +631,7 @@ impl<'a> Fx<'a> {
     fn br_table(&mut self, table: &[u32], default: u32) {
         self.op_u32(0x0E, table.len() as u32);
         for &d in table.iter().chain([&default]) {
-            if d < 0x80 {
-                self.b.code.push(d as u8);
-            } else {
-                let (b, n) = uleb32(d);
-                self.b.code.extend_from_slice(&b[..n]);
-            }
+            put_uleb32(&mut self.b.code, d);
         }
     }
 
