@@ -566,7 +566,7 @@ impl FunctionState {
                     self.func.phi_entries.push(entry);
                 }
                 let incoming = span(start, self.func.phi_entries.len(), pos)?;
-                self.push(pos, Some(ty), || InstKind::Phi { ty, incoming })
+                self.push_value(pos, ty, || InstKind::Phi { ty, incoming })
             }
             code::LOAD => {
                 let [p, a, ty] = *ops else { return Err(malformed(pos, "load", ops)) };
@@ -669,7 +669,7 @@ impl FunctionState {
             ValType::Scalar(_) => ValType::I1,
             ValType::Vector { lanes, .. } => ValType::Vector { elem: Scalar::I1, lanes },
         };
-        self.push(pos, Some(result), || InstKind::Cmp { pred, lhs, rhs })
+        self.push_value(pos, result, || InstKind::Cmp { pred, lhs, rhs })
     }
 
     #[inline(always)]
@@ -677,7 +677,7 @@ impl FunctionState {
         let (lhs, ty) = self.operand(a, pos)?;
         let (rhs, _) = self.operand(b, pos)?;
         let op = BinOp::from_code(opc).ok_or_else(|| unknown(pos, "binary opcode", opc))?;
-        self.push(pos, Some(ty), || InstKind::Binop { op, lhs, rhs, flags })
+        self.push_value(pos, ty, || InstKind::Binop { op, lhs, rhs, flags })
     }
 
     #[inline(always)]
@@ -685,7 +685,7 @@ impl FunctionState {
         let (value, _) = self.operand(v, pos)?;
         let to = env.value_type_id(ty, pos)?;
         let op = CastOp::from_code(opc).ok_or_else(|| unknown(pos, "cast opcode", opc))?;
-        self.push(pos, Some(to), || InstKind::Cast { op, value, to })
+        self.push_value(pos, to, || InstKind::Cast { op, value, to })
     }
 
     /// A return of a value.
@@ -700,7 +700,7 @@ impl FunctionState {
         let (ptr, _) = self.operand(p, pos)?;
         let align = Self::align(a, pos)?;
         let ty = env.value_type_id(ty, pos)?;
-        self.push(pos, Some(ty), || InstKind::Load { ptr, ty, align })
+        self.push_value(pos, ty, || InstKind::Load { ptr, ty, align })
     }
 
     #[inline(always)]
@@ -821,25 +821,44 @@ impl FunctionState {
         self.push(pos, None, || InstKind::Switch { ty, cond, default, cases })
     }
 
-    /// Appends an instruction to the current block.
+    /// Appends an instruction to the current block: one that defines a
+    /// value of type `ty`, or (`None`) none.
     #[inline(always)]
     fn push(&mut self, pos: BitPos, ty: Option<ValType>, kind: impl FnOnce() -> InstKind) -> Res<BodyItem> {
+        match ty {
+            Some(ty) => self.push_value(pos, ty, kind),
+            None => {
+                if self.cur_block >= self.blocks_declared {
+                    return Err(self.misplaced_inst(pos));
+                }
+                self.append(pos, None, kind)
+            }
+        }
+    }
+
+    /// `push` of an instruction that defines a value of type `ty`. Taken
+    /// by value, not as an `Option`: a test of the option's tag (the
+    /// type's own) left the type split at that byte, stored into the
+    /// instruction in four pieces.
+    #[inline(always)]
+    fn push_value(&mut self, pos: BitPos, ty: ValType, kind: impl FnOnce() -> InstKind) -> Res<BodyItem> {
         if self.cur_block >= self.blocks_declared {
             return Err(self.misplaced_inst(pos));
         }
+        let v = self.next_value();
+        if self.next_due <= v {
+            self.resolve_forward(v, ty, pos)?;
+        }
+        self.local_types.push(ty);
+        self.func.results.push(InstId(self.func.insts.len() as u32));
+        self.append(pos, Some((ValueId(v), ty)), kind)
+    }
+
+    /// The end of `push`: the instruction into its slot, and its block
+    /// closed if it is a terminator.
+    #[inline(always)]
+    fn append(&mut self, pos: BitPos, result: Option<(ValueId, ValType)>, kind: impl FnOnce() -> InstKind) -> Res<BodyItem> {
         let id = InstId(self.func.insts.len() as u32);
-        let result = match ty {
-            Some(ty) => {
-                let v = self.next_value();
-                if self.next_due <= v {
-                    self.resolve_forward(v, ty, pos)?;
-                }
-                self.local_types.push(ty);
-                self.func.results.push(id);
-                Some((ValueId(v), ty))
-            }
-            None => None,
-        };
         let insts = &mut self.func.insts;
         if insts.len() == insts.capacity() {
             // Out of line, so the push below is a plain store in place.
