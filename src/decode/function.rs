@@ -845,12 +845,15 @@ impl FunctionState {
         if self.cur_block >= self.blocks_declared {
             return Err(self.misplaced_inst(pos));
         }
+        // Read before the pushes below, which may grow (a call) and make
+        // the compiler load it again.
+        let id = InstId(self.func.insts.len() as u32);
         let v = self.next_value();
         if self.next_due <= v {
             self.resolve_forward(v, ty, pos)?;
         }
         self.local_types.push(ty);
-        self.func.results.push(InstId(self.func.insts.len() as u32));
+        self.func.results.push(id);
         self.append(pos, Some((ValueId(v), ty)), kind)
     }
 
