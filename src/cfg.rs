@@ -69,6 +69,8 @@ pub struct Cfg {
     #[cfg(not(target_arch = "wasm32"))]
     ready: Vec<u32>,
     stack: Vec<(u32, u32)>,
+    /// `compute_rpo`'s ancestors: block, next and end of its successors.
+    dfs_stack: Vec<(u32, u32, u32)>,
     lt: LengauerTarjan,
 }
 
@@ -404,7 +406,9 @@ impl Cfg {
     /// Depth-first search from the entry: fills `rpo[rpo_start..]` and
     /// numbers the blocks it reaches by their slots there (`rpo`; 0 marks
     /// one found and not left yet), with `size = 1`, the start of
-    /// `number_dom_tree`'s sums.
+    /// `number_dom_tree`'s sums, and `idom` the block it was found from
+    /// (its idom when it has no other predecessor: `idom_pass` keeps that
+    /// and replaces the others).
     #[inline(never)]
     fn compute_rpo(&mut self) {
         let n = self.node.len();
@@ -418,21 +422,22 @@ impl Cfg {
         // stack never holds `n`, and the postorder goes into `rpo` from the
         // back, so it comes out reversed already (its reachable part is
         // the tail).
-        let Cfg { node, succ_start, succs, rpo, stack, .. } = self;
+        let Cfg { node, succ_start, succs, rpo, dfs_stack, .. } = self;
         rpo.resize(n, 0);
-        if stack.len() < n {
-            stack.resize(n, (0, 0));
+        if dfs_stack.len() < n {
+            dfs_stack.resize(n, (0, 0, 0));
         }
         let (node, succ_start, succs, rpo, stack) =
-            (&mut node[..], &succ_start[..], &succs[..], &mut rpo[..], &mut stack[..]);
+            (&mut node[..], &succ_start[..], &succs[..], &mut rpo[..], &mut dfs_stack[..]);
         node[0].rpo = 0;
         node[0].size = 1;
-        let (mut b, mut next) = (0u32, succ_start[0]);
+        // The end of the successors is kept with each ancestor, not loaded
+        // again as the search comes back to it; a block found is entered
+        // at once, so no sentinel says whether the scan found one.
+        let (mut b, mut next, mut end) = (0u32, succ_start[0], succ_start[1]);
         let mut depth = 0usize;
         let mut out = n;
-        loop {
-            let end = succ_start[b as usize + 1];
-            let mut found = NONE;
+        'search: loop {
             while next < end {
                 let s = succs[next as usize];
                 next += 1;
@@ -440,32 +445,30 @@ impl Cfg {
                 if sn.rpo == NONE {
                     sn.rpo = 0;
                     sn.size = 1;
-                    found = s;
-                    break;
+                    sn.idom = b;
+                    stack[depth] = (b, next, end);
+                    depth += 1;
+                    (b, next, end) = (s, succ_start[s as usize], succ_start[s as usize + 1]);
+                    continue 'search;
                 }
             }
-            if found != NONE {
-                stack[depth] = (b, next);
-                depth += 1;
-                b = found;
-                next = succ_start[found as usize];
-            } else {
-                out -= 1;
-                rpo[out] = b;
-                node[b as usize].rpo = out as u32;
-                if depth == 0 {
-                    break;
-                }
-                depth -= 1;
-                (b, next) = stack[depth];
+            out -= 1;
+            rpo[out] = b;
+            node[b as usize].rpo = out as u32;
+            if depth == 0 {
+                break;
             }
+            depth -= 1;
+            (b, next, end) = stack[depth];
         }
         self.rpo_start = out;
     }
 
     /// One Cooper–Harvey–Kennedy pass in reverse postorder, using only
-    /// predecessors that already have an idom; the skipped reachable ones
-    /// (retreating edges) go to `retreating`.
+    /// predecessors already processed (earlier in it); the skipped
+    /// reachable ones (retreating edges) go to `retreating`. A block with
+    /// one predecessor keeps the idom `compute_rpo` gave it, its parent in
+    /// the search.
     ///
     /// `false` when the pass would take more than a linear number of steps:
     /// one pass walks up the dominator tree once per predecessor, which is
@@ -490,17 +493,16 @@ impl Cfg {
         for &b in &rpo[1..] {
             let b = b as usize;
             let ps = &preds[pred_start[b] as usize..pred_start[b + 1] as usize];
-            // One processed predecessor (most blocks): it is the idom.
-            if let [p] = *ps {
-                if node[p as usize].idom != NONE {
-                    node[b].idom = p;
-                    continue;
-                }
+            // One predecessor (most blocks): the search found the block
+            // from it, and it is the idom `compute_rpo` gave.
+            if ps.len() == 1 {
+                continue;
             }
+            let rpo_b = node[b].rpo;
             let mut new_idom = NONE;
             for &p in ps {
                 let pred = &node[p as usize];
-                if pred.idom == NONE {
+                if pred.rpo >= rpo_b {
                     // Unreachable, or not yet processed (later in reverse
                     // postorder, or `b` itself).
                     if pred.rpo != NONE {
