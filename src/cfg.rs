@@ -201,11 +201,12 @@ impl Cfg {
     /// except that one no processed block reaches yet waits, and is
     /// processed right after the first processed block that branches to
     /// it; each pushed to its successors not yet processed, and each
-    /// processed one it reaches checked to dominate it. Positions in this
-    /// order (`Node::rpo`, `NONE` until processed, and `rpo` lists them)
-    /// stand for block numbers. False when an edge reaches a processed
-    /// block not dominating its source, or past the step budget: then the
-    /// general path. Blocks never processed are unreachable.
+    /// processed one it reaches checked to have an idom dominating it (see
+    /// `Edges::end_source_dominance`). Positions in this order
+    /// (`Node::rpo`, `NONE` until processed, and `rpo` lists them) stand
+    /// for block numbers. False when an edge reaches a processed block
+    /// whose idom does not dominate its source, or past the step budget:
+    /// then the general path. Blocks never processed are unreachable.
     #[cfg(not(target_arch = "wasm32"))]
     #[inline(never)]
     fn dominance_in_own_order(&mut self) -> bool {
@@ -248,13 +249,14 @@ impl Cfg {
                             ready.push(s);
                         }
                     } else {
-                        // `s` must dominate `v`: met climbing from `v`.
+                        // `s`'s idom must dominate `v`: met climbing from `v`.
+                        let d = target.idom;
                         let mut x = v;
-                        while node[x as usize].rpo > target.rpo {
+                        while node[x as usize].rpo > node[d as usize].rpo {
                             x = node[x as usize].idom;
                             steps += 1;
                         }
-                        if x != s || steps > budget {
+                        if x != d || steps > budget {
                             return false;
                         }
                     }
@@ -913,8 +915,12 @@ impl Edges<'_> {
     /// later in block order (its own dominator is complete by then: every
     /// edge into it from an earlier block has been pushed), comparing
     /// blocks by number. An edge to an earlier block (or itself) must go
-    /// to a block dominating its source, which the tree so far answers, as
-    /// for the retreating edges of [`Cfg::finish`] (see the module docs):
+    /// to a block whose idom dominates its source, which the tree so far
+    /// answers: then the edge changes no dominator (below). So it does when
+    /// it goes to a block dominating its source, as the retreating edges of
+    /// [`Cfg::finish`] must (see the module docs), but also when it joins
+    /// a block laid out before some of its predecessors (cold code moved
+    /// to the end jumping back) whose idom dominates them all the same:
     /// then the pass is exact. Otherwise, or when its steps pass their
     /// linear budget, it stops, and `finish_dominance` does the general
     /// work. (Compilers lay most bodies out so; the others are those where
@@ -926,9 +932,14 @@ impl Edges<'_> {
     /// goes on from there, letting such a block wait until a block
     /// processed later branches to it (`Cfg::dominance_in_own_order`).
     /// Any order is exact where each block comes after every predecessor
-    /// whose edge is not checked as reaching a dominator: the edges left
-    /// are those of an acyclic graph processed in a topological order, and
-    /// removing edges to a dominator changes no dominator.
+    /// whose edge is not so checked: the pass processes the graph of the
+    /// other edges, acyclic, in a topological order, so finds its
+    /// dominators. With a checked edge `u -> v` added, `v`'s equation
+    /// (`Dom(v) = {v} ∪` the intersection of its predecessors' `Dom`) still
+    /// holds, `idom(v)` dominating `u`; so those dominators solve the whole
+    /// graph's equations, and any solution is within the greatest, the
+    /// whole graph's dominators, which are within the smaller graph's (more
+    /// edges, more paths): they are the same.
     #[cfg(not(target_arch = "wasm32"))]
     #[inline(always)]
     pub(crate) fn end_source_dominance(&mut self, b: u32) {
@@ -956,13 +967,14 @@ impl Edges<'_> {
                 let d = node[s as usize].idom;
                 node[s as usize].idom = if d == NONE { b } else { intersect_in_block_order(node, b, d, &mut steps) };
             } else {
-                // `s` must dominate `b`: met climbing from `b`.
+                // `s`'s idom must dominate `b`: met climbing from `b`.
+                let d = node[s as usize].idom;
                 let mut x = b;
-                while x > s {
+                while x > d {
                     x = node[x as usize].idom;
                     steps += 1;
                 }
-                if x != s {
+                if x != d {
                     self.block_order.exact = false;
                     return;
                 }
