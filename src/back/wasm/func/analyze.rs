@@ -43,21 +43,43 @@ impl<'a> Fx<'a> {
         let (mut allocas, mut setjmp) = (0u32, false);
         b.mem_insts.clear();
         b.phi_insts.clear();
+        b.pure_insts.clear();
+        let first = f.first_local;
         for (k, inst) in f.insts.iter().enumerate() {
             if let Some((v, t)) = inst.result {
                 // `vals` holds the `nvals` values: its own test is the range's.
-                let Some(val) = b.vals.get_mut(v.0.wrapping_sub(f.first_local) as usize) else {
+                let Some(val) = b.vals.get_mut(v.0.wrapping_sub(first) as usize) else {
                     return Err(self.unsupported("an instruction result outside the function's values"));
                 };
                 val.ty = t;
             }
+            // The uses of the operands of every instruction but those that
+            // may be aliases (`find_aliases` counts theirs, and walks only
+            // them): no alias, dead code or absorbed add is known yet, and
+            // later passes correct the counts as `find_aliases` says.
+            let mut count = |o: ValueId, user: u32| {
+                if let Some(val) = b.vals.get_mut(o.0.wrapping_sub(first) as usize) {
+                    val.uses += 1;
+                    val.user = user;
+                }
+            };
             match inst.kind {
+                InstKind::Binop { .. } | InstKind::Cmp { .. } | InstKind::Cast { .. } => {
+                    b.pure_insts.push(k as u32);
+                    continue;
+                }
+                InstKind::Phi { incoming, .. } => {
+                    // Uses from no instruction.
+                    f.incoming(incoming).iter().for_each(|&(o, _)| count(o, NONE));
+                    b.phi_insts.push(k as u32);
+                    continue;
+                }
                 InstKind::Alloca { .. } => allocas += 1,
                 InstKind::Call { .. } => setjmp |= is_setjmp_call(self.cx, inst),
                 InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } => b.mem_insts.push((k as u32, ptr)),
-                InstKind::Phi { .. } => b.phi_insts.push(k as u32),
                 _ => {}
             }
+            for_each_operand(f, &inst.kind, |o| count(o, k as u32));
         }
         self.has_setjmp = setjmp;
         self.num_allocas = allocas;
@@ -127,11 +149,12 @@ impl<'a> Fx<'a> {
     /// value, same-representation bitcasts, sext of a mask) become aliases
     /// of their operand and are not emitted.
     ///
-    /// The same walk counts the uses of each value by the instructions
-    /// still emitted, and notes the last user (what `count_uses` does):
+    /// The same walk counts the uses of each value by the arithmetic,
+    /// compares and casts still emitted, and notes the last user (what
+    /// `count_uses` does; `analyze` counted every other instruction's):
     /// operands as written, the uses of an alias moved to the value it
     /// stands for at the end. A user matters only to a value used once, so
-    /// the order of the moves does not.
+    /// the order of the counts and moves does not.
     // Out of line natively, as is `fold_operands`: inlined into `analyze`,
     // with the per-block phi copies there, the two compiled to more
     // instructions (callgrind).
@@ -143,72 +166,43 @@ impl<'a> Fx<'a> {
         aliased.clear();
         // CSE's first instruction of each class in the block (see alias_of).
         let mut first_of = [0u32; 64];
-        // One use of each operand of instruction `k` (a phi's are uses from
-        // no instruction). A macro, not a helper: the two walks below each
-        // keep it inline in their own loop, which a shared inline(always)
-        // function compiled worse (+5.3M instructions on xsystem35).
-        macro_rules! count_operands {
-            ($inst:expr, $k:expr) => {{
-                let vals = &mut self.b.vals;
-                let mut count = |o: ValueId, user: u32| {
-                    if let Some(val) = vals.get_mut(o.0.wrapping_sub(first) as usize) {
-                        val.uses += 1;
-                        val.user = user;
-                    }
-                };
-                // The user decided by the dispatch on the kind, not by a
-                // test of its own before it.
-                match $inst.kind {
-                    InstKind::Phi { incoming, .. } => f.incoming(incoming).iter().for_each(|&(o, _)| count(o, NONE)),
-                    ref kind => for_each_operand(f, kind, |o| count(o, $k as u32)),
+        // Only the instructions that may be aliases (`analyze` listed them):
+        // a block's CSE scope starts at its first one, found by a cursor
+        // over the blocks (both are in order); a block without one has
+        // nothing to reset.
+        let pure = std::mem::take(&mut self.b.pure_insts);
+        let (mut seen, mut stored) = (0u64, 0u64);
+        let (mut blk, mut block_end) = (0, 0u32);
+        for &k in &pure {
+            if k >= block_end {
+                while f.blocks.get(blk).is_some_and(|x| x.end <= k) {
+                    blk += 1;
                 }
-            }};
-        }
-        for blk in &f.blocks {
-            self.b.cse.clear();
-            let (mut seen, mut stored) = (0u64, 0u64);
-            // A block of at most two instructions holds at most one
-            // computation (the last is its terminator), so nothing CSE
-            // could match: only no-op casts and uses, in a walk of its own.
-            if blk.end.wrapping_sub(blk.start) <= 2 {
-                for k in blk.start as usize..blk.end as usize {
-                    let inst = &f.insts[k];
-                    if let Some((v, _)) = inst.result {
-                        // As `alias_of` finds them.
-                        if let (Some(i), InstKind::Cast { op, value, to }) = (self.local_index(v), inst.kind) {
-                            if value != v && is_noop_cast(op, self.ty(value), to) {
-                                self.b.vals[i].alias = value.0;
-                                self.b.insts[k].emit = false;
-                                aliased.push(i as u32);
-                                continue;
-                            }
-                        }
-                    }
-                    count_operands!(inst, k);
-                }
-                continue;
+                block_end = f.blocks.get(blk).map_or(NONE, |x| x.end);
+                self.b.cse.clear();
+                (seen, stored) = (0, 0);
             }
-            for k in blk.start as usize..blk.end as usize {
-                let inst = &f.insts[k];
-                // Only arithmetic, compares and casts can be aliases: the
-                // other results (loads, calls, phis) go straight to the uses.
-                if !matches!(inst.kind, InstKind::Binop { .. } | InstKind::Cmp { .. } | InstKind::Cast { .. }) {
-                    count_operands!(inst, k);
+            let k = k as usize;
+            let inst = &f.insts[k];
+            if let Some((v, _)) = inst.result {
+                // A local value: `analyze` checked every result.
+                let i = v.0.wrapping_sub(first) as usize;
+                if let Some(alias) = self.alias_of(inst, v, k, &mut first_of, &mut seen, &mut stored) {
+                    self.b.vals[i].alias = alias;
+                    self.b.insts[k].emit = false;
+                    aliased.push(i as u32);
                     continue;
                 }
-                if let Some((v, _)) = inst.result {
-                    // A local value: `analyze` checked every result.
-                    let i = v.0.wrapping_sub(first) as usize;
-                    if let Some(alias) = self.alias_of(inst, v, k, &mut first_of, &mut seen, &mut stored) {
-                        self.b.vals[i].alias = alias;
-                        self.b.insts[k].emit = false;
-                        aliased.push(i as u32);
-                        continue;
-                    }
-                }
-                count_operands!(inst, k);
             }
+            let vals = &mut self.b.vals;
+            for_each_operand(f, &inst.kind, |o| {
+                if let Some(val) = vals.get_mut(o.0.wrapping_sub(first) as usize) {
+                    val.uses += 1;
+                    val.user = k as u32;
+                }
+            });
         }
+        self.b.pure_insts = pure;
         let vals = &mut self.b.vals;
         for &a in &aliased {
             let a = a as usize;
