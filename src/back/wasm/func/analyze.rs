@@ -45,10 +45,14 @@ impl<'a> Fx<'a> {
         b.phi_insts.clear();
         b.pure_insts.clear();
         let first = f.first_local;
+        // The values as a slice of their own: the lists' pushes cannot move
+        // them, so their start and length stay in registers.
+        let Buffers { vals, mem_insts, phi_insts, pure_insts, .. } = b;
+        let vals = &mut vals[..];
         for (k, inst) in f.insts.iter().enumerate() {
             if let Some((v, t)) = inst.result {
                 // `vals` holds the `nvals` values: its own test is the range's.
-                let Some(val) = b.vals.get_mut(v.0.wrapping_sub(first) as usize) else {
+                let Some(val) = vals.get_mut(v.0.wrapping_sub(first) as usize) else {
                     return Err(self.unsupported("an instruction result outside the function's values"));
                 };
                 val.ty = t;
@@ -58,25 +62,25 @@ impl<'a> Fx<'a> {
             // them): no alias, dead code or absorbed add is known yet, and
             // later passes correct the counts as `find_aliases` says.
             let mut count = |o: ValueId, user: u32| {
-                if let Some(val) = b.vals.get_mut(o.0.wrapping_sub(first) as usize) {
+                if let Some(val) = vals.get_mut(o.0.wrapping_sub(first) as usize) {
                     val.uses += 1;
                     val.user = user;
                 }
             };
             match inst.kind {
                 InstKind::Binop { .. } | InstKind::Cmp { .. } | InstKind::Cast { .. } => {
-                    b.pure_insts.push(k as u32);
+                    pure_insts.push(k as u32);
                     continue;
                 }
                 InstKind::Phi { incoming, .. } => {
                     // Uses from no instruction.
                     f.incoming(incoming).iter().for_each(|&(o, _)| count(o, NONE));
-                    b.phi_insts.push(k as u32);
+                    phi_insts.push(k as u32);
                     continue;
                 }
                 InstKind::Alloca { .. } => allocas += 1,
                 InstKind::Call { .. } => setjmp |= is_setjmp_call(self.cx, inst),
-                InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } => b.mem_insts.push((k as u32, ptr)),
+                InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } => mem_insts.push((k as u32, ptr)),
                 _ => {}
             }
             for_each_operand(f, &inst.kind, |o| count(o, k as u32));
