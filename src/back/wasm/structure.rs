@@ -439,8 +439,14 @@ impl<'a> Succs<'a> {
         self.start.len().saturating_sub(1)
     }
 
+    /// `v`'s successors: its two ends read as one pair (one range test,
+    /// not one per end).
     fn out(&self, v: u32) -> &'a [u32] {
-        &self.to[self.start[v as usize] as usize..self.start[v as usize + 1] as usize]
+        let v = v as usize;
+        match self.start.get(v..v + 2) {
+            Some(&[s, e]) => &self.to[s as usize..e as usize],
+            _ => &[],
+        }
     }
 }
 
