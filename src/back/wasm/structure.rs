@@ -1317,6 +1317,8 @@ impl Layout {
         let m = cfg.len();
         let Layout { slot, num_labels, depth: max_depth, fanout, hoist, ancestors, .. } = self;
         reset(slot, m, FRESH_SLOT);
+        // `m` long, as a slice: a position's slot needs no bounds test.
+        let slot = &mut slot[..m];
         slot[0].place = Place::Root;
         let is_leaf = |i: u32| !cfg.is_header(i) && !cfg.has_dom_children(i);
 
@@ -1487,6 +1489,8 @@ impl Layout {
         let Layout { slot, open, .. } = self;
         let head = Node::Basic { block: 0, exits: Exits::default() };
         reset(open, m, Open { head, tail: NONE, inner: NONE, outer: NONE, next: NONE });
+        // Both `m` long, as slices: a position's entries need no bounds test.
+        let (open, slot) = (&mut open[..m], &slot[..m]);
         let (num_blocks, num_nodes) = match graph {
             View::Plain(s) => (s.len() as u32, s.len()),
             View::Graph(g) => (g.num_blocks, g.num_nodes()),
