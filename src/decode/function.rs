@@ -793,8 +793,19 @@ impl FunctionState {
         let bits = ty.elem().bits();
         let start = self.func.switch_cases.len();
         let cases = &mut self.func.switch_cases;
+        // Room for one value per case: the usual count (PNaCl's writer
+        // gives each case value its own case).
+        cases.reserve(n as usize);
         let mut at = 4;
         for _ in 0..n {
+            // The usual case, one single value and its target, in one look
+            // (the loop below reads and checks the same values).
+            if let Some(&[1, 1, v, t]) = ops.get(at..at + 4) {
+                let target = BlockId(u32::try_from(t).map_err(|_| DecodeError::new(pos, format!("block index {t} is out of range")))?);
+                cases.push(SwitchCase { value: sext(sign_rotated(v), bits), target });
+                at += 4;
+                continue;
+            }
             let items = *ops.get(at).ok_or_else(bad)?;
             at += 1;
             // The case's values come before its target: checked first, then
