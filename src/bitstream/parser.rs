@@ -470,7 +470,7 @@ impl<'a> Parser<'a> {
             let (at, end) = (core.pos, core.top.end);
             let after = (at + w as u64 + 31) & !31;
             if at < end && after == end && end <= core.avail_bits && core.stack.len() > 1 {
-                core.stack.pop();
+                core.pop_frame();
                 core.sync_top();
                 core.pos = end;
                 core.item = Item::Exit { pos: at, block_id: id };
@@ -556,6 +556,12 @@ impl<'a> Parser<'a> {
         self.core.sync_top();
         Ok(Some(range))
     }
+}
+
+#[cold]
+#[inline(never)]
+fn grow_frames(stack: &mut Vec<Frame>) {
+    stack.reserve(1);
 }
 
 /// Whether record runs leave BLOCKINFO to the careful path and so check no
@@ -834,6 +840,18 @@ fn known_len(k: u8) -> usize {
 }
 
 impl Core {
+    /// Closes the innermost block's frame. One with no abbreviations of
+    /// its own (every function and constants block the toolchain writes)
+    /// owns nothing and is let go with no call to its drop.
+    #[inline(always)]
+    fn pop_frame(&mut self) {
+        if let Some(frame) = self.stack.pop() {
+            if frame.local.capacity() == 0 {
+                std::mem::forget(frame);
+            }
+        }
+    }
+
     /// Copies the innermost frame's fields to `top`: after every change
     /// of the stack.
     fn sync_top(&mut self) {
@@ -910,8 +928,13 @@ impl Core {
         // One search for both: where the list is, and its length.
         let blockinfo_index = self.blockinfo.index_of(block_id);
         let inherited = self.blockinfo.abbrevs.get(blockinfo_index).map_or(0, |(_, list)| list.len());
+        if self.stack.len() == self.stack.capacity() {
+            // Out of line, so the push below is a plain store in place.
+            grow_frames(&mut self.stack);
+        }
         self.stack.push(Frame { block_id, abbrev_width: width, end, inherited, blockinfo_index, local: Vec::new() });
-        self.sync_top();
+        // Set from the values at hand, not read back from the frame.
+        self.top = Top { block_id, abbrev_width: width, end, inherited, blockinfo_index };
         if block_id == BLOCKINFO_BLOCK_ID {
             self.setbid = None;
         }

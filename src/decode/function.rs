@@ -1099,7 +1099,9 @@ impl FunctionState {
         spare.forward_due = self.forward_due;
         match self.boxed {
             Some(mut b) => {
-                *b = self.func;
+                // The box holds the empty `Function` that `new` left in
+                // it, which owns nothing: let go with no call to its drop.
+                std::mem::forget(std::mem::replace(&mut *b, self.func));
                 b
             }
             None => Box::new(self.func),
