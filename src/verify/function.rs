@@ -169,6 +169,9 @@ impl FunctionVerifier {
     /// terminator stands and, its targets being the graph's edges
     /// (`build_clean_cfg` takes none to a missing block or the entry),
     /// where it goes. A body that is not clean takes `verify`'s path.
+    /// Its scalar constants are as the decoder makes them (an integer
+    /// within its integer type's width, a float of f32 within 32 bits or
+    /// of f64, or undef), so only the vector ones are checked.
     pub(crate) fn verify_decoded(&mut self, m: &Module, f: &Function, types: &[ValType], out: &mut Vec<Diagnostic>) {
         self.verify_body::<true>(m, f, types, out);
     }
@@ -240,7 +243,7 @@ impl FunctionVerifier {
             cx.report(pos, None, inst, msg);
             return;
         }
-        cx.check_constants();
+        cx.check_constants::<DECODED>();
 
         let structured = clean || {
             drop(cx);
@@ -834,8 +837,16 @@ impl Cx<'_> {
         }
     }
 
-    fn check_constants(&mut self) {
+    fn check_constants<const DECODED: bool>(&mut self) {
         for (k, c) in self.f.consts.iter().enumerate() {
+            // The decoder makes a scalar constant only as one that passes:
+            // an integer of an integer type, sign-extended from its width
+            // (so it fits), a float of f32 (at most 32 bits) or f64, or
+            // undef. Only a vector's type can be at fault (undef of a
+            // disallowed vector type).
+            if DECODED && matches!(c.ty, ValType::Scalar(_)) {
+                continue;
+            }
             // Most constants are integers that fit their scalar type: one
             // range from a table (empty for the float types), no match.
             if let (ConstValue::Int(x), ValType::Scalar(s)) = (c.value, c.ty) {
