@@ -1181,7 +1181,7 @@ impl Cx<'_> {
             }
             InstKind::Unreachable => last && no_result(),
             InstKind::Switch { ty, cond, default, cases } => {
-                last && no_result() && self.quick_switch(at, ty, cond, default, self.f.cases(cases))
+                last && no_result() && self.quick_switch::<DECODED>(at, ty, cond, default, self.f.cases(cases))
             }
             _ => false,
         }
@@ -1191,15 +1191,29 @@ impl Cx<'_> {
     /// with a few cases (compared pairwise; more are sorted by the full
     /// check): an integer type other than i1, the condition of that type,
     /// and cases that fit it, are distinct and branch to existing blocks
-    /// other than the entry.
+    /// other than the entry. In a decoded body (see
+    /// [`FunctionVerifier::verify_decoded`]) only the type, the condition
+    /// and distinctness are left: the decoder sign-extends each case from
+    /// the type's width (so it fits, and truncating changes nothing), and
+    /// the targets are the clean graph's edges.
     #[inline(never)]
-    fn quick_switch(&self, at: Use, ty: ValType, cond: ValueId, default: BlockId, cases: &[SwitchCase]) -> bool {
+    fn quick_switch<const DECODED: bool>(
+        &self,
+        at: Use,
+        ty: ValType,
+        cond: ValueId,
+        default: BlockId,
+        cases: &[SwitchCase],
+    ) -> bool {
         let ValType::Scalar(s) = ty else { return false };
         if !s.is_int() || s == Scalar::I1 || cases.len() > QUICK_SWITCH_CASES {
             return false;
         }
-        if self.quick_op(at, cond) != ty_code(ty) || !self.quick_target(default) {
+        if self.quick_op(at, cond) != ty_code(ty) || !(DECODED || self.quick_target(default)) {
             return false;
+        }
+        if DECODED {
+            return cases.iter().enumerate().all(|(k, c)| cases[..k].iter().all(|d| d.value != c.value));
         }
         let bits = s.bits();
         cases.iter().enumerate().all(|(k, c)| {
