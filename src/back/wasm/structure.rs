@@ -307,6 +307,76 @@ fn structure_rows(
         out.body = Body { start: 0, end: 1 };
         return;
     }
+    // (Its tree nests 3m + 1 = 10 deep at most: within the caps but in
+    // tests that shrink them.)
+    if num_blocks == 3 && limits.inline_depth.min(limits.tree_depth) >= 10 && fork(plain, out) {
+        return;
+    }
+    structure_general(plain, limits, engine, known, out)
+}
+
+/// The tree of a three-block body whose entry branches to the other two,
+/// both leaving the function or one going on to the other (`if (c) x;
+/// y;`: a tenth of real bodies), as the general path builds it but without
+/// its graphs and analyses; `false` (and `out` untouched) for any other
+/// graph.
+///
+/// The general path's tree, worked out: the graph has no cycle, and one
+/// reverse postorder, the entry `0` first, `x` before `y` (its successor)
+/// if any; both are dominated by `0` alone. Each block reached by one edge
+/// goes inline at its exit; in a triangle `y`, reached by two, is `Inner`
+/// after a `block` (label 0, the one label) around `0`'s code, and both
+/// edges into it are `br 0`. The build goes from the last position back,
+/// so `y`'s exits (none) and `x`'s (the one to `y`) come before `0`'s, which
+/// follow its successor order; `x`'s node, placed inline, is pushed first,
+/// then `0`'s node, the `block` around it, and the rest of the body after
+/// the `block`.
+fn fork(plain: Succs<'_>, out: &mut Structured) -> bool {
+    let &[a, b] = plain.out(0) else { return false };
+    if !matches!((a, b), (1, 2) | (2, 1)) {
+        return false;
+    }
+    let (out_a, out_b) = (plain.out(a), plain.out(b));
+    let exit = |target, how| Exit { target, set_dispatch: None, how };
+    let basic = |block, start, end| Node::Basic { block, exits: Exits { start, end } };
+    if out_a.is_empty() && out_b.is_empty() {
+        out.nodes.extend([basic(a, 0, 0), basic(b, 0, 0), basic(0, 0, 2)]);
+        out.exits.extend([
+            exit(a, ExitHow::Inline(Body { start: 0, end: 1 })),
+            exit(b, ExitHow::Inline(Body { start: 1, end: 2 })),
+        ]);
+        out.body = Body { start: 2, end: 3 };
+        return true;
+    }
+    let (x, y) = if out_a == [b] && out_b.is_empty() {
+        (a, b)
+    } else if out_b == [a] && out_a.is_empty() {
+        (b, a)
+    } else {
+        return false;
+    };
+    let how = |t| if t == x { ExitHow::Inline(Body { start: 0, end: 1 }) } else { ExitHow::Br(LabelId(0)) };
+    out.nodes.extend([
+        basic(x, 0, 1),
+        basic(0, 1, 3),
+        Node::Block { label: LabelId(0), body: Body { start: 1, end: 2 } },
+        basic(y, 0, 0),
+    ]);
+    out.exits.extend([exit(y, ExitHow::Br(LabelId(0))), exit(a, how(a)), exit(b, how(b))]);
+    out.body = Body { start: 2, end: 4 };
+    out.num_labels = 1;
+    true
+}
+
+/// [`structure_rows`] of any graph: the analyses, the layout and the build.
+fn structure_general(
+    plain: Succs<'_>,
+    limits: Limits,
+    engine: &mut DomCfg,
+    known: Option<&DomCfg>,
+    out: &mut Structured,
+) {
+    let num_blocks = plain.len();
     let mut sc = out.scratch.take().unwrap_or_default();
     let Scratch { graph, cfg, loops, layout, irr } = &mut *sc;
     // Whether `graph` is the working graph; until a dispatcher is needed
@@ -2183,6 +2253,40 @@ mod tests {
 
     fn has_dispatch(s: &Structured) -> bool {
         s.num_dispatch_vars > 0
+    }
+
+    /// The three-block forks take a shortcut: it must give the general
+    /// path's tree, whatever the successor order and block numbering.
+    #[test]
+    fn forks_match_the_general_path() {
+        let shapes: [&[&[u32]]; 6] = [
+            &[&[1, 2], &[2], &[]],
+            &[&[2, 1], &[2], &[]],
+            &[&[1, 2], &[], &[1]],
+            &[&[2, 1], &[], &[1]],
+            &[&[1, 2], &[], &[]],
+            &[&[2, 1], &[], &[]],
+        ];
+        for succs in shapes {
+            let (start, to) = super::rows(3, |b| succs[b as usize]);
+            let plain = super::Succs { start: &start, to: &to };
+            let mut fast = super::Structured::default();
+            assert!(super::fork(plain, &mut fast), "{succs:?} not taken");
+            let mut general = super::Structured::default();
+            let mut engine = super::DomCfg::default();
+            super::structure_general(plain, super::Limits::DEFAULT, &mut engine, None, &mut general);
+            assert_eq!(
+                (fast.body, fast.num_labels, fast.num_dispatch_vars, &fast.nodes, &fast.exits),
+                (general.body, general.num_labels, general.num_dispatch_vars, &general.nodes, &general.exits),
+                "{succs:?}"
+            );
+        }
+        // Not forks: left to the general path.
+        let others: [&[&[u32]]; 4] = [&[&[1, 2], &[2], &[1]], &[&[1, 1], &[2], &[]], &[&[1], &[2], &[]], &[&[1, 2], &[0], &[]]];
+        for succs in others {
+            let (start, to) = super::rows(3, |b| succs[b as usize]);
+            assert!(!super::fork(super::Succs { start: &start, to: &to }, &mut super::Structured::default()), "{succs:?}");
+        }
     }
 
     #[test]
