@@ -3,42 +3,48 @@
 use super::*;
 
 impl<'a> Fx<'a> {
-    /// Function prologue: the static frame.
+    /// Function prologue: the static frame. Its bytes are written directly
+    /// (as `emit_basic` writes its own), not through the encoder's sink: a
+    /// call per instruction, and ~90 instructions per constant for its
+    /// general LEB.
     pub(super) fn emit_prologue(&mut self) {
         if self.frame_local != NONE {
             let (fl, saved) = (self.frame_local, self.saved_sp_local);
             let size = self.frame_size;
-            self.w().global_get(global::STACK_POINTER);
+            self.op_u32(0x23, global::STACK_POINTER); // global.get
             self.local_tee(saved);
-            self.w().i32_const(size as i32).i32_sub();
+            self.i32_const(size as i32);
+            self.b.code.push(0x6B); // i32.sub
             if self.frame_align > 1 {
                 let mask = -(self.frame_align as i32);
-                self.w().i32_const(mask).i32_and();
+                self.i32_const(mask);
+                self.b.code.push(0x71); // i32.and
             }
             self.local_tee(fl);
-            self.w().global_get(global::STACK_LIMIT).i32_lt_u();
+            self.op_u32(0x23, global::STACK_LIMIT); // global.get
+            self.b.code.push(0x49); // i32.lt_u
             if u64::from(size) + u64::from(self.frame_align) >= 0x1_0000 {
                 // A large frame could wrap below address 0.
                 self.local_get(fl);
                 self.local_get(saved);
-                self.w().i32_gt_u().i32_or();
+                self.b.code.extend_from_slice(&[0x4B, 0x72]); // i32.gt_u, i32.or
             }
-            self.w()
-                .if_(BlockType::Empty)
-                .i32_const(crate::back::wasm::imports::fault::STACK_OVERFLOW)
-                .i32_const(0)
-                .call(FAULT_FUNC)
-                .end();
+            self.b.code.extend_from_slice(&[0x04, 0x40]); // if, empty type
+            self.i32_const(crate::back::wasm::imports::fault::STACK_OVERFLOW);
+            self.i32_const(0);
+            self.op_u32(0x10, FAULT_FUNC); // call
+            self.b.code.push(0x0B); // end
             self.local_get(fl);
-            self.w().global_set(global::STACK_POINTER);
+            self.op_u32(0x24, global::STACK_POINTER); // global.set
         } else if self.saved_sp_local != NONE {
             let saved = self.saved_sp_local;
-            self.w().global_get(global::STACK_POINTER);
+            self.op_u32(0x23, global::STACK_POINTER); // global.get
             self.local_set(saved);
         }
     }
 
-    /// `ret`: its value is already pushed.
+    /// `ret`: its value is already pushed. Written directly, as the
+    /// prologue.
     pub(super) fn emit_return(&mut self) {
         if self.outline.is_some() {
             // Inside an outlined loop: F returns (`outline.rs`).
@@ -48,9 +54,9 @@ impl<'a> Fx<'a> {
         if self.saved_sp_local != NONE {
             let saved = self.saved_sp_local;
             self.local_get(saved);
-            self.w().global_set(global::STACK_POINTER);
+            self.op_u32(0x24, global::STACK_POINTER); // global.set
         }
-        self.w().return_();
+        self.b.code.push(0x0F); // return
         self.terminal = true;
     }
 
@@ -70,9 +76,9 @@ impl<'a> Fx<'a> {
             self.emit_tree(tree, tree.body);
         }
         if self.ret.is_some() && !self.terminal {
-            self.w().unreachable();
+            self.b.code.push(0x00); // unreachable
         }
-        self.w().end();
+        self.b.code.push(0x0B); // end
     }
 
     /// Writes `size, locals, body` to `out`.
