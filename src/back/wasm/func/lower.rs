@@ -36,7 +36,7 @@ impl<'a> Fx<'a> {
                     _ => self.bug("extractelement of a scalar"),
                 }
                 if self.ty(*vector).elem() == Scalar::I1 {
-                    self.w().i32_const(1).i32_and();
+                    self.and_mask(1);
                 }
             }
             InsertElement { vector, index, .. } => {
@@ -61,7 +61,7 @@ impl<'a> Fx<'a> {
                     }
                 };
                 if *ty == IrType::I1 {
-                    self.w().i32_const(1).i32_and();
+                    self.and_mask(1);
                 }
             }
             Store { value, align, .. } => {
@@ -218,7 +218,7 @@ impl<'a> Fx<'a> {
                         op,
                         BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl | BinOp::AShr | BinOp::SDiv | BinOp::SRem
                     ) {
-                        self.w().i32_const(m).i32_and();
+                        self.and_mask(m);
                     }
                 }
             }
@@ -451,7 +451,7 @@ impl<'a> Fx<'a> {
                     w.i32_wrap_i64();
                 }
                 if let Some(m) = int_mask(b) {
-                    w.i32_const(m).i32_and();
+                    self.and_mask(m);
                 }
             }
             CastOp::ZExt => {
@@ -469,7 +469,7 @@ impl<'a> Fx<'a> {
                 if b == I64 {
                     w.i64_extend_i32_s();
                 } else if let Some(m) = int_mask(b) {
-                    w.i32_const(m).i32_and();
+                    self.and_mask(m);
                 }
             }
             CastOp::FpToSi | CastOp::FpToUi => {
@@ -486,7 +486,7 @@ impl<'a> Fx<'a> {
                     _ => return self.bug("fptoi from an integer"),
                 };
                 if let Some(m) = int_mask(b) {
-                    self.w().i32_const(m).i32_and();
+                    self.and_mask(m);
                 }
             }
             CastOp::SiToFp | CastOp::UiToFp => {

@@ -949,6 +949,16 @@ impl<'a> Fx<'a> {
         }
     }
 
+    /// `i32.const m, i32.and`: a value cut to its type's bits (i1, i8, i16
+    /// results). Written directly, out of line: the two sink calls it
+    /// replaces were ~130 instructions, and the instruction loop it is
+    /// called from keeps one call.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
+    pub(super) fn and_mask(&mut self, m: i32) {
+        self.i32_const(m);
+        self.b.code.push(0x71); // i32.and
+    }
+
     /// [`Fx::i32_const`] with an immediate of two bytes or more.
     #[inline(never)]
     fn i32_const_long(&mut self, x: i32) {
