@@ -900,7 +900,8 @@ impl<'a> Fx<'a> {
                     let shift = if *op == BinOp::SDiv { self.exact_sdiv_shift(*op, *lhs, *rhs) } else { None };
                     match shift {
                         Some(s) => {
-                            self.b.insts[k].lowering = Lowering::ExactShift(s as u8);
+                            self.b.insts[k].lowering = Lowering::ExactShift;
+                            self.b.insts[k].shift = s as u8;
                             self.push(*lhs, fl);
                         }
                         None => self.push2(*lhs, fl, *rhs, fr),

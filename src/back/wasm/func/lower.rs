@@ -18,7 +18,7 @@ impl<'a> Fx<'a> {
         match &inst.kind {
             Binop { op, lhs, rhs, .. } => {
                 let t = self.binop_type(inst, *lhs);
-                self.lower_binop(*op, t, *lhs, *rhs, info.lowering)
+                self.lower_binop(*op, t, *lhs, *rhs, info.lowering, info.shift)
             }
             Cast { op, value, to } => self.lower_cast(*op, self.ty(*value), *to),
             Cmp { pred, lhs, rhs } => self.lower_cmp(*pred, *lhs, *rhs, info.lowering),
@@ -202,13 +202,15 @@ impl<'a> Fx<'a> {
         self.b.call_sites.push((at, len, callee, unguarded));
     }
 
-    pub(super) fn lower_binop(&mut self, op: BinOp, t: IrType, lhs: ValueId, rhs: ValueId, how: Lowering) {
+    /// Binop `op` on `t`; `how` as `plan` chose, with the shift `k` of an
+    /// exact division.
+    pub(super) fn lower_binop(&mut self, op: BinOp, t: IrType, lhs: ValueId, rhs: ValueId, how: Lowering, k: u8) {
         match t {
             IrType::Scalar(s) if s.is_float() => self.float_binop(op, s),
-            IrType::Scalar(Scalar::I32) if let Lowering::ExactShift(k) = how => {
+            IrType::Scalar(Scalar::I32) if how == Lowering::ExactShift => {
                 self.w().i32_const(i32::from(k)).i32_shr_s();
             }
-            IrType::Scalar(Scalar::I64) if let Lowering::ExactShift(k) = how => {
+            IrType::Scalar(Scalar::I64) if how == Lowering::ExactShift => {
                 self.w().i64_const(i64::from(k)).i64_shr_s();
             }
             IrType::Scalar(s) => {

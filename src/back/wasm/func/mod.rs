@@ -167,6 +167,12 @@ pub(super) struct InstInfo {
     pub copies_planned: bool,
     /// What `plan` chose for `lower` (decided once, so the two agree).
     pub lowering: Lowering,
+    /// The k of [`Lowering::ExactShift`], 0 otherwise. A field of its own,
+    /// not the variant's: the record's last four bytes are then all
+    /// defined, and its default (written for every instruction of a body)
+    /// is stored as one word, not a byte and a half-word around an
+    /// undefined one.
+    pub shift: u8,
 }
 
 /// A lowering choice `plan` makes from the operands and uses, which its
@@ -178,8 +184,9 @@ pub(super) enum Lowering {
     Eqz,
     /// `icmp ne x, 0` used only as a condition: `x` pushed, nothing else.
     Truthy,
-    /// `sdiv x, 2^k` exact: `x` pushed, then a shift by k.
-    ExactShift(u8),
+    /// `sdiv x, 2^k` exact: `x` pushed, then a shift by k
+    /// (`InstInfo::shift`).
+    ExactShift,
     /// `call_indirect` of a constant function address: a direct call.
     Direct,
     /// A switch as one `br_table` (its condition pushed), not a search.
@@ -200,6 +207,7 @@ impl Default for InstInfo {
             offset: 0,
             copies_planned: false,
             lowering: Lowering::Plain,
+            shift: 0,
         }
     }
 }
