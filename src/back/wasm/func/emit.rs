@@ -86,11 +86,15 @@ impl<'a> Fx<'a> {
                     self.i32_const(x);
                 }
             },
+            // Floats written directly (opcode, then the bits little-endian),
+            // not through the encoder's sink: a call each.
             (ConstValue::Float(bits), IrType::Scalar(Scalar::F32)) => {
-                self.w().f32_const(Ieee32::new(bits as u32));
+                let b = (bits as u32).to_le_bytes();
+                self.b.code.extend_from_slice(&[0x43, b[0], b[1], b[2], b[3]]); // f32.const
             }
             (ConstValue::Float(bits), IrType::Scalar(Scalar::F64)) => {
-                self.w().f64_const(Ieee64::new(bits));
+                self.b.code.push(0x44); // f64.const
+                self.b.code.extend_from_slice(&bits.to_le_bytes());
             }
             (_, t) => self.zero(t),
         }
@@ -219,7 +223,7 @@ impl<'a> Fx<'a> {
                 }
                 Kind::Folded => self.fixup(val.fold_fixup),
                 _ if pushed => {
-                    self.w().drop();
+                    self.b.code.push(0x1A); // drop
                 }
                 _ => {}
             }

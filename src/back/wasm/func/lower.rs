@@ -26,7 +26,7 @@ impl<'a> Fx<'a> {
                 if self.ty(*cond).is_vector() {
                     self.w().v128_bitselect();
                 } else {
-                    self.w().select();
+                    self.b.code.push(0x1B); // select, written directly
                 }
             }
             ExtractElement { vector, index } => {
@@ -115,7 +115,7 @@ impl<'a> Fx<'a> {
                 };
                 if let Some(d) = direct {
                     for _ in 0..d.drop {
-                        self.w().drop();
+                        self.b.code.push(0x1A); // drop
                     }
                     for &t in &d.pad {
                         self.zero_w(t);
@@ -124,7 +124,7 @@ impl<'a> Fx<'a> {
                     match d.result {
                         ResultFix::Same => {}
                         ResultFix::Drop => {
-                            self.w().drop();
+                            self.b.code.push(0x1A); // drop
                         }
                         ResultFix::Zero(t) => self.zero_w(t),
                     }
