@@ -28,6 +28,10 @@ pub const MAX_TYPES: u64 = 1 << 20;
 pub const MAX_PARAMS: usize = 1 << 12;
 /// Global variables in the globals block.
 pub const MAX_GLOBALS: u64 = 1 << 24;
+/// Instructions room is made for when a body begins (from its bits: see
+/// `decode::function::BITS_PER_INST_HINT`): a hint, not a limit, so a
+/// block length claiming more than the input holds reserves at most this.
+pub const MAX_RESERVED_INSTS: u64 = 1 << 16;
 /// Basic blocks declared by one function.
 pub const MAX_BASIC_BLOCKS: u64 = 1 << 24;
 /// Bytes of one global variable's zero-fill initializer (the guest address

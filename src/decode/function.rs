@@ -9,7 +9,7 @@ use crate::ir::{
     BinOp, Block, BlockId, CastOp, CmpPred, ConstValue, Constant, ForwardType, FuncId, Function, Inst, InstId,
     InstKind, Module, Scalar, Span, SwitchCase, Type, ValType, ValueId,
 };
-use crate::limits::MAX_SWITCH_CASES;
+use crate::limits::{MAX_RESERVED_INSTS, MAX_SWITCH_CASES};
 use crate::BitPos;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -109,6 +109,28 @@ fn too_many_operands(pos: BitPos) -> DecodeError {
 #[inline(never)]
 fn grow<T>(v: &mut Vec<T>) {
     v.reserve(1);
+}
+
+/// Bits per instruction a body is taken to spend when room is made for its
+/// instructions as it begins (the corpus's bodies average about 39; a body
+/// denser than this grows as it goes).
+const BITS_PER_INST_HINT: u64 = 32;
+
+/// Room for `n` items in `v`, which is empty: a new buffer when the old
+/// one is too small, not a `reserve` (a realloc copies the whole old
+/// buffer, empty or not).
+#[inline]
+fn make_room<T>(v: &mut Vec<T>, n: usize) {
+    debug_assert!(v.is_empty());
+    if v.capacity() < n {
+        renew(v, n);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn renew<T>(v: &mut Vec<T>, n: usize) {
+    *v = Vec::with_capacity(n);
 }
 
 #[cold]
@@ -390,6 +412,12 @@ impl FunctionState {
         func.pos = pos;
         let mut local_types = std::mem::take(&mut spare.local_types);
         local_types.clear();
+        // Room for the instructions the body's bits suggest, made once, not
+        // by doubling as they arrive (each step a copy).
+        let room = (end.0.saturating_sub(pos.0) / BITS_PER_INST_HINT).min(MAX_RESERVED_INSTS) as usize;
+        make_room(&mut func.insts, room);
+        make_room(&mut func.results, room);
+        make_room(&mut local_types, room);
         local_types.extend_from_slice(params);
         let mut due = std::mem::take(&mut spare.due);
         due.clear();
