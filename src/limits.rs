@@ -32,6 +32,13 @@ pub const MAX_GLOBALS: u64 = 1 << 24;
 /// `decode::function::BITS_PER_INST_HINT`): a hint, not a limit, so a
 /// block length claiming more than the input holds reserves at most this.
 pub const MAX_RESERVED_INSTS: u64 = 1 << 16;
+/// Room made at once for function declarations (no record says how many;
+/// capped also by the module's bits left) and for global variables (the
+/// globals block's COUNT, capped also by the bits left to hold them): past
+/// it they grow as they arrive. Hints, not limits: a few hundred KB at
+/// most, whatever a count claims.
+pub const MAX_RESERVED_FUNCTIONS: u64 = 1 << 12;
+pub const MAX_RESERVED_GLOBALS: u64 = 1 << 12;
 /// Basic blocks declared by one function.
 pub const MAX_BASIC_BLOCKS: u64 = 1 << 24;
 /// Bytes of one global variable's zero-fill initializer (the guest address

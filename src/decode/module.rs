@@ -11,7 +11,7 @@ use crate::ir::{
     BlockId, FuncId, FuncType, Function, FunctionDecl, GlobalId, GlobalVar, Initializer, Inits, Linkage, Module, Scalar,
     Type, TypeId, ValType, ValueId,
 };
-use crate::limits::{MAX_GLOBALS, MAX_PARAMS, MAX_TYPES, MAX_ZEROFILL};
+use crate::limits::{MAX_GLOBALS, MAX_PARAMS, MAX_RESERVED_FUNCTIONS, MAX_RESERVED_GLOBALS, MAX_TYPES, MAX_ZEROFILL};
 use crate::BitPos;
 use std::sync::Arc;
 
@@ -40,6 +40,9 @@ struct GlobalsState {
     pending_inits: u64,
     /// Whether the current global's next record may be COMPOUND.
     may_compound: bool,
+    /// Where the globals block ends (room for the globals is made only as
+    /// far as its bits can hold them).
+    end: BitPos,
 }
 
 pub(crate) struct ModuleState {
@@ -60,6 +63,9 @@ pub(crate) struct ModuleState {
     spare: Spare,
     done: bool,
     seen: Seen,
+    /// Where the module block ends (room for the function declarations is
+    /// made only as far as its bits can hold them).
+    module_end: BitPos,
 }
 
 /// Which once-only module parts have been read.
@@ -84,6 +90,7 @@ impl ModuleState {
             spare: Spare::default(),
             done: false,
             seen: Seen::default(),
+            module_end: BitPos(0),
         }
     }
 
@@ -274,6 +281,11 @@ impl ModuleState {
         }
         self.stack.push(id);
         self.top = id;
+        match id {
+            MODULE_BLOCK_ID => self.module_end = end,
+            GLOBALVAR_BLOCK_ID => self.globals.end = end,
+            _ => {}
+        }
         if id == FUNCTION_BLOCK_ID {
             if self.bodies.is_empty() && self.next_body == 0 {
                 self.bodies = self.module.defined_functions().collect();
@@ -383,6 +395,12 @@ impl ModuleState {
                 if is_proto > 1 {
                     return Err(DecodeError::new(pos, format!("invalid prototype flag {is_proto}")));
                 }
+                if self.module.functions.capacity() == 0 {
+                    // No record says how many: room for as many as the module's
+                    // bits could hold (a record takes two bits at least), capped.
+                    let room = (self.module_end.0.saturating_sub(pos.0) / 2).min(MAX_RESERVED_FUNCTIONS);
+                    self.module.functions.reserve_exact(room as usize);
+                }
                 self.module.functions.push(FunctionDecl {
                     ty: TypeId(ty as u32),
                     sig,
@@ -482,6 +500,10 @@ impl ModuleState {
                 return Err(DecodeError::new(pos, format!("{n} globals are more than the limit of {MAX_GLOBALS}")));
             }
             g.expected = Some(n);
+            // Each global takes two records at least (its own and an
+            // initializer), of two bits at least (the abbreviation id).
+            let room = n.min(g.end.0.saturating_sub(pos.0) / 4).min(MAX_RESERVED_GLOBALS);
+            self.module.globals.reserve_exact(room as usize);
             return Ok(Decoded::GlobalCount(n));
         }
         let expected = g.expected.ok_or_else(|| DecodeError::new(pos, "globals record before the count record"))?;
