@@ -312,7 +312,7 @@ impl<'a> Fx<'a> {
     }
 
     /// The value `v` stands for (through aliases).
-    #[cfg_attr(not(target_arch = "wasm32"), inline)]
+    #[inline]
     pub(super) fn resolve(&self, v: ValueId) -> ValueId {
         resolve_in(&self.b.vals, self.f.first_local, v)
     }
@@ -874,7 +874,7 @@ impl<'a> Fx<'a> {
 
     /// Two pushes, `a` then `b`, with one check of the list's room (most
     /// instructions push two operands).
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[inline(always)]
     fn push2(&mut self, a: ValueId, fa: Fixup, b: ValueId, fb: Fixup) {
         let (a, b) = (self.resolve(a), self.resolve(b));
         self.b.pushes.extend_from_slice(&[Push { value: a, fixup: fa }, Push { value: b, fixup: fb }]);
