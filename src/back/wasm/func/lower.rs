@@ -12,7 +12,7 @@ impl<'a> Fx<'a> {
     /// Emits instruction `k` (`info` its analysis record) after its
     /// pushes; answers whether it left its result on the stack (false for
     /// void and for results already stored).
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[inline(always)]
     pub(super) fn lower(&mut self, k: usize, inst: &'a Inst, info: &InstInfo) -> bool {
         use InstKind::*;
         match &inst.kind {
