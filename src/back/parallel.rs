@@ -497,20 +497,19 @@ impl BodyWorker {
         let m = &self.context.module;
         let buffers = self.parser.take().unwrap_or_default();
         let mut parser = Parser::resume_block_reusing(bytes, base, job.range, self.context.blockinfo.clone(), buffers);
-        let f = self.decoder.decode(m, id, job.range.enter, job.range.end, &mut parser);
+        let decoded = self.decoder.decode(m, id, job.range.enter, job.range.end, &mut parser);
         self.parser = Some(parser.into_buffers());
-        let f = f?;
+        decoded?;
+        let f = self.decoder.body();
         self.diagnostics.clear();
         // The body is the decoder's own, as in the pipeline: its results
         // numbered and typed by the decoder (see verify_decoded).
-        self.verifier.verify_decoded(m, &f, self.decoder.last_body_types(), &mut self.diagnostics);
-        let result = if self.diagnostics.is_empty() {
-            self.translator.translate(&f, Some(self.verifier.analysis())).map_err(BodyError::from)
+        self.verifier.verify_decoded(m, f, self.decoder.last_body_types(), &mut self.diagnostics);
+        if self.diagnostics.is_empty() {
+            self.translator.translate(f, Some(self.verifier.analysis())).map_err(BodyError::from)
         } else {
             Err(BodyError::Invalid(std::mem::take(&mut self.diagnostics)))
-        };
-        self.decoder.recycle(f);
-        result
+        }
     }
 }
 

@@ -3,8 +3,9 @@
 //! A [`Pipeline`] is fed the input whole ([`Pipeline::whole`]) or chunk by
 //! chunk ([`Pipeline::streaming`], [`Pipeline::feed`]); either way it runs
 //! the parser and decoder as far as the bytes go, verifies each body as
-//! soon as its block closes, hands it to the back end, and drops it (its
-//! buffers are reused for the next body). [`Pipeline::finish`] ends the
+//! soon as its block closes and hands it to the back end, reading it where
+//! the decoder keeps it (the next body is decoded into its buffers).
+//! [`Pipeline::finish`] ends the
 //! input and returns an [`Outcome`]: the module, every problem in file
 //! order (as `pexe verify` prints them) and the back end's output.
 //!
@@ -15,7 +16,7 @@
 use super::{Backend, TranslateError};
 use crate::bitstream::{Event, Header, Parser, Step, FUNCTION_BLOCK_ID};
 use crate::decode::{DecodeError, Decoded, Decoder};
-use crate::ir::{Function, Module};
+use crate::ir::Module;
 use crate::verify::{self, Diagnostic, FunctionVerifier, Verified};
 
 /// What one body was like (for summaries; kept only when asked for with
@@ -221,8 +222,8 @@ impl<'a, B: Backend> Pipeline<'a, B> {
                 let declined = match self.decoder.record_run(&mut self.parser) {
                     Ok(run) => {
                         self.module_changed |= run.module_changed && self.started;
-                        if let Some(f) = run.body_end {
-                            self.body_done(f);
+                        if run.body_end {
+                            self.body_done();
                             continue;
                         }
                         if let Some(bits) = run.body_begin {
@@ -276,7 +277,7 @@ impl<'a, B: Backend> Pipeline<'a, B> {
                 Err(e) => return Err(self.fail(e)),
                 Ok(Decoded::Inst(_) | Decoded::Const(_) | Decoded::Other) => {}
                 Ok(Decoded::FunctionBegin(_)) => self.body_begun(block_bits.unwrap_or(0)),
-                Ok(Decoded::FunctionEnd(f)) => self.body_done(f),
+                Ok(Decoded::FunctionEnd(_)) => self.body_done(),
                 Ok(
                     Decoded::Version(_)
                     | Decoded::TypeCount(_)
@@ -320,11 +321,16 @@ impl<'a, B: Backend> Pipeline<'a, B> {
         }
     }
 
-    fn body_done(&mut self, f: Box<Function>) {
+    /// The body whose block closed, read where the decoder keeps it. Out
+    /// of line: inlined into `pump`, it cost the record loop there more
+    /// than the call.
+    #[inline(never)]
+    fn body_done(&mut self) {
         let m = self.decoder.module();
+        let f = self.decoder.finished_body();
         // Straight from the decoder: its numbering need not be checked, and
         // it still holds the values' types.
-        self.verifier.verify_decoded(m, &f, self.decoder.last_body_types(), &mut self.diagnostics);
+        self.verifier.verify_decoded(m, f, self.decoder.last_body_types(), &mut self.diagnostics);
         self.progress.functions_decoded += 1;
         if let Some(bodies) = &mut self.bodies {
             bodies.push(BodyStats {
@@ -337,13 +343,12 @@ impl<'a, B: Backend> Pipeline<'a, B> {
         }
         if self.diagnostics.is_empty() && self.failed.is_none() {
             if let Some(b) = &mut self.backend {
-                match b.define_function(Verified::checked(m), &f, self.verifier.analysis()) {
+                match b.define_function(Verified::checked(m), f, self.verifier.analysis()) {
                     Ok(()) => self.progress.functions_defined += 1,
                     Err(e) => self.failed = Some(e),
                 }
             }
         }
-        self.decoder.recycle(f);
     }
 
     /// Ends the input (if [`Pipeline::end_input`] was not called) and hands

@@ -8,17 +8,18 @@
 //! answers are those of the whole-file [`super::Decoder`] for the same
 //! block (the same IR, the same errors at the same positions).
 
-use super::function::{BodyItem, FunctionState, Spare};
+use super::function::{BodyItem, FunctionState};
 use super::DecodeError;
 use crate::bitstream::{Event, Parser, CONSTANTS_BLOCK_ID, FUNCTION_BLOCK_ID, VALUE_SYMTAB_BLOCK_ID};
 use crate::ir::{FuncId, Function, Module, ValType};
 use crate::BitPos;
 
-/// Decodes function blocks one at a time, keeping its buffers between them.
+/// Decodes function blocks one at a time, each into the buffers of the
+/// one before.
 #[derive(Default)]
 pub struct BodyDecoder {
     stack: Vec<u32>,
-    spare: Spare,
+    body: FunctionState,
 }
 
 impl BodyDecoder {
@@ -29,7 +30,8 @@ impl BodyDecoder {
     /// Decodes the body of function `id` of `module` from `parser`, which
     /// must be positioned just inside its function block (see
     /// [`Parser::resume_block`]); `enter` is the position of the block's
-    /// ENTER_SUBBLOCK and `end` where its length word says it ends.
+    /// ENTER_SUBBLOCK and `end` where its length word says it ends. The
+    /// body is then [`BodyDecoder::body`].
     pub fn decode(
         &mut self,
         module: &Module,
@@ -37,11 +39,12 @@ impl BodyDecoder {
         enter: BitPos,
         end: BitPos,
         parser: &mut Parser<'_>,
-    ) -> Result<Box<Function>, DecodeError> {
+    ) -> Result<(), DecodeError> {
         if module.functions.get(id.0 as usize).map_or(true, |d| d.is_proto) {
             return Err(DecodeError::new(enter, format!("@f{} is not a function with a body", id.0)));
         }
-        let mut body = FunctionState::new(module, id, enter, end, &mut self.spare);
+        let body = &mut self.body;
+        body.begin(module, id, enter, end);
         self.stack.clear();
         self.stack.push(FUNCTION_BLOCK_ID);
         let context = |e: DecodeError, stack: &[u32]| {
@@ -112,23 +115,27 @@ impl BodyDecoder {
                 Event::Header(_) | Event::End => Err(DecodeError::new(at, "the function block ended early")),
             };
             match done {
-                Ok(true) => return Ok(body.finish(&mut self.spare)),
+                Ok(true) => {
+                    body.end();
+                    return Ok(());
+                }
                 Ok(false) => {}
                 Err(e) => return Err(context(e, &self.stack)),
             }
         }
     }
 
-    /// Takes back a body it handed out, to reuse its buffers.
-    pub fn recycle(&mut self, f: Box<Function>) {
-        self.spare.recycle(f);
+    /// The body [`BodyDecoder::decode`] decoded last (complete once it
+    /// answered `Ok`), until the next one begins.
+    pub fn body(&self) -> &Function {
+        &self.body.func
     }
 
-    /// The types of the values of the body [`BodyDecoder::decode`] returned
-    /// last (parameters, constants, then results, by value id), until the
-    /// next body begins: what [`crate::verify::FunctionVerifier`] numbers
-    /// them from (see [`crate::decode::Decoder::last_body_types`]).
+    /// The types of the values of [`BodyDecoder::body`] (parameters,
+    /// constants, then results, by value id): what
+    /// [`crate::verify::FunctionVerifier`] numbers them from (see
+    /// [`crate::decode::Decoder::last_body_types`]).
     pub(crate) fn last_body_types(&self) -> &[ValType] {
-        self.spare.last_types()
+        self.body.types()
     }
 }

@@ -196,13 +196,13 @@ fn sext(v: i64, bits: u32) -> i64 {
     }
 }
 
+/// A body being decoded, and after its block closed the finished body,
+/// until the next one begins in the same state: it stays in place for the
+/// whole run, its buffers reused (no struct moved per body).
 pub(crate) struct FunctionState {
     /// Held here, not behind a box: every instruction pushes to its
     /// vectors, one load nearer.
     pub func: Function,
-    /// The box `func` goes into when the body is handed out (a recycled
-    /// one, emptied, or none yet).
-    boxed: Option<Box<Function>>,
     /// `func.first_local`, read for every operand: kept here, not behind
     /// the box.
     first_local: u32,
@@ -347,31 +347,38 @@ impl<const CONSTS: bool> RecordSink for BodyRecords<'_, '_, CONSTS> {
     }
 }
 
-/// Buffers of finished bodies kept for the next one, so a decoder that is
-/// handed its bodies back (`ModuleState::recycle`) allocates only when a
-/// body is larger than every one before it.
-#[derive(Default)]
-pub(crate) struct Spare {
-    func: Option<Box<Function>>,
-    local_types: Vec<ValType>,
-    due: Vec<(u32, ValType)>,
-    forward: IdMap<ValType>,
-    forward_due: BinaryHeap<Reverse<u32>>,
+impl Default for FunctionState {
+    /// No body yet: `begin` sets every field.
+    fn default() -> Self {
+        FunctionState {
+            func: Function::default(),
+            first_local: 0,
+            local_types: Vec::new(),
+            due: Vec::new(),
+            due_from: 0,
+            forward: IdMap::default(),
+            forward_due: BinaryHeap::new(),
+            next_due: u32::MAX,
+            declared: None,
+            blocks_declared: 0,
+            cur_block: 0,
+            const_type: ValType::I32,
+            const_type_set: false,
+            end: BitPos(0),
+        }
+    }
 }
 
-impl Spare {
-    /// The types of the last finished body's values (parameters, constants,
-    /// then results, by value id): kept here until the next body begins.
-    pub fn last_types(&self) -> &[ValType] {
-        &self.local_types
-    }
-
-    /// Keeps `f`'s buffers (emptied) for the next body.
-    pub fn recycle(&mut self, mut f: Box<Function>) {
+impl FunctionState {
+    /// Begins the body of function `id`, its block at `pos` to `end`, in
+    /// the buffers of the body before (emptied).
+    pub fn begin(&mut self, module: &Module, id: FuncId, pos: BitPos, end: BitPos) {
+        let params = &module.function(id).sig.params;
+        let first_local = module.num_global_values();
         let Function {
-            id: _,
-            first_local: _,
-            params,
+            id: func_id,
+            first_local: func_first_local,
+            params: func_params,
             consts,
             insts,
             call_args,
@@ -382,9 +389,13 @@ impl Spare {
             value_names,
             block_names,
             forward_types,
-            pos: _,
-        } = &mut *f;
-        params.clear();
+            pos: func_pos,
+        } = &mut self.func;
+        *func_id = id;
+        *func_first_local = first_local;
+        *func_pos = pos;
+        func_params.clear();
+        func_params.extend_from_slice(params);
         consts.clear();
         insts.clear();
         call_args.clear();
@@ -395,53 +406,33 @@ impl Spare {
         value_names.clear();
         block_names.clear();
         forward_types.clear();
-        self.func = Some(f);
-    }
-}
-
-impl FunctionState {
-    pub fn new(module: &Module, id: FuncId, pos: BitPos, end: BitPos, spare: &mut Spare) -> Self {
-        let params = &module.function(id).sig.params;
-        let first_local = module.num_global_values();
-        let mut boxed = spare.func.take();
-        // The recycled body's buffers (emptied), or new ones.
-        let mut func = boxed.as_deref_mut().map(std::mem::take).unwrap_or_default();
-        func.id = id;
-        func.first_local = first_local;
-        func.params.extend_from_slice(params);
-        func.pos = pos;
-        let mut local_types = std::mem::take(&mut spare.local_types);
-        local_types.clear();
+        self.local_types.clear();
         // Room for the instructions the body's bits suggest, made once, not
         // by doubling as they arrive (each step a copy).
         let room = (end.0.saturating_sub(pos.0) / BITS_PER_INST_HINT).min(MAX_RESERVED_INSTS) as usize;
-        make_room(&mut func.insts, room);
-        make_room(&mut func.results, room);
-        make_room(&mut local_types, room);
-        local_types.extend_from_slice(params);
-        let mut due = std::mem::take(&mut spare.due);
-        due.clear();
-        let mut forward = std::mem::take(&mut spare.forward);
-        forward.clear();
-        let mut forward_due = std::mem::take(&mut spare.forward_due);
-        forward_due.clear();
-        FunctionState {
-            local_types,
-            func,
-            boxed,
-            first_local,
-            due,
-            due_from: 0,
-            forward,
-            forward_due,
-            next_due: u32::MAX,
-            declared: None,
-            blocks_declared: 0,
-            cur_block: 0,
-            const_type: ValType::I32,
-            const_type_set: false,
-            end,
-        }
+        make_room(insts, room);
+        make_room(results, room);
+        make_room(&mut self.local_types, room);
+        self.local_types.extend_from_slice(params);
+        self.first_local = first_local;
+        self.due.clear();
+        self.due_from = 0;
+        self.forward.clear();
+        self.forward_due.clear();
+        self.next_due = u32::MAX;
+        self.declared = None;
+        self.blocks_declared = 0;
+        self.cur_block = 0;
+        self.const_type = ValType::I32;
+        self.const_type_set = false;
+        self.end = end;
+    }
+
+    /// The types of the values of the last finished body (parameters,
+    /// constants, then results, by value id): kept until the next body
+    /// begins.
+    pub fn types(&self) -> &[ValType] {
+        &self.local_types
     }
 
     /// Next value id to be defined.
@@ -1113,26 +1104,13 @@ impl FunctionState {
         matches!(id, CONSTANTS_BLOCK_ID | VALUE_SYMTAB_BLOCK_ID)
     }
 
-    /// The finished body; its scratch buffers go to `spare`.
-    pub fn finish(mut self, spare: &mut Spare) -> Box<Function> {
+    /// Ends the body: `func` is the finished body until the next `begin`.
+    pub fn end(&mut self) {
         debug_assert!(FUNCTION_BLOCK_ID == 12);
         // The block left open (no terminator) ends with the body.
         let end = self.func.insts.len() as u32;
         if let Some(b) = self.func.blocks.get_mut(self.cur_block as usize) {
             b.end = end;
-        }
-        spare.local_types = self.local_types;
-        spare.due = self.due;
-        spare.forward = self.forward;
-        spare.forward_due = self.forward_due;
-        match self.boxed {
-            Some(mut b) => {
-                // The box holds the empty `Function` that `new` left in
-                // it, which owns nothing: let go with no call to its drop.
-                std::mem::forget(std::mem::replace(&mut *b, self.func));
-                b
-            }
-            None => Box::new(self.func),
         }
     }
 }
@@ -1166,11 +1144,11 @@ mod tests {
         };
         let env = Env { module: &module };
         let type_of = |ty_id: u64| if ty_id == 1 { ValType::I32 } else { ValType::I64 };
-        let mut spare = Spare::default();
+        let mut st = FunctionState::default();
         let mut rng = crate::test_rng(0x5eed_f0f0);
         let mut errors = 0;
         for _ in 0..300 {
-            let mut st = FunctionState::new(&module, FuncId(0), BitPos(0), BitPos(1 << 40), &mut spare);
+            st.begin(&module, FuncId(0), BitPos(0), BitPos(1 << 40));
             let mut model: HashMap<u32, ValType> = HashMap::new();
             let first = st.next_value();
             // Most values are declared with their own type, a few not.
@@ -1225,7 +1203,7 @@ mod tests {
                 }
             }
             errors += failed.is_some() as u32;
-            st.finish(&mut spare);
+            st.end();
         }
         // Runs that end in an error and runs that do not.
         assert!(errors > 0 && errors < 300, "{errors}");

@@ -4,9 +4,9 @@
 //! in order and it builds the module as records arrive, returning for each
 //! event a [`Decoded`] that says what that record defined. The disassembler
 //! uses those answers to print PNaClAsm beside each record; the verifier and
-//! back ends take each [`Function`] as its block closes
-//! ([`Decoded::FunctionEnd`]) and can drop it afterwards, so bodies never
-//! pile up in memory.
+//! back ends read each [`Function`] as its block closes
+//! ([`Decoded::FunctionEnd`], [`Decoder::finished_body`]); the next body is
+//! decoded into the same buffers, so bodies never pile up in memory.
 //!
 //! Value ids are resolved here: relative operands become absolute
 //! [`ValueId`]s, signed relative phi operands likewise, forward references
@@ -80,8 +80,9 @@ pub enum Decoded {
     /// A function-level symbol table entry named a block (index into
     /// `Function::block_names`).
     BlockName(usize),
-    /// The function block closed: the finished body.
-    FunctionEnd(Box<Function>),
+    /// The function block closed: the finished body of this function is
+    /// `Decoder::finished_body()` until the next one begins.
+    FunctionEnd(FuncId),
     /// The module block closed; `Decoder::finish` gives the module.
     ModuleEnd,
 }
@@ -94,9 +95,10 @@ pub(crate) struct RecordRun {
     /// The parser's fast path turned the next item away (so
     /// `Parser::next_event_careful` reads it); false when no run was tried.
     pub fast_declined: bool,
-    /// The run ended at a function block's END_BLOCK and read it: the
-    /// finished body, as [`Decoded::FunctionEnd`] would hand it out.
-    pub body_end: Option<Box<Function>>,
+    /// The run ended at a function block's END_BLOCK and read it, as
+    /// [`Decoded::FunctionEnd`] would: the finished body is
+    /// [`Decoder::finished_body`].
+    pub body_end: bool,
     /// The run read the ENTER_SUBBLOCK of a function block and began its
     /// body ([`Decoded::FunctionBegin`] without the event): the block's
     /// bits, from its ENTER_SUBBLOCK to its end.
@@ -164,17 +166,18 @@ impl Decoder {
         self.state.record_run(parser)
     }
 
-    /// The types of the values of the body [`Decoded::FunctionEnd`] handed
-    /// out last (parameters, constants, then results, by value id), until
-    /// the next body begins: what the verifier numbers them from.
-    pub(crate) fn last_body_types(&self) -> &[ValType] {
-        self.state.last_body_types()
+    /// The body whose block closed last ([`Decoded::FunctionEnd`]), until
+    /// the next one begins: it stays in the decoder, which reuses its
+    /// buffers for the next body.
+    pub fn finished_body(&self) -> &Function {
+        self.state.finished_body()
     }
 
-    /// Takes back a body handed out by [`Decoded::FunctionEnd`], to reuse
-    /// its buffers for the next one.
-    pub fn recycle(&mut self, f: Box<Function>) {
-        self.state.recycle(f);
+    /// The types of the values of [`Decoder::finished_body`] (parameters,
+    /// constants, then results, by value id), until the next body begins:
+    /// what the verifier numbers them from.
+    pub(crate) fn last_body_types(&self) -> &[ValType] {
+        self.state.last_body_types()
     }
 
     /// The module as decoded so far ([`Decoder::module`]), moved out rather
@@ -199,8 +202,9 @@ pub fn decode_with(
     let mut parser = Parser::new(bytes);
     let mut decoder = Decoder::new();
     while let Some(decoded) = next_decoded(&mut parser, &mut decoder)? {
-        if let Decoded::FunctionEnd(f) = decoded {
-            on_function(decoder.module(), *f)?;
+        if let Decoded::FunctionEnd(_) = decoded {
+            let f = decoder.state.take_finished_body();
+            on_function(decoder.module(), f)?;
         }
     }
     decoder.finish()

@@ -1,7 +1,7 @@
 //! Module-level decoding: block structure, types, declarations, globals,
 //! the module symbol table, and handing records to the current body.
 
-use super::function::{bytes_of, Env, FunctionState, Spare};
+use super::function::{bytes_of, Env, FunctionState};
 use super::{DecodeError, Decoded, RecordRun};
 use crate::bitstream::{
     Event, Parser, RecordSink, BLOCKINFO_BLOCK_ID, CONSTANTS_BLOCK_ID, FUNCTION_BLOCK_ID, GLOBALVAR_BLOCK_ID, MODULE_BLOCK_ID,
@@ -58,9 +58,10 @@ pub(crate) struct ModuleState {
     /// Defined functions (in declaration order) still waiting for a body.
     next_body: usize,
     bodies: Vec<FuncId>,
-    body: Option<FunctionState>,
-    /// Buffers for the next body.
-    spare: Spare,
+    /// The body being decoded (when `in_body`), else the last finished
+    /// one; in place for the whole run.
+    body: FunctionState,
+    in_body: bool,
     done: bool,
     seen: Seen,
     /// Where the module block ends (room for the function declarations is
@@ -86,8 +87,8 @@ impl ModuleState {
             globals: GlobalsState::default(),
             next_body: 0,
             bodies: Vec::new(),
-            body: None,
-            spare: Spare::default(),
+            body: FunctionState::default(),
+            in_body: false,
             done: false,
             seen: Seen::default(),
             module_end: BitPos(0),
@@ -104,28 +105,38 @@ impl ModuleState {
     }
 
     pub fn function(&self) -> Option<&Function> {
-        self.body.as_ref().map(|b| &b.func)
+        self.in_body.then_some(&self.body.func)
     }
 
     pub fn value_type(&self, v: ValueId) -> Option<ValType> {
-        match &self.body {
-            Some(b) => b.value_type(v.0),
-            None => (v.0 < self.module.num_global_values()).then_some(ValType::I32),
+        if self.in_body {
+            self.body.value_type(v.0)
+        } else {
+            (v.0 < self.module.num_global_values()).then_some(ValType::I32)
         }
     }
 
     pub fn current_block(&self) -> Option<BlockId> {
-        self.body.as_ref().and_then(|b| b.current_block())
+        if self.in_body {
+            self.body.current_block()
+        } else {
+            None
+        }
     }
 
-    /// Takes back a body handed out by `FunctionEnd`, to reuse its buffers.
-    pub fn recycle(&mut self, f: Box<Function>) {
-        self.spare.recycle(f);
+    /// See [`crate::decode::Decoder::finished_body`].
+    pub fn finished_body(&self) -> &Function {
+        &self.body.func
+    }
+
+    /// Moves the last finished body out (its buffers with it).
+    pub fn take_finished_body(&mut self) -> Function {
+        std::mem::take(&mut self.body.func)
     }
 
     /// See [`crate::decode::Decoder::last_body_types`].
     pub fn last_body_types(&self) -> &[ValType] {
-        self.spare.last_types()
+        self.body.types()
     }
 
     /// The module as decoded so far, whether or not its block closed.
@@ -148,12 +159,12 @@ impl ModuleState {
             Some(&b) => e.in_block(b),
             None => e,
         };
-        match &self.body {
-            Some(b) => {
-                let d = self.module.function(b.func.id);
-                e.in_function(b.func.id.0, d.name.as_ref().map(|n| String::from_utf8_lossy(n).into_owned()))
-            }
-            None => e,
+        if self.in_body {
+            let id = self.body.func.id;
+            let d = self.module.function(id);
+            e.in_function(id.0, d.name.as_ref().map(|n| String::from_utf8_lossy(n).into_owned()))
+        } else {
+            e
         }
     }
 
@@ -185,8 +196,10 @@ impl ModuleState {
         match self.top {
             FUNCTION_BLOCK_ID | CONSTANTS_BLOCK_ID => {
                 loop {
-                    let Some(body) = self.body.as_mut() else { return Ok(RecordRun::default()) };
-                    if let Err(e) = body.record_run(Env { module: &self.module }, self.top, parser) {
+                    if !self.in_body {
+                        return Ok(RecordRun::default());
+                    }
+                    if let Err(e) = self.body.record_run(Env { module: &self.module }, self.top, parser) {
                         return Err(self.context(e));
                     }
                     // What `enter` and `exit` do for this block; the parser
@@ -227,9 +240,11 @@ impl ModuleState {
         if !parser.cross_block(FUNCTION_BLOCK_ID, false) {
             return RecordRun { fast_declined: true, ..RecordRun::default() };
         }
-        let body = self.body.take().expect("function block open");
+        debug_assert!(self.in_body, "function block open");
+        self.in_body = false;
+        self.body.end();
         self.pop_block();
-        RecordRun { body_end: Some(body.finish(&mut self.spare)), ..RecordRun::default() }
+        RecordRun { body_end: true, ..RecordRun::default() }
     }
 
     /// In the module block: a function block's ENTER_SUBBLOCK read and
@@ -294,7 +309,8 @@ impl ModuleState {
                 return Err(DecodeError::new(pos, "function block without a defined function address to implement"));
             };
             self.next_body += 1;
-            self.body = Some(FunctionState::new(&self.module, fid, pos, end, &mut self.spare));
+            self.body.begin(&self.module, fid, pos, end);
+            self.in_body = true;
             return Ok(Decoded::FunctionBegin(fid));
         }
         Ok(Decoded::EnterBlock(id))
@@ -314,9 +330,11 @@ impl ModuleState {
             }
             GLOBALVAR_BLOCK_ID => self.finish_globals(pos)?,
             FUNCTION_BLOCK_ID => {
-                let body = self.body.take().expect("function block open");
+                debug_assert!(self.in_body, "function block open");
+                self.in_body = false;
+                self.body.end();
                 self.pop_block();
-                return Ok(Decoded::FunctionEnd(body.finish(&mut self.spare)));
+                return Ok(Decoded::FunctionEnd(self.body.func.id));
             }
             MODULE_BLOCK_ID => {
                 self.pop_block();
@@ -352,10 +370,11 @@ impl ModuleState {
             MODULE_BLOCK_ID => self.module_record(pos, code, ops),
             TYPE_BLOCK_ID => self.type_record(pos, code, ops),
             GLOBALVAR_BLOCK_ID => self.global_record(pos, code, ops),
-            VALUE_SYMTAB_BLOCK_ID if self.body.is_none() => self.module_symbol(pos, code, ops),
-            VALUE_SYMTAB_BLOCK_ID => self.body.as_mut().unwrap().symbol(pos, code, ops).map(Decoded::from),
+            VALUE_SYMTAB_BLOCK_ID if !self.in_body => self.module_symbol(pos, code, ops),
+            VALUE_SYMTAB_BLOCK_ID => self.body.symbol(pos, code, ops).map(Decoded::from),
             FUNCTION_BLOCK_ID | CONSTANTS_BLOCK_ID => {
-                let body = self.body.as_mut().expect("inside a function block");
+                assert!(self.in_body, "inside a function block");
+                let body = &mut self.body;
                 let env = Env { module: &self.module };
                 if block == FUNCTION_BLOCK_ID {
                     body.record(&env, pos, code, ops).map(Decoded::from)
