@@ -44,6 +44,10 @@ pub const MAX_BASIC_BLOCKS: u64 = 1 << 24;
 /// Bytes of one global variable's zero-fill initializer (the guest address
 /// space is 32-bit, so nothing larger can be laid out).
 pub const MAX_ZEROFILL: u64 = 1 << 32;
+/// Bytes of all global variables' DATA initializers together: they share
+/// one buffer, indexed by 32-bit offsets (and the guest address space is
+/// 32-bit, so no more can be laid out).
+pub const MAX_GLOBAL_DATA: u64 = u32::MAX as u64;
 /// Cases of one switch instruction.
 pub const MAX_SWITCH_CASES: u64 = 1 << 20;
 /// Workers the npm package starts to translate one pexe (its

@@ -3,7 +3,7 @@
 //! as libnacl and libppapi pass them to `query` and `get_interface`. What
 //! an inspector shows before running anything.
 
-use crate::ir::{Initializer, Module};
+use crate::ir::Module;
 use std::collections::BTreeSet;
 
 /// Longest interface name taken from global data; real ones are < 48.
@@ -25,7 +25,7 @@ pub fn requested_interfaces(m: &Module) -> Requested {
     let (mut irt, mut ppb, mut ppp) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
     for g in &m.globals {
         for part in &g.init {
-            let Initializer::Data(data) = part else { continue };
+            let Some(data) = part.data(m) else { continue };
             for (start, end) in strings(data) {
                 let s = &data[start..end];
                 let Ok(text) = std::str::from_utf8(s) else { continue };
@@ -90,11 +90,12 @@ mod tests {
 
     fn module_with(data: &[u8]) -> Module {
         let mut m = Module::default();
+        let data = m.push_data(data);
         m.globals.push(GlobalVar {
             align: 1,
             is_const: true,
             compound: false,
-            init: crate::ir::Inits::One(Initializer::Data(data.to_vec())),
+            init: crate::ir::Inits::One(data),
             name: None,
             pos: BitPos(0),
         });

@@ -83,6 +83,16 @@ pub(crate) fn bytes_of(values: &[u64], pos: BitPos, what: &str) -> Res<Vec<u8>> 
     Ok(values.iter().map(|&v| v as u8).collect())
 }
 
+/// [`bytes_of`] appended to `out`, not collected into a vector of their
+/// own.
+pub(crate) fn extend_bytes(out: &mut Vec<u8>, values: &[u64], pos: BitPos, what: &str) -> Res<()> {
+    if values.iter().fold(0, |acc, &v| acc | v) > u8::MAX as u64 {
+        return Err(not_a_byte(values, pos, what));
+    }
+    out.extend(values.iter().map(|&v| v as u8));
+    Ok(())
+}
+
 #[cold]
 #[inline(never)]
 fn not_a_byte(values: &[u64], pos: BitPos, what: &str) -> DecodeError {

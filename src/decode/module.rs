@@ -1,17 +1,17 @@
 //! Module-level decoding: block structure, types, declarations, globals,
 //! the module symbol table, and handing records to the current body.
 
-use super::function::{bytes_of, Env, FunctionState};
+use super::function::{bytes_of, extend_bytes, Env, FunctionState};
 use super::{DecodeError, Decoded, RecordRun};
 use crate::bitstream::{
     Event, Parser, RecordSink, BLOCKINFO_BLOCK_ID, CONSTANTS_BLOCK_ID, FUNCTION_BLOCK_ID, GLOBALVAR_BLOCK_ID, MODULE_BLOCK_ID,
     TYPE_BLOCK_ID, VALUE_SYMTAB_BLOCK_ID,
 };
 use crate::ir::{
-    BlockId, FuncId, FuncType, Function, FunctionDecl, GlobalId, GlobalVar, Initializer, Inits, Linkage, Module, Scalar,
-    Type, TypeId, ValType, ValueId,
+    data_range, BlockId, FuncId, FuncType, Function, FunctionDecl, GlobalId, GlobalVar, Initializer, Inits, Linkage, Module,
+    Scalar, Type, TypeId, ValType, ValueId,
 };
-use crate::limits::{MAX_GLOBALS, MAX_PARAMS, MAX_RESERVED_FUNCTIONS, MAX_RESERVED_GLOBALS, MAX_TYPES, MAX_ZEROFILL};
+use crate::limits::{MAX_GLOBALS, MAX_GLOBAL_DATA, MAX_PARAMS, MAX_RESERVED_FUNCTIONS, MAX_RESERVED_GLOBALS, MAX_TYPES, MAX_ZEROFILL};
 use crate::BitPos;
 use std::sync::Arc;
 
@@ -586,10 +586,20 @@ impl ModuleState {
                         }
                         Initializer::ZeroFill(n)
                     }
-                    (3, bytes) => match data {
-                        Some(data) => Initializer::Data(data.to_vec()),
-                        None => Initializer::Data(bytes_of(bytes, pos, "data value")?),
-                    },
+                    (3, values) => {
+                        // Into the module's one buffer: it grows with the
+                        // bytes read, no allocation per initializer.
+                        let all = &mut self.module.data;
+                        let start = all.len();
+                        match data {
+                            Some(data) => all.extend_from_slice(data),
+                            None => extend_bytes(all, values, pos, "data value")?,
+                        }
+                        if all.len() as u64 > MAX_GLOBAL_DATA {
+                            return Err(DecodeError::new(pos, format!("global data of more than {MAX_GLOBAL_DATA} bytes")));
+                        }
+                        Initializer::Data(data_range(start, all.len() - start))
+                    }
                     (4, &[v]) => Initializer::Reloc { target: value_id(v, pos)?, addend: 0 },
                     (4, &[v, x]) => {
                         // The addend is written as a 32-bit two's complement value.

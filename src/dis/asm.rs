@@ -550,7 +550,8 @@ impl Listing<'_> {
     fn initializer(&mut self, init: &Initializer, has_addend: bool, dec: &Decoder) {
         match *init {
             Initializer::ZeroFill(n) => self.keyword_count("zerofill", n),
-            Initializer::Data(ref bytes) => {
+            Initializer::Data(_) => {
+                let bytes = init.data(dec.module()).unwrap_or_default();
                 self.asm.start();
                 self.asm.open("{");
                 for (i, &b) in bytes.iter().enumerate() {

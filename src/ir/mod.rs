@@ -199,10 +199,24 @@ impl From<Vec<Initializer>> for Inits {
     }
 }
 
+/// Where a DATA initializer's bytes lie in [`Module::data`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DataRange {
+    pub start: u32,
+    pub len: u32,
+}
+
+/// `start..start + len` as a [`DataRange`]; panics past `u32`.
+pub(crate) fn data_range(start: usize, len: usize) -> DataRange {
+    let end = start.checked_add(len).filter(|&e| e <= u32::MAX as usize).expect("global data past 4 GiB");
+    DataRange { start: start as u32, len: (end - start) as u32 }
+}
+
 /// One part of a global's initializer.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Initializer {
-    Data(Vec<u8>),
+    /// Bytes of [`Module::data`]: read them with [`Initializer::data`].
+    Data(DataRange),
     ZeroFill(u64),
     /// The 32-bit address of a function or global, plus `addend`.
     Reloc { target: ValueId, addend: i64 },
@@ -211,9 +225,19 @@ pub enum Initializer {
 impl Initializer {
     pub fn size(&self) -> u64 {
         match self {
-            Initializer::Data(d) => d.len() as u64,
+            Initializer::Data(d) => d.len as u64,
             Initializer::ZeroFill(n) => *n,
             Initializer::Reloc { .. } => 4,
+        }
+    }
+
+    /// The bytes of a DATA part of one of `m`'s globals; `None` for the
+    /// other parts.
+    #[inline]
+    pub fn data<'m>(&self, m: &'m Module) -> Option<&'m [u8]> {
+        match *self {
+            Initializer::Data(d) => Some(&m.data[d.start as usize..][..d.len as usize]),
+            _ => None,
         }
     }
 }
@@ -228,9 +252,21 @@ pub struct Module {
     pub functions: Vec<FunctionDecl>,
     /// Global variables (value ids after the functions).
     pub globals: Vec<GlobalVar>,
+    /// The bytes of every DATA initializer, one after another: one buffer
+    /// for the globals, not an allocation per initializer.
+    pub data: Vec<u8>,
 }
 
 impl Module {
+    /// A DATA initializer of `bytes`, appended to [`Module::data`]. Panics
+    /// past 4 GiB of data in all (the decoder stops at
+    /// [`crate::limits::MAX_GLOBAL_DATA`] first).
+    pub fn push_data(&mut self, bytes: &[u8]) -> Initializer {
+        let start = self.data.len();
+        self.data.extend_from_slice(bytes);
+        Initializer::Data(data_range(start, bytes.len()))
+    }
+
     /// Functions plus globals: the first function-local value id.
     pub fn num_global_values(&self) -> u32 {
         (self.functions.len() + self.globals.len()) as u32

@@ -377,7 +377,8 @@ fn intrinsics_allowed_with_exact_overloads() {
 fn globals() {
     let mut b = ModuleBuilder::new();
     let trap = b.intrinsic("llvm.trap");
-    b.global("ok", 8, true, vec![Initializer::Data(vec![1, 2]), Initializer::Reloc { target: ValueId(0), addend: -4 }]);
+    let data = b.m.push_data(&[1, 2]);
+    b.global("ok", 8, true, vec![data, Initializer::Reloc { target: ValueId(0), addend: -4 }]);
     b.global("odd", 3, false, vec![Initializer::ZeroFill(4)]);
     b.global("empty", 4, false, vec![]);
     b.global("lonely", 4, true, vec![Initializer::ZeroFill(4)]);

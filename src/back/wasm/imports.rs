@@ -10,7 +10,7 @@
 //! `i` at [`ImportLayout::pexe_table_base`]` + i`.
 
 use crate::abi;
-use crate::ir::{Initializer, Module};
+use crate::ir::Module;
 use wasm_encoder::ValType;
 
 /// Module name of the imports the back end itself relies on.
@@ -166,7 +166,7 @@ pub fn may_start_threads_given(m: &Module, pepper: bool) -> bool {
 fn data_contains(m: &Module, needle: &[u8]) -> bool {
     let Some(rare) = rarest(needle) else { return true };
     for init in m.globals.iter().flat_map(|g| &g.init) {
-        if let Initializer::Data(bytes) = init {
+        if let Some(bytes) = init.data(m) {
             if contains_at(bytes, needle, rare) {
                 return true;
             }

@@ -55,7 +55,7 @@ impl Layout {
             let mut at = u64::from(addr);
             for init in &g.init {
                 match init {
-                    Initializer::Data(bytes) => image.data(at, bytes),
+                    Initializer::Data(_) => image.data(at, init.data(m).unwrap_or_default()),
                     Initializer::ZeroFill(_) => {}
                     Initializer::Reloc { target, addend } => {
                         let t = u64::from(target.0);
@@ -215,10 +215,11 @@ mod tests {
     #[test]
     fn globals_are_aligned_and_relocated() {
         let mut m = Module::default();
-        m.globals.push(global(0, vec![Initializer::Data(vec![1, 2, 3])]));
+        let (d123, d9) = (m.push_data(&[1, 2, 3]), m.push_data(&[9]));
+        m.globals.push(global(0, vec![d123]));
         m.globals.push(global(8, vec![Initializer::ZeroFill(100_000)]));
         m.globals
-            .push(global(4, vec![Initializer::Reloc { target: ValueId(1), addend: 4 }, Initializer::Data(vec![9])]));
+            .push(global(4, vec![Initializer::Reloc { target: ValueId(1), addend: 4 }, d9]));
         let l = Layout::new(&m, 53).unwrap();
         assert_eq!(l.addrs, vec![0x10000, 0x10008, 0x10008 + 100_000]);
         assert_eq!(l.heap_base, 0x30000);
