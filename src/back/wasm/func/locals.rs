@@ -425,7 +425,16 @@ impl<'a> Fx<'a> {
         lb.active.clear();
         lb.active.resize(npos as usize / 64 + 1, 0);
         lb.moved.clear();
-        {
+        // A body without loops whose every value starts at its definition
+        // (listed in `started`, which holds only values of `need`, each
+        // once, with `start == def`) has nothing to move: the loop below
+        // would leave every interval as it is (most loop-free bodies).
+        let all_started = lb.started.len() == lb.need.len();
+        if cfg!(any(test, debug_assertions)) && all_started {
+            let starts_at_def = |&i: &u32| lb.live.get(i as usize).is_some_and(|l| l.def != NONE && l.start == l.def);
+            assert!(lb.need.iter().all(starts_at_def), "a value listed as started does not start at its definition");
+        }
+        if self.has_setjmp || !lb.loop_at.is_empty() || !all_started {
             // Intervals widened over loops. A value read before its
             // definition in emission order, or never defined there, gets a
             // local of its own (`end == NONE`), taken at position 0. Those
