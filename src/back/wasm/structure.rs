@@ -170,7 +170,8 @@ pub enum ExitHow {
 pub struct Structured {
     /// The function body.
     pub body: Body,
-    /// Labels used (`LabelId(0..num_labels)`).
+    /// Labels are below this (`LabelId(0..num_labels)`; each used one is
+    /// defined once, and some may be unused).
     pub num_labels: u32,
     /// Dispatch variables used (`0..num_dispatch_vars`).
     pub num_dispatch_vars: u32,
@@ -325,8 +326,8 @@ fn structure_rows(
 /// reverse postorder, the entry `0` first, `x` before `y` (its successor)
 /// if any; both are dominated by `0` alone. Each block reached by one edge
 /// goes inline at its exit; in a triangle `y`, reached by two, is `Inner`
-/// after a `block` (label 0, the one label) around `0`'s code, and both
-/// edges into it are `br 0`. The build goes from the last position back,
+/// after a `block` (label 5, `y`'s position's; labels below 2 * 3) around
+/// `0`'s code, and both edges into it are `br 5`. The build goes from the last position back,
 /// so `y`'s exits (none) and `x`'s (the one to `y`) come before `0`'s, which
 /// follow its successor order; `x`'s node, placed inline, is pushed first,
 /// then `0`'s node, the `block` around it, and the rest of the body after
@@ -346,6 +347,7 @@ fn fork(plain: Succs<'_>, out: &mut Structured) -> bool {
             exit(b, ExitHow::Inline(Body { start: 1, end: 2 })),
         ]);
         out.body = Body { start: 2, end: 3 };
+        out.num_labels = 6;
         return true;
     }
     let (x, y) = if out_a == [b] && out_b.is_empty() {
@@ -355,16 +357,16 @@ fn fork(plain: Succs<'_>, out: &mut Structured) -> bool {
     } else {
         return false;
     };
-    let how = |t| if t == x { ExitHow::Inline(Body { start: 0, end: 1 }) } else { ExitHow::Br(LabelId(0)) };
+    let how = |t| if t == x { ExitHow::Inline(Body { start: 0, end: 1 }) } else { ExitHow::Br(block_label(2)) };
     out.nodes.extend([
         basic(x, 0, 1),
         basic(0, 1, 3),
-        Node::Block { label: LabelId(0), body: Body { start: 1, end: 2 } },
+        Node::Block { label: block_label(2), body: Body { start: 1, end: 2 } },
         basic(y, 0, 0),
     ]);
-    out.exits.extend([exit(y, ExitHow::Br(LabelId(0))), exit(a, how(a)), exit(b, how(b))]);
+    out.exits.extend([exit(y, ExitHow::Br(block_label(2))), exit(a, how(a)), exit(b, how(b))]);
     out.body = Body { start: 2, end: 4 };
-    out.num_labels = 1;
+    out.num_labels = 6;
     true
 }
 
@@ -1337,8 +1339,6 @@ struct Slot {
     next_inner: u32,
     next_outer: u32,
     body_depth: u32,
-    loop_label: u32,
-    block_label: u32,
 }
 
 const FRESH_SLOT: Slot = Slot {
@@ -1351,8 +1351,6 @@ const FRESH_SLOT: Slot = Slot {
     next_inner: 0,
     next_outer: 0,
     body_depth: 0,
-    loop_label: NONE,
-    block_label: NONE,
 };
 
 /// `Layout::build`'s state of one node: its code, a sequence `head`
@@ -1396,6 +1394,8 @@ impl Layout {
         // after the outermost loop it leaves: the loop enclosing `d` at depth
         // `depth(enclosing(i)) + 1`. Answered below.
         hoist.clear(); // (node, from loop, depth, answer)
+        // Most `Inner` (`Outer`) kids of one node so far.
+        let mut widest = 0;
         for i in 1..m as u32 {
             let Dom { idom: d, forward_in, .. } = cfg.dom[i as usize];
             let leaves_loops = cfg.has_loops && loops.enclosing(i) != loops.loop_of(cfg, d);
@@ -1410,6 +1410,7 @@ impl Layout {
                 slot[i as usize].place = Place::Inner;
                 slot[i as usize].parent = d;
                 slot[d as usize].inner += 1;
+                widest = widest.max(slot[d as usize].inner);
             }
         }
         // Each by walking up from its loop (loops nest a few deep), unless
@@ -1434,30 +1435,18 @@ impl Layout {
         for &(i, _, _, h) in hoist.iter() {
             slot[i as usize].parent = h;
             slot[h as usize].outer += 1;
+            widest = widest.max(slot[h as usize].outer);
         }
 
+        // Labels by position, none numbered: see `loop_label`.
+        *num_labels = 2 * m as u32;
         let mut depth = 0;
-        let mut next_label = 0u32;
-        let mut widest = 0;
         // Each level of nesting is a label (a node has at most two) or an
         // inline step, so the tree nests at most `3m + 1` deep: in a body
         // that small (most of them) no inline node is demoted and the depth
-        // is within bounds, so only the labels need numbering.
+        // is within bounds, and the widest node is known (the counts above).
         let bound = 3 * m as u64 + 1;
         if bound <= max_inline_depth.min(max_tree_depth) as u64 {
-            for x in 0..m {
-                let sx = &mut slot[x];
-                widest = widest.max(sx.outer.max(sx.inner));
-                if cfg.is_header(x as u32) {
-                    sx.loop_label = next_label;
-                    next_label += 1;
-                }
-                if matches!(sx.place, Place::Inner | Place::Outer) {
-                    sx.block_label = next_label;
-                    next_label += 1;
-                }
-            }
-            *num_labels = next_label;
             *max_depth = bound as u32;
             *fanout = widest as usize;
             return;
@@ -1502,16 +1491,7 @@ impl Layout {
             sx.body_depth = s + n_outer + in_loop + n_inner;
             sx.next_inner = sx.body_depth;
             depth = depth.max(sx.body_depth + 1);
-            if in_loop != 0 {
-                sx.loop_label = next_label;
-                next_label += 1;
-            }
-            if matches!(sx.place, Place::Inner | Place::Outer) {
-                sx.block_label = next_label;
-                next_label += 1;
-            }
         }
-        *num_labels = next_label;
         *max_depth = depth;
         *fanout = widest as usize;
     }
@@ -1591,19 +1571,19 @@ impl Layout {
             let mut y = open[x].inner;
             while y != NONE {
                 let body = finish(out, open, head, tail);
-                head = Node::Block { label: LabelId(slot[y as usize].block_label), body };
+                head = Node::Block { label: block_label(y as usize), body };
                 tail = y;
                 y = open[y as usize].next;
             }
             if cfg.is_header(x as u32) {
                 let body = finish(out, open, head, tail);
-                head = Node::Loop { label: LabelId(slot[x].loop_label), body };
+                head = Node::Loop { label: loop_label(x), body };
                 tail = NONE;
             }
             let mut y = open[x].outer;
             while y != NONE {
                 let body = finish(out, open, head, tail);
-                head = Node::Block { label: LabelId(slot[y as usize].block_label), body };
+                head = Node::Block { label: block_label(y as usize), body };
                 tail = y;
                 y = open[y as usize].next;
             }
@@ -1643,9 +1623,9 @@ fn push_exit(
 ) {
     let j = cfg.pos[to as usize] as usize;
     let how = if j <= x {
-        ExitHow::Br(LabelId(slot[j].loop_label))
+        ExitHow::Br(loop_label(j))
     } else if slot[j].place != Place::Inline {
-        ExitHow::Br(LabelId(slot[j].block_label))
+        ExitHow::Br(block_label(j))
     } else {
         // Inline bodies go to `out.nodes`, never to `out.exits`: this node's
         // exits stay one run.
@@ -1653,6 +1633,20 @@ fn push_exit(
     };
     let set_dispatch = (dispatch_value != NONE).then_some((DISPATCH_VAR, dispatch_value));
     out.exits.push(Exit { target, set_dispatch, how });
+}
+
+/// The label of the `loop` of the header at position `x`. Labels go by
+/// position, two each (the `loop`, then the `block` the node goes after),
+/// in the order a count over the labeled nodes would number them, so
+/// nothing numbers them: a tree's labels are below `2m`, some unused.
+fn loop_label(x: usize) -> LabelId {
+    LabelId(2 * x as u32)
+}
+
+/// The label of the `block` the node at position `x` goes after
+/// ([`loop_label`]).
+fn block_label(x: usize) -> LabelId {
+    LabelId(2 * x as u32 + 1)
 }
 
 /// `v` as `n` copies of `x`, in its own buffer.
@@ -1938,8 +1932,8 @@ mod tests {
         for b in 0..succs.len() {
             assert_eq!(seen_block[b], live[b], "block {b}: emitted {} but reachable {}", seen_block[b], live[b]);
         }
-        assert!(label_defined.iter().all(|&d| d), "a label in 0..num_labels is never defined");
-        assert!(label_used.iter().all(|&u| u), "a label is never branched to");
+        // (Labels go by position: some below `num_labels` are not defined.)
+        assert!(label_used.iter().zip(&label_defined).all(|(&u, &d)| u == d), "a label is never branched to");
         max_depth
     }
 
