@@ -179,6 +179,14 @@ impl Cfg {
             self.succs.resize(max_edges, 0);
         }
         let Cfg { node, succ_start, succs, .. } = self;
+        // The entry dominates itself: set here, not tested for at each
+        // block by `Edges::end_source_dominance` (no edge goes to it in a
+        // clean body; one back to it would find it dominating its source
+        // as before). Unread until then otherwise: `finish` sets it again.
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(entry) = node.first_mut() {
+            entry.idom = 0;
+        }
         let mut edges = Edges {
             node,
             succ_start,
@@ -949,9 +957,8 @@ impl Edges<'_> {
             return;
         }
         let node = &mut self.node[..];
-        if b == 0 {
-            node[0].idom = 0;
-        } else if node[b as usize].idom == NONE {
+        // The entry's idom (itself) was set as the graph began.
+        if node[b as usize].idom == NONE {
             // No edge from a reachable earlier block: a later block
             // branches back to it (a loop entered in its middle, as
             // rotated loops are laid out), or it is unreachable (rare).
@@ -960,30 +967,36 @@ impl Edges<'_> {
             self.block_order.first_waiting = b;
             return;
         }
-        let budget = 16 * (self.len as u64 + u64::from(b)) + 4096;
+        // Steps are compared with the budget after each walk, not at each
+        // block: most blocks walk nowhere (each successor's first edge in).
+        let budget = |len: usize| 16 * (len as u64 + u64::from(b)) + 4096;
         let mut steps = self.block_order.steps;
         for &s in &self.succs[start..self.len] {
+            let d = node[s as usize].idom;
             if s > b {
-                let d = node[s as usize].idom;
-                node[s as usize].idom = if d == NONE { b } else { intersect_in_block_order(node, b, d, &mut steps) };
+                if d == NONE {
+                    node[s as usize].idom = b;
+                    continue;
+                }
+                node[s as usize].idom = intersect_in_block_order(node, b, d, &mut steps);
+                if steps > budget(self.len) {
+                    self.block_order.exact = false;
+                    return;
+                }
             } else {
                 // `s`'s idom must dominate `b`: met climbing from `b`.
-                let d = node[s as usize].idom;
                 let mut x = b;
                 while x > d {
                     x = node[x as usize].idom;
                     steps += 1;
                 }
-                if x != d {
+                if x != d || steps > budget(self.len) {
                     self.block_order.exact = false;
                     return;
                 }
             }
         }
         self.block_order.steps = steps;
-        if steps > budget {
-            self.block_order.exact = false;
-        }
     }
 
 }
