@@ -48,16 +48,18 @@ impl<'a> Fx<'a> {
             }
             Alloca { size, align } => self.lower_dynamic_alloca(*size, *align),
             Load { ty, align, .. } => {
-                let (align, offset) = (align_log2(*align, access_size(*ty)), info.offset);
+                let (a, offset) = (capped_align(*align), info.offset);
                 match ty {
-                    IrType::Scalar(Scalar::I8) => self.mem_op(0x2D, align, offset), // i32.load8_u
-                    IrType::Scalar(Scalar::I16) => self.mem_op(0x2F, align, offset), // i32.load16_u
-                    IrType::Scalar(Scalar::I1 | Scalar::I32) => self.mem_op(0x28, align, offset),
-                    IrType::Scalar(Scalar::I64) => self.mem_op(0x29, align, offset),
-                    IrType::Scalar(Scalar::F32) => self.mem_op(0x2A, align, offset),
-                    IrType::Scalar(Scalar::F64) => self.mem_op(0x2B, align, offset),
+                    // One byte: the hint is always 0.
+                    IrType::Scalar(Scalar::I8) => self.mem_op(0x2D, 0, offset), // i32.load8_u
+                    IrType::Scalar(Scalar::I16) => self.mem_op(0x2F, a(1), offset), // i32.load16_u
+                    IrType::Scalar(Scalar::I1) => self.mem_op(0x28, 0, offset),
+                    IrType::Scalar(Scalar::I32) => self.mem_op(0x28, a(2), offset),
+                    IrType::Scalar(Scalar::I64) => self.mem_op(0x29, a(3), offset),
+                    IrType::Scalar(Scalar::F32) => self.mem_op(0x2A, a(2), offset),
+                    IrType::Scalar(Scalar::F64) => self.mem_op(0x2B, a(3), offset),
                     IrType::Vector { .. } => {
-                        self.w().v128_load(memarg(offset, align));
+                        self.w().v128_load(memarg(offset, a(4)));
                     }
                 };
                 if *ty == IrType::I1 {
@@ -66,16 +68,16 @@ impl<'a> Fx<'a> {
             }
             Store { value, align, .. } => {
                 let ty = self.ty(*value);
-                let (align, offset) = (align_log2(*align, access_size(ty)), info.offset);
+                let (a, offset) = (capped_align(*align), info.offset);
                 match ty {
-                    IrType::Scalar(Scalar::I1 | Scalar::I8) => self.mem_op(0x3A, align, offset), // i32.store8
-                    IrType::Scalar(Scalar::I16) => self.mem_op(0x3B, align, offset),
-                    IrType::Scalar(Scalar::I32) => self.mem_op(0x36, align, offset),
-                    IrType::Scalar(Scalar::I64) => self.mem_op(0x37, align, offset),
-                    IrType::Scalar(Scalar::F32) => self.mem_op(0x38, align, offset),
-                    IrType::Scalar(Scalar::F64) => self.mem_op(0x39, align, offset),
+                    IrType::Scalar(Scalar::I1 | Scalar::I8) => self.mem_op(0x3A, 0, offset), // i32.store8
+                    IrType::Scalar(Scalar::I16) => self.mem_op(0x3B, a(1), offset),
+                    IrType::Scalar(Scalar::I32) => self.mem_op(0x36, a(2), offset),
+                    IrType::Scalar(Scalar::I64) => self.mem_op(0x37, a(3), offset),
+                    IrType::Scalar(Scalar::F32) => self.mem_op(0x38, a(2), offset),
+                    IrType::Scalar(Scalar::F64) => self.mem_op(0x39, a(3), offset),
                     IrType::Vector { .. } => {
-                        self.w().v128_store(memarg(offset, align));
+                        self.w().v128_store(memarg(offset, a(4)));
                     }
                 };
                 return false;

@@ -542,8 +542,6 @@ fn sext_fixup(s: Scalar) -> Fixup {
     }
 }
 
-/// log2 of the alignment hint for an access of `natural` bytes stated to be
-/// aligned to `align` bytes (capped at natural; 0 = natural).
 /// Adds a local of type `t` to the run-length list of a body's local
 /// declarations.
 fn push_local_run(runs: &mut Vec<(u32, W)>, t: W) {
@@ -593,21 +591,19 @@ fn put_uleb32(out: &mut Vec<u8>, x: u32) {
     }
 }
 
-pub(super) fn align_log2(align: u32, natural: u32) -> u32 {
-    let a = if align == 0 { natural } else { align.min(natural) };
-    a.max(1).trailing_zeros()
+/// The alignment hint of an access stated to be aligned to `align` bytes
+/// (0 or a power of two, as decoded; 0 = natural), as a function of the
+/// log2 of the access's natural size: the smaller of the two logs. Each
+/// access type's arm passes its own size (no size lookup per access), and
+/// 0's 32 trailing zeros are past every size.
+#[inline(always)]
+pub(super) fn capped_align(align: u32) -> impl Fn(u32) -> u32 {
+    let stated = align.trailing_zeros();
+    move |natural_log2| stated.min(natural_log2)
 }
 
 pub(super) fn memarg(offset: u32, align_log2: u32) -> MemArg {
     MemArg { offset: u64::from(offset), align: align_log2, target: MemArgTarget::Memory(0), ordering: None }
-}
-
-/// Bytes of a memory access of type `t`.
-pub(super) fn access_size(t: IrType) -> u32 {
-    match t {
-        IrType::Scalar(s) => s.bits().div_ceil(8),
-        IrType::Vector { .. } => 16,
-    }
 }
 
 /// Whether computing `kind` has no effect beyond its result (so an unused
