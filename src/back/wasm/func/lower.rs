@@ -208,6 +208,11 @@ impl<'a> Fx<'a> {
     /// exact division.
     pub(super) fn lower_binop(&mut self, op: BinOp, t: IrType, lhs: ValueId, rhs: ValueId, how: Lowering, k: u8) {
         match t {
+            // The full-width integers first (most binops): one opcode byte,
+            // no mask.
+            IrType::Scalar(s @ (Scalar::I32 | Scalar::I64)) if how != Lowering::ExactShift => {
+                self.int_binop(op, s == Scalar::I64);
+            }
             IrType::Scalar(s) if s.is_float() => self.float_binop(op, s),
             IrType::Scalar(Scalar::I32) if how == Lowering::ExactShift => {
                 self.w().i32_const(i32::from(k)).i32_shr_s();
