@@ -13,7 +13,7 @@
 //! `L` (or of code that ends there), a `br L` is left out. The walk keeps an
 //! explicit work stack, so deep nesting cannot overflow the Rust stack.
 
-use super::{put_uleb32, Fx, Lowering, Term, NONE};
+use super::{put_uleb32, Fx, InstInfo, Lowering, Term, NONE};
 use crate::back::wasm::structure::{Body, Exit, ExitHow, LabelId, Node, Structured};
 use crate::ir::{InstKind, Scalar, SwitchCase, ValType as IrType, ValueId};
 use wasm_encoder::{BlockType, ValType as W};
@@ -227,11 +227,18 @@ impl<'a> Fx<'a> {
             return;
         }
         let term = &f.insts[last];
-        let ti = self.b.insts[last];
-        self.emit_pushes(&ti);
+        // Only what a terminator's code reads of its record: it starts no
+        // folded tree (it has no result), so it has no pre-pushes of its
+        // own, only its pushes (`emit_pushes` without the list).
+        let InstInfo { push_start, own_from, push_end, emit, lowering, prepush_head, .. } = self.b.insts[last];
+        debug_assert_eq!(prepush_head, NONE, "pre-pushes before a terminator");
+        if own_from > push_start && self.has_prepushed(push_start, own_from) {
+            self.touch_prepushed(push_start, own_from);
+        }
+        self.push_range(own_from, push_end);
         // The terminator's position ends when its code does: before its
         // exits' (the work pushed below).
-        let term_pos = u32::from(ti.emit);
+        let term_pos = u32::from(emit);
         match &term.kind {
             InstKind::Ret { .. } => self.emit_return(),
             InstKind::Unreachable => {
@@ -270,7 +277,7 @@ impl<'a> Fx<'a> {
                 }
             }
             InstKind::Switch { ty, cond, cases, .. } => {
-                let dense = ti.lowering == Lowering::DenseSwitch;
+                let dense = lowering == Lowering::DenseSwitch;
                 self.emit_switch(vb, *ty, *cond, f.cases(*cases), dense, exits, fall, work)
             }
             _ => self.bug("a block that does not end in a terminator"),
