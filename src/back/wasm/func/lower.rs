@@ -53,7 +53,10 @@ impl<'a> Fx<'a> {
                     // One byte: the hint is always 0.
                     IrType::Scalar(Scalar::I8) => self.mem_op(0x2D, 0, offset), // i32.load8_u
                     IrType::Scalar(Scalar::I16) => self.mem_op(0x2F, a(1), offset), // i32.load16_u
-                    IrType::Scalar(Scalar::I1) => self.mem_op(0x28, 0, offset),
+                    IrType::Scalar(Scalar::I1) => {
+                        self.mem_op(0x28, 0, offset);
+                        self.and_mask(1);
+                    }
                     IrType::Scalar(Scalar::I32) => self.mem_op(0x28, a(2), offset),
                     IrType::Scalar(Scalar::I64) => self.mem_op(0x29, a(3), offset),
                     IrType::Scalar(Scalar::F32) => self.mem_op(0x2A, a(2), offset),
@@ -62,9 +65,6 @@ impl<'a> Fx<'a> {
                         self.w().v128_load(memarg(offset, a(4)));
                     }
                 };
-                if *ty == IrType::I1 {
-                    self.and_mask(1);
-                }
             }
             Store { value, align, .. } => {
                 let ty = self.ty(*value);
@@ -83,9 +83,11 @@ impl<'a> Fx<'a> {
                 return false;
             }
             Call { callee, args, ret, .. } => {
-                let args = self.f.args(*args);
+                // The arguments are looked up only by the arms that read
+                // them (a plain call does not).
                 return match self.cx.callee(*callee) {
-                    Some(Callee::Defined { index, .. }) if callee.0 == self.cx.fast_sqrt && args.len() == 1 => {
+                    Some(Callee::Defined { index, .. }) if callee.0 == self.cx.fast_sqrt && args.len == 1 => {
+                        let args = self.f.args(*args);
                         if crate::back::wasm::libm::never_negative(self.f, self.cx, args[0]) {
                             self.sqrt_site(index, callee.0, true);
                         } else {
@@ -97,7 +99,7 @@ impl<'a> Fx<'a> {
                         self.op_u32(0x10, index); // call
                         ret.is_some()
                     }
-                    Some(Callee::Intrinsic(i)) => self.lower_intrinsic(k, i, args, *ret),
+                    Some(Callee::Intrinsic(i)) => self.lower_intrinsic(k, i, self.f.args(*args), *ret),
                     _ => {
                         self.w()
                             .i32_const(crate::back::wasm::imports::fault::MISSING_FUNCTION)
