@@ -664,9 +664,11 @@ impl<'c> FastCx<'c> {
     /// `abbrev` looks an abbreviation up by its index less 4. With
     /// `NO_BLOCKINFO` the caller knows the block is not BLOCKINFO, so no
     /// record is checked for SETBID.
-    // Out of line in the package, as `Parser::fast_records`.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    // Inlined in the package too (each sink's copy has one caller, its
+    // `Parser::fast_records`, and `Core::fast_record` calls `single`): out
+    // of line, V8 set up a frame, reloaded `self` and the abbreviation
+    // lists and wrote the answer to memory for every record.
+    #[inline(always)]
     fn record<'a, const NO_BLOCKINFO: bool, S: RecordSink>(
         &self,
         abbrev: impl Fn(usize) -> Option<&'a Abbrev>,
@@ -823,6 +825,22 @@ impl<'c> FastCx<'c> {
         }
         *pos = r.pos();
         Some(Ok((at, id as u32, code, len)))
+    }
+}
+
+impl<'c> FastCx<'c> {
+    /// `record` of a single record, for `Core::fast_record`: out of line in
+    /// the package (a copy in every `Parser::next_event` would cost its
+    /// size budget).
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    fn single<'a>(
+        &self,
+        abbrev: impl Fn(usize) -> Option<&'a Abbrev>,
+        pos: &mut u64,
+        ops: &mut Vec<u64>,
+    ) -> Option<Result<(u64, u32, u32, usize), std::convert::Infallible>> {
+        self.record::<false, _>(abbrev, pos, ops, None, &mut None, &mut NoSink)
     }
 }
 
@@ -992,7 +1010,7 @@ impl Core {
         };
         let cx = FastCx::new(data, base, f);
         let mut bit = pos.wrapping_sub(cx.base_bit);
-        let Ok((at, id, code, len)) = cx.record::<false, _>(abbrev, &mut bit, ops, None, &mut None, &mut NoSink)?;
+        let Ok((at, id, code, len)) = cx.single(abbrev, &mut bit, ops)?;
         *pos = bit.wrapping_add(cx.base_bit);
         *ops_len = len;
         Some((at, id, code))
