@@ -397,7 +397,15 @@ impl<'a> Fx<'a> {
         let mut end = self.b.vals.len();
         while end > first_inst {
             // The next unused result below `end`: a tight scan of the values.
-            let Some(r) = self.b.vals[first_inst..end].iter().rposition(|v| v.uses == 0 && !v.pinned) else { break };
+            // Aliases (their uses moved to the value they stand for, their
+            // instruction not emitted) are passed over in the scan: most
+            // unused results are aliases, and the test is reached only at
+            // an unused one.
+            let Some(r) =
+                self.b.vals[first_inst..end].iter().rposition(|v| v.uses == 0 && !v.pinned && v.alias == NONE)
+            else {
+                break;
+            };
             let i = first_inst + r;
             end = i;
             let val = self.b.vals[i];
