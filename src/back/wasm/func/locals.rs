@@ -219,7 +219,10 @@ impl<'a> Fx<'a> {
             return;
         }
         let npos = self.pos;
-        fill_loop_at(&mut self.b.locals, npos);
+        // (Without a value to allocate, `allocate` reads no loop span.)
+        if !self.b.locals.need.is_empty() {
+            fill_loop_at(&mut self.b.locals, npos);
+        }
         self.allocate(npos);
         self.place_locals();
     }
@@ -415,6 +418,16 @@ impl<'a> Fx<'a> {
     fn allocate(&mut self, npos: u32) {
         let b = &mut *self.b;
         let lb = &mut b.locals;
+        if lb.need.is_empty() {
+            // No value needs a local (every value folded or unused): the
+            // scan would assign nothing and count no slot, and no code
+            // looks a value's local up. The buffers are left as the scan
+            // leaves them for the next body (`end_heads` all `NONE`; `free`,
+            // `typed` and `moved` are cleared before they are read).
+            self.num_value_locals = 0;
+            b.local_counts = [0; 5];
+            return;
+        }
         // Not reset: scan writes the entry of every value in `need`, and only
         // those have a `VIRTUAL` local for `place_locals` to look up (a reset
         // was a memset of the whole array per body).
