@@ -75,17 +75,16 @@ mod cst {
 
 /// `values` as bytes; a value above 255 is an error naming it as `what`.
 pub(crate) fn bytes_of(values: &[u64], pos: BitPos, what: &str) -> Res<Vec<u8>> {
-    // Checked in one pass first (an OR of all values, which vectorizes) so
-    // the conversion loop has no exits.
-    if values.iter().fold(0, |acc, &v| acc | v) > u8::MAX as u64 {
-        return Err(not_a_byte(values, pos, what));
-    }
-    Ok(values.iter().map(|&v| v as u8).collect())
+    let mut out = Vec::with_capacity(values.len());
+    extend_bytes(&mut out, values, pos, what)?;
+    Ok(out)
 }
 
-/// [`bytes_of`] appended to `out`, not collected into a vector of their
-/// own.
+/// [`bytes_of`] appended to `out` (the globals' DATA initializers share
+/// one buffer).
 pub(crate) fn extend_bytes(out: &mut Vec<u8>, values: &[u64], pos: BitPos, what: &str) -> Res<()> {
+    // Checked in one pass first (an OR of all values, which vectorizes) so
+    // the conversion loop has no exits.
     if values.iter().fold(0, |acc, &v| acc | v) > u8::MAX as u64 {
         return Err(not_a_byte(values, pos, what));
     }
