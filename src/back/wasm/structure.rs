@@ -1440,59 +1440,29 @@ impl Layout {
 
         // Labels by position, none numbered: see `loop_label`.
         *num_labels = 2 * m as u32;
-        let mut depth = 0;
         // Each level of nesting is a label (a node has at most two) or an
         // inline step, so the tree nests at most `3m + 1` deep: in a body
         // that small (most of them) no inline node is demoted and the depth
         // is within bounds, and the widest node is known (the counts above).
-        let bound = 3 * m as u64 + 1;
-        if bound <= max_inline_depth.min(max_tree_depth) as u64 {
+        let cap = max_inline_depth.min(max_tree_depth) as u64;
+        let mut bound = 3 * m as u64 + 1;
+        if bound > cap {
+            // A larger body: the finer bound often fits (most of them).
+            bound = depth_bound(cfg, slot);
+        }
+        if bound <= cap {
+            if cfg!(test) {
+                // The pass below would change nothing read after it.
+                let mut exact = slot.to_vec();
+                let (depth, wide) = place_depths(&mut exact, cfg, max_inline_depth, widest);
+                assert!(exact.iter().zip(slot.iter()).all(|(a, b)| a.place == b.place && a.parent == b.parent));
+                assert!(depth as u64 <= bound && wide == widest, "depth {depth} over its bound {bound}");
+            }
             *max_depth = bound as u32;
             *fanout = widest as usize;
             return;
         }
-        // In RPO, so a node's parent is done before it: the depth at which
-        // the node's code starts (its first node's body depth) comes from
-        // its parent; demote inline kids that would nest too deep; number
-        // the labels.
-        for x in 0..m {
-            let s = if x == 0 {
-                0
-            } else {
-                let p = slot[x].parent as usize;
-                if slot[x].place == Place::Inline && slot[p].demote && !is_leaf(x as u32) {
-                    slot[x].place = Place::Inner;
-                }
-                match slot[x].place {
-                    Place::Outer => {
-                        slot[p].next_outer -= 1;
-                        slot[p].next_outer
-                    }
-                    Place::Inner => {
-                        slot[p].next_inner -= 1;
-                        slot[p].next_inner
-                    }
-                    _ => slot[p].body_depth + 1,
-                }
-            };
-            let in_loop = cfg.is_header(x as u32) as u32;
-            let sx = &mut slot[x];
-            let n_outer = sx.outer;
-            if s + n_outer + in_loop + sx.inner + 1 > max_inline_depth && sx.demotable != 0 {
-                sx.inner += sx.demotable;
-                sx.demote = true;
-            }
-            let n_inner = sx.inner;
-            // Places of `x`'s kids are final from here on.
-            widest = widest.max(n_outer.max(n_inner));
-            sx.next_outer = s + n_outer;
-            // The basic block's body is at depth s + n_outer + in_loop +
-            // n_inner, counting the function body as depth 0.
-            sx.body_depth = s + n_outer + in_loop + n_inner;
-            sx.next_inner = sx.body_depth;
-            depth = depth.max(sx.body_depth + 1);
-        }
-        *max_depth = depth;
+        (*max_depth, widest) = place_depths(slot, cfg, max_inline_depth, widest);
         *fanout = widest as usize;
     }
 
@@ -1605,6 +1575,69 @@ impl Layout {
         out.num_labels = self.num_labels;
         out.num_dispatch_vars = (num_nodes > num_blocks as usize) as u32;
     }
+}
+
+/// The depths of `slot`'s layout (in RPO, so a node's parent is done before
+/// it: the depth at which the node's code starts, its first node's body
+/// depth, comes from its parent), demoting inline kids that would nest
+/// deeper than `max_inline_depth`: the tree's depth and its widest node
+/// (`widest`, the widest before any demotion, updated).
+fn place_depths(slot: &mut [Slot], cfg: &Cfg, max_inline_depth: u32, mut widest: u32) -> (u32, u32) {
+    let m = slot.len();
+    let is_leaf = |i: u32| !cfg.is_header(i) && !cfg.has_dom_children(i);
+    let mut depth = 0;
+    for x in 0..m {
+        let s = if x == 0 {
+            0
+        } else {
+            let p = slot[x].parent as usize;
+            if slot[x].place == Place::Inline && slot[p].demote && !is_leaf(x as u32) {
+                slot[x].place = Place::Inner;
+            }
+            match slot[x].place {
+                Place::Outer => {
+                    slot[p].next_outer -= 1;
+                    slot[p].next_outer
+                }
+                Place::Inner => {
+                    slot[p].next_inner -= 1;
+                    slot[p].next_inner
+                }
+                _ => slot[p].body_depth + 1,
+            }
+        };
+        let in_loop = cfg.is_header(x as u32) as u32;
+        let sx = &mut slot[x];
+        let n_outer = sx.outer;
+        if s + n_outer + in_loop + sx.inner + 1 > max_inline_depth && sx.demotable != 0 {
+            sx.inner += sx.demotable;
+            sx.demote = true;
+        }
+        let n_inner = sx.inner;
+        // Places of `x`'s kids are final from here on.
+        widest = widest.max(n_outer.max(n_inner));
+        sx.next_outer = s + n_outer;
+        // The basic block's body is at depth s + n_outer + in_loop +
+        // n_inner, counting the function body as depth 0.
+        sx.body_depth = s + n_outer + in_loop + n_inner;
+        sx.next_inner = sx.body_depth;
+        depth = depth.max(sx.body_depth + 1);
+    }
+    (depth, widest)
+}
+
+/// A bound of the depth of a layout that demotes nothing: a node's body is
+/// at most one level deeper than its parent's plus its own `block`s and
+/// `loop` (`place_depths`), and the parents on its way from the root are
+/// nodes with kids in the dominator tree (an `Outer` node's too: a loop
+/// header dominating its dominator); so the tree nests at most (nodes with
+/// dominator-tree kids) + (`Inner` and `Outer` nodes) + (headers) + 1 deep.
+/// If that is within the inline cap, no node is demoted.
+#[inline(never)]
+fn depth_bound(cfg: &Cfg, slot: &[Slot]) -> u64 {
+    let parents = cfg.dom.iter().filter(|d| d.size > 1).count();
+    let after_blocks = slot.iter().filter(|s| matches!(s.place, Place::Inner | Place::Outer)).count();
+    (parents + after_blocks + cfg.headers.len() + 1) as u64
 }
 
 /// Appends to `out.exits` how position `x`'s edge to node `to` (finally
