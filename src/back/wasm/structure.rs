@@ -1447,7 +1447,7 @@ impl Layout {
         let cap = max_inline_depth.min(max_tree_depth) as u64;
         let mut bound = 3 * m as u64 + 1;
         if bound > cap {
-            // A larger body: the finer bound often fits (most of them).
+            // A larger body: the finer bound nearly always fits.
             bound = depth_bound(cfg, slot);
         }
         if bound <= cap {
@@ -1626,18 +1626,24 @@ fn place_depths(slot: &mut [Slot], cfg: &Cfg, max_inline_depth: u32, mut widest:
     (depth, widest)
 }
 
-/// A bound of the depth of a layout that demotes nothing: a node's body is
-/// at most one level deeper than its parent's plus its own `block`s and
-/// `loop` (`place_depths`), and the parents on its way from the root are
-/// nodes with kids in the dominator tree (an `Outer` node's too: a loop
-/// header dominating its dominator); so the tree nests at most (nodes with
-/// dominator-tree kids) + (`Inner` and `Outer` nodes) + (headers) + 1 deep.
-/// If that is within the inline cap, no node is demoted.
+/// A bound of the depth of a layout that demotes nothing, node by node in
+/// RPO: its parent's bound + 1, plus its own `block`s and `loop` (its code
+/// starts at most one level below its parent's body: `place_depths` counts
+/// an `Inner` or `Outer` kid's start down from there), kept in `body_depth`
+/// (which `place_depths` writes before it reads). Within the inline cap, no
+/// node is demoted.
 #[inline(never)]
-fn depth_bound(cfg: &Cfg, slot: &[Slot]) -> u64 {
-    let parents = cfg.dom.iter().filter(|d| d.size > 1).count();
-    let after_blocks = slot.iter().filter(|s| matches!(s.place, Place::Inner | Place::Outer)).count();
-    (parents + after_blocks + cfg.headers.len() + 1) as u64
+fn depth_bound(cfg: &Cfg, slot: &mut [Slot]) -> u64 {
+    let mut depth = 0;
+    // (As long as `slot`: a position's entry needs no bounds test.)
+    let dom = &cfg.dom[..slot.len()];
+    for x in 0..slot.len() {
+        let up = if x == 0 { 0 } else { slot[slot[x].parent as usize].body_depth + 1 };
+        let sx = &mut slot[x];
+        sx.body_depth = up + sx.outer + sx.inner + dom[x].header as u32;
+        depth = depth.max(sx.body_depth + 1);
+    }
+    depth as u64
 }
 
 /// Appends to `out.exits` how position `x`'s edge to node `to` (finally
