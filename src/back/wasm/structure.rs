@@ -1329,7 +1329,7 @@ struct Slot {
     /// loop it goes after).
     parent: u32,
     /// Kids placed `Inner`, `Outer`, and `Inline` ones that are not leaves
-    /// (what a demotion adds to `inner`).
+    /// (what a demotion adds to `inner`; counted by `place_depths` only).
     inner: u32,
     outer: u32,
     demotable: u32,
@@ -1400,9 +1400,8 @@ impl Layout {
             let Dom { idom: d, forward_in, .. } = cfg.dom[i as usize];
             let leaves_loops = cfg.has_loops && loops.enclosing(i) != loops.loop_of(cfg, d);
             if forward_in == 1 && (!leaves_loops || is_leaf(i)) {
-                // Inline (possibly demoted by depth below).
+                // Inline (possibly demoted by depth: see `place_depths`).
                 slot[i as usize].parent = d;
-                slot[d as usize].demotable += !is_leaf(i) as u32;
             } else if leaves_loops {
                 slot[i as usize].place = Place::Outer;
                 hoist.push((i, loops.loop_of(cfg, d), loops.depth_of(loops.enclosing(i)) + 1, NONE));
@@ -1585,6 +1584,14 @@ impl Layout {
 fn place_depths(slot: &mut [Slot], cfg: &Cfg, max_inline_depth: u32, mut widest: u32) -> (u32, u32) {
     let m = slot.len();
     let is_leaf = |i: u32| !cfg.is_header(i) && !cfg.has_dom_children(i);
+    // The demotable kids, counted here rather than as `fill` places them:
+    // few bodies come here.
+    for x in 1..m {
+        if slot[x].place == Place::Inline && !is_leaf(x as u32) {
+            let p = slot[x].parent as usize;
+            slot[p].demotable += 1;
+        }
+    }
     let mut depth = 0;
     for x in 0..m {
         let s = if x == 0 {
