@@ -125,6 +125,9 @@ fn grow<T>(v: &mut Vec<T>) {
 /// denser than this grows as it goes).
 const BITS_PER_INST_HINT: u64 = 32;
 
+/// `FunctionState::const_int_shift` when no integer type is set.
+const NO_INT_SHIFT: u32 = 64;
+
 /// Room for `n` items in `v`, which is empty: a new buffer when the old
 /// one is too small, not a `reserve` (a realloc copies the whole old
 /// buffer, empty or not).
@@ -247,6 +250,11 @@ pub(crate) struct FunctionState {
     /// the option was put together byte by byte each time.
     const_type: ValType,
     const_type_set: bool,
+    /// What sign-extends an INTEGER constant of `const_type`: 64 less its
+    /// bits, set once per SETTYPE rather than worked out per constant;
+    /// `NO_INT_SHIFT` when no integer type is set (no type yet, or not an
+    /// integer one), so each constant needs one test.
+    const_int_shift: u32,
     /// Where the function block ends, to bound the declared block count.
     end: BitPos,
 }
@@ -373,6 +381,7 @@ impl Default for FunctionState {
             cur_block: 0,
             const_type: ValType::I32,
             const_type_set: false,
+            const_int_shift: NO_INT_SHIFT,
             end: BitPos(0),
         }
     }
@@ -434,6 +443,7 @@ impl FunctionState {
         self.cur_block = 0;
         self.const_type = ValType::I32;
         self.const_type_set = false;
+        self.const_int_shift = NO_INT_SHIFT;
         self.end = end;
     }
 
@@ -542,9 +552,22 @@ impl FunctionState {
     pub(crate) fn record_run(&mut self, env: Env, block: u32, parser: &mut Parser) -> Res<()> {
         match block {
             FUNCTION_BLOCK_ID => parser.fast_records(&mut BodyRecords::<false> { body: self, env }),
-            CONSTANTS_BLOCK_ID => parser.fast_records(&mut BodyRecords::<true> { body: self, env }),
+            CONSTANTS_BLOCK_ID => self.constants_run(env, parser),
             _ => Ok(()),
         }
+    }
+
+    /// `record_run` of the constants block: out of line, once per body,
+    /// so its loop's values do not crowd the function block's loop.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
+    fn constants_run(&mut self, env: Env, parser: &mut Parser) -> Res<()> {
+        // No instruction comes in a constants block, so this holds for the
+        // whole run and its records need not check it; if it fails, the
+        // careful path's `constant` reports it at the first record.
+        if !self.func.insts.is_empty() {
+            return Ok(());
+        }
+        parser.fast_records(&mut BodyRecords::<true> { body: self, env })
     }
 
     /// A record of the function block itself.
@@ -1061,33 +1084,43 @@ impl FunctionState {
         })
     }
 
+    /// A SETTYPE record; its callers (`constant`, `constants_run`) have
+    /// checked that no instruction came before.
     #[inline(always)]
     fn set_const_type(&mut self, env: &Env, pos: BitPos, ty: u64) -> Res<BodyItem> {
-        if !self.func.insts.is_empty() {
-            return Err(DecodeError::new(pos, "constants block after instructions"));
-        }
         let ty = env.value_type_id(ty, pos)?;
         self.const_type = ty;
         self.const_type_set = true;
+        self.const_int_shift = match ty {
+            ValType::Scalar(s) if s.is_int() => 64 - s.bits(),
+            _ => NO_INT_SHIFT,
+        };
         Ok(BodyItem::ConstType(ty))
     }
 
+    /// An INTEGER record, checked as `set_const_type` is.
     #[inline(always)]
     fn int_const(&mut self, pos: BitPos, v: u64) -> Res<BodyItem> {
-        if !self.func.insts.is_empty() {
-            return Err(DecodeError::new(pos, "constants block after instructions"));
-        }
-        if !self.const_type_set {
-            return Err(DecodeError::new(pos, "constant before any set type record"));
+        let shift = self.const_int_shift;
+        if shift >= NO_INT_SHIFT {
+            return Err(self.not_an_int_const(pos));
         }
         let ty = self.const_type;
-        let value = match ty {
-            ValType::Scalar(s) if s.is_int() => ConstValue::Int(sext(sign_rotated(v), s.bits())),
-            _ => return Err(DecodeError::new(pos, format!("integer constant of type {ty}"))),
-        };
+        // `sext` by the type's bits, as set at SETTYPE.
+        let value = ConstValue::Int((sign_rotated(v) << shift) >> shift);
         self.func.consts.push(Constant { ty, value, pos });
         self.local_types.push(ty);
         Ok(BodyItem::Const(self.func.consts.len() as u32 - 1))
+    }
+
+    /// The error for an INTEGER constant with no integer type set.
+    #[cold]
+    #[inline(never)]
+    fn not_an_int_const(&self, pos: BitPos) -> DecodeError {
+        if !self.const_type_set {
+            return DecodeError::new(pos, "constant before any set type record");
+        }
+        DecodeError::new(pos, format!("integer constant of type {}", self.const_type))
     }
 
     /// A record of the function's value symbol table.
