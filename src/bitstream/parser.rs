@@ -358,6 +358,17 @@ impl<'a> Parser<'a> {
         self.next_event_slow()
     }
 
+    /// The next item if the record fast path reads it (its position, code
+    /// and values), else `None` with nothing read: for one record where a
+    /// run of [`Parser::fast_records`] would cost more to set up than the
+    /// record (whole input, like `next_event`).
+    #[inline(always)]
+    pub(crate) fn fast_record(&mut self) -> Option<(BitPos, u32, &[u64])> {
+        debug_assert!(self.core.eof);
+        let (pos, _, code) = self.core.fast_record(&self.data, self.base)?;
+        Some((BitPos(pos), code, &self.core.ops[1..self.core.ops_len]))
+    }
+
     /// Hands `each` the records the fast path reads from here on (position,
     /// code, values), one after the other, until an item it turns away
     /// (left for `next_event`) or the first error `each` answers. The

@@ -256,10 +256,24 @@ impl ModuleState {
             return Ok(RecordRun::default());
         }
         let (pos, end) = parser.entered_block();
-        match self.enter(pos, FUNCTION_BLOCK_ID, end) {
-            Ok(_) => Ok(RecordRun { body_begin: Some(end.0.saturating_sub(pos.0)), ..RecordRun::default() }),
-            Err(e) => Err(self.context(e)),
+        if let Err(e) = self.enter(pos, FUNCTION_BLOCK_ID, end) {
+            return Err(self.context(e));
         }
+        // The body's first record (DECLAREBLOCKS, in the bodies the
+        // toolchain writes) and the constants block's ENTER_SUBBLOCK after
+        // it are read here too: a record run for that one record, ended at
+        // once by the block, cost more to set up than the record.
+        if let Some((pos, code, ops)) = parser.fast_record() {
+            if let Err(e) = self.body.record(&Env { module: &self.module }, pos, code, ops) {
+                return Err(self.context(e));
+            }
+            if parser.cross_block(CONSTANTS_BLOCK_ID, true) {
+                debug_assert!(FunctionState::allows_block(CONSTANTS_BLOCK_ID));
+                self.stack.push(CONSTANTS_BLOCK_ID);
+                self.top = CONSTANTS_BLOCK_ID;
+            }
+        }
+        Ok(RecordRun { body_begin: Some(end.0.saturating_sub(pos.0)), ..RecordRun::default() })
     }
 
     #[inline]
