@@ -416,9 +416,12 @@ impl Cfg {
     /// Depth-first search from the entry: fills `rpo[rpo_start..]` and
     /// numbers the blocks it reaches by their slots there (`rpo`; 0 marks
     /// one found and not left yet), with `size = 1`, the start of
-    /// `number_dom_tree`'s sums, and `idom` the block it was found from
-    /// (its idom when it has no other predecessor: `idom_pass` keeps that
-    /// and replaces the others).
+    /// `number_dom_tree`'s sums, and `idom` the block it was found from;
+    /// any other edge it scans into a block sets that block's `size` to 2.
+    /// So a block left at size 1 has one reachable predecessor, the block
+    /// it was found from, which is its idom: `idom_pass` keeps that and
+    /// replaces the others' (telling them by one load of the node, not
+    /// two of `pred_start`).
     #[inline(never)]
     fn compute_rpo(&mut self) {
         let n = self.node.len();
@@ -461,6 +464,7 @@ impl Cfg {
                     (b, next, end) = (s, succ_start[s as usize], succ_start[s as usize + 1]);
                     continue 'search;
                 }
+                sn.size = 2;
             }
             out -= 1;
             rpo[out] = b;
@@ -477,8 +481,10 @@ impl Cfg {
     /// One Cooper–Harvey–Kennedy pass in reverse postorder, using only
     /// predecessors already processed (earlier in it); the skipped
     /// reachable ones (retreating edges) go to `retreating`. A block with
-    /// one predecessor keeps the idom `compute_rpo` gave it, its parent in
-    /// the search.
+    /// one reachable predecessor (`size` 1, see `compute_rpo`) keeps the
+    /// idom `compute_rpo` gave it, its parent in the search; the others'
+    /// sizes go back to 1 for `number_dom_tree` (the entry's too: an edge
+    /// back to it set its size).
     ///
     /// `false` when the pass would take more than a linear number of steps:
     /// one pass walks up the dominator tree once per predecessor, which is
@@ -494,6 +500,7 @@ impl Cfg {
         let rpo = &rpo[*rpo_start..];
         retreating.clear();
         node[0].idom = 0;
+        node[0].size = 1;
         // Steps are counted freely and compared with the budget after each
         // walk: one walk takes at most two tree depths (`n` steps each), so
         // the pass stays linear, and it gives up exactly when a check per
@@ -502,15 +509,15 @@ impl Cfg {
         let mut steps = 0u64;
         for &b in &rpo[1..] {
             let b = b as usize;
-            let ps = &preds[pred_start[b] as usize..pred_start[b + 1] as usize];
-            // One predecessor (most blocks): the search found the block
-            // from it, and it is the idom `compute_rpo` gave.
-            if ps.len() == 1 {
+            // One reachable predecessor (most blocks): the search found the
+            // block from it, and it is the idom `compute_rpo` gave.
+            if node[b].size == 1 {
                 continue;
             }
+            node[b].size = 1;
             let rpo_b = node[b].rpo;
             let mut new_idom = NONE;
-            for &p in ps {
+            for &p in &preds[pred_start[b] as usize..pred_start[b + 1] as usize] {
                 let pred = &node[p as usize];
                 if pred.rpo >= rpo_b {
                     // Unreachable, or not yet processed (later in reverse
@@ -1071,6 +1078,15 @@ mod tests {
     }
 
     #[test]
+    fn loop_back_to_the_entry() {
+        // 0 -> 1; 1 -> 0, 2: the entry's subtree is still the whole graph.
+        let c = cfg(3, &[(0, 1), (1, 0), (1, 2)]);
+        assert_eq!(c.dom_interval(0), (0, 3));
+        assert!(c.dominates(0, 2) && c.dominates(1, 2) && !c.dominates(2, 1));
+        assert_eq!(c.preds(0), &[1]);
+    }
+
+    #[test]
     fn duplicate_edges_collapse() {
         let c = cfg(2, &[(0, 1), (0, 1), (0, 1)]);
         assert_eq!(c.succs(0), &[1]);
@@ -1113,8 +1129,12 @@ mod tests {
         for _ in 0..300 {
             let n = 1 + next(12) as usize;
             let mut edges: Vec<(u32, u32)> = (0..next(3 * n as u64 + 1))
-                .map(|_| (next(n as u64) as u32, next(n as u64) as u32))
-                .filter(|&(_, t)| t != 0)
+                // Some edges back to the entry, as a back end's graph may
+                // have (a clean body has none).
+                .filter_map(|_| {
+                    let (f, t) = (next(n as u64) as u32, next(n as u64) as u32);
+                    (t != 0 || next(8) == 0).then_some((f, t))
+                })
                 .collect();
             edges.sort_unstable();
             let mut c = cfg(n, &edges);
