@@ -273,7 +273,7 @@ impl FunctionVerifier {
                 let insts = &f.insts[start..end];
                 // The leading phis: neither misplaced nor terminators.
                 let mut i = start;
-                edges.len = 0;
+                edges.reusable = 0;
                 while let Some(inst) = insts.get(i - start) {
                     let InstKind::Phi { ty, incoming } = inst.kind else { break };
                     let mut quick_phi = || {
@@ -612,11 +612,12 @@ impl AddEdge for Edges<'_> {
 }
 
 /// The incoming blocks of a phi that name each predecessor of its block
-/// once (as `PhiEdges::fill` found), with their dominator-tree preorder
-/// numbers (`UNREACHABLE` for blocks where nothing needs to be available).
+/// (once, or more with the same value: as `PhiEdges::fill` found), with
+/// their dominator-tree preorder numbers (`UNREACHABLE` for blocks where
+/// nothing needs to be available).
 #[derive(Default)]
 struct PhiEdges {
-    /// 0: nothing found yet in this block.
+    /// How many blocks the last `fill` that succeeded took.
     len: usize,
     /// Up to 8 (most phis), in place.
     block: [u32; 8],
@@ -625,7 +626,21 @@ struct PhiEdges {
     many_block: Vec<u32>,
     many_pre: Vec<u32>,
     sorted: Vec<u32>,
+    /// Entries as (block, index), sorted (scratch).
+    sorted_entries: Vec<(u32, u32)>,
+    /// After `fill_repeated`: the index of the first entry naming each
+    /// entry's block.
+    first_of: Vec<u32>,
+    /// How many entries a later phi of the block needs to take these
+    /// blocks without `fill` (when it names the same): `len` after `fill`
+    /// took them, 0 when nothing was taken; after `fill_repeated`, `len`
+    /// with `REPEATED` set, which none has: `fill` takes them again
+    /// once each value is its block's first one (`first_of`).
+    reusable: usize,
 }
+
+/// Marks `PhiEdges::reusable` after `fill_repeated`.
+const REPEATED: usize = 1 << (usize::BITS - 1);
 
 /// The preorder number of unreachable blocks (`Cfg::dom_interval`), which
 /// no reachable block has.
@@ -633,12 +648,16 @@ const UNREACHABLE: u32 = u32::MAX;
 
 impl PhiEdges {
     /// Takes the blocks of `incoming` if they are exactly the predecessors
-    /// of block `b`, each once (a few: searched in a line and marked).
+    /// of block `b`, each once (a few: searched in a line and marked), or
+    /// more often with the same value (see `fill_repeated`).
     fn fill(&mut self, b: u32, cfg: &Cfg, incoming: &[(ValueId, BlockId)]) -> bool {
-        self.len = 0;
+        let last = std::mem::replace(&mut self.reusable, 0);
         let preds = cfg.preds(b);
-        if incoming.is_empty() || incoming.len() != preds.len() {
+        if incoming.is_empty() || incoming.len() < preds.len() {
             return false;
+        }
+        if incoming.len() > preds.len() {
+            return self.fill_repeated(cfg, preds, incoming, last == incoming.len() | REPEATED);
         }
         if incoming.len() > 8 {
             return self.fill_many(cfg, preds, incoming);
@@ -656,6 +675,7 @@ impl PhiEdges {
             return false;
         }
         self.len = incoming.len();
+        self.reusable = self.len;
         true
     }
 
@@ -669,12 +689,74 @@ impl PhiEdges {
         if self.sorted != preds {
             return false;
         }
+        self.take_many(cfg, incoming);
+        self.reusable = self.len;
+        true
+    }
+
+    /// `fill` for more entries than predecessors: a switch's multi-edge
+    /// has an entry per case to the block (LLVM's phis keep one per edge),
+    /// which `check_phi` merges when they are the same (block, value). So
+    /// merged, the entries must be the predecessors, each once; then every
+    /// entry is checked as usual, a repeated one once more. (These went to
+    /// `check_phi`, sorting them there at about 300 instructions an entry.)
+    /// `same_count`: the last phi of the block was taken here and had as
+    /// many entries; when they name the same blocks, those are taken
+    /// again with no sort, each value compared with its block's first.
+    #[inline(never)]
+    fn fill_repeated(&mut self, cfg: &Cfg, preds: &[u32], incoming: &[(ValueId, BlockId)], same_count: bool) -> bool {
+        let one_value = |first_of: &[u32]| incoming.iter().zip(first_of).all(|(&(v, _), &k)| incoming[k as usize].0 == v);
+        if same_count && incoming.iter().zip(self.blocks().0).all(|(&(_, bb), &e)| bb.0 == e) {
+            if !one_value(&self.first_of) {
+                return false;
+            }
+            self.reusable = self.len | REPEATED;
+            return true;
+        }
+        // Sorted by block, each block's entries in order: the first of
+        // each group is the first entry naming it.
+        let entries = &mut self.sorted_entries;
+        entries.clear();
+        entries.extend(incoming.iter().enumerate().map(|(j, &(_, bb))| (bb.0, j as u32)));
+        entries.sort_unstable();
+        self.first_of.clear();
+        self.first_of.resize(incoming.len(), 0);
+        let mut distinct = 0;
+        let mut first = (u32::MAX, 0);
+        for &(eb, j) in entries.iter() {
+            if eb != first.0 {
+                // The blocks, each once, must be the (distinct) predecessors.
+                if preds.get(distinct) != Some(&eb) {
+                    return false;
+                }
+                distinct += 1;
+                first = (eb, j);
+            }
+            self.first_of[j as usize] = first.1;
+        }
+        if distinct != preds.len() || !one_value(&self.first_of) {
+            return false;
+        }
+        if incoming.len() <= 8 {
+            for (j, &(_, bb)) in incoming.iter().enumerate() {
+                self.block[j] = bb.0;
+                self.pre[j] = cfg.dom_interval(bb.0).0;
+            }
+            self.len = incoming.len();
+        } else {
+            self.take_many(cfg, incoming);
+        }
+        self.reusable = self.len | REPEATED;
+        true
+    }
+
+    /// Takes the blocks of more than 8 entries.
+    fn take_many(&mut self, cfg: &Cfg, incoming: &[(ValueId, BlockId)]) {
         self.many_block.clear();
         self.many_block.extend(incoming.iter().map(|&(_, bb)| bb.0));
         self.many_pre.clear();
         self.many_pre.extend(incoming.iter().map(|&(_, bb)| cfg.dom_interval(bb.0).0));
         self.len = incoming.len();
-        true
     }
 
     /// The blocks `fill` took, and their preorder numbers.
@@ -1243,8 +1325,8 @@ impl Cx<'_> {
         if tc >= OTHER_CODE {
             return false;
         }
-        let known =
-            incoming.len() == edges.len && incoming.iter().zip(edges.blocks().0).all(|(&(_, bb), &e)| bb.0 == e);
+        let known = incoming.len() == edges.reusable
+            && incoming.iter().zip(edges.blocks().0).all(|(&(_, bb), &e)| bb.0 == e);
         if !known && !edges.fill(b, l.cfg, incoming) {
             return false;
         }

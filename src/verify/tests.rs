@@ -1272,6 +1272,66 @@ fn phis_with_many_entries() {
     assert_eq!(a.len(), 3, "{a:#?}");
 }
 
+/// Phis with an entry per edge of a switch's multi-edge (LLVM keeps one
+/// per case to the block): the quick path merges identical ones as the full
+/// checks do, and says what they say, clean or not, whether it sorts the
+/// entries or takes the last phi's blocks again; a few entries (inline) or
+/// many.
+#[test]
+fn phis_with_repeated_entries() {
+    let m = arith_module();
+    for extra in [2u32, 12] {
+        let mut b = Body::new(&m, F);
+        let (p0, p1) = (b.p(0), b.p(1));
+        let (v0, v1) = (b.v(0), b.v(1));
+        // Block 0 goes to the join (3) by its default and `extra` cases,
+        // and to blocks 1 and 2.
+        let mut cases: Vec<SwitchCase> = (1..=extra).map(|k| SwitchCase { value: i64::from(k), target: BlockId(3) }).collect();
+        cases.push(SwitchCase { value: i64::from(extra + 1), target: BlockId(1) });
+        cases.push(SwitchCase { value: i64::from(extra + 2), target: BlockId(2) });
+        let cases = cases_of(&cases);
+        b = b.block(vec![(InstKind::Switch { ty: I32, cond: p0, default: BlockId(3), cases }, None)]);
+        for _ in 1..=2 {
+            b = b.block(vec![binop(BinOp::Add, p0, p1, I32), br(3)]);
+        }
+        let from_switch = |v: ValueId| vec![(v, 0); extra as usize + 1];
+        let clean: Vec<(ValueId, u32)> = [from_switch(p1), vec![(v0, 1), (v1, 2)]].concat();
+        let reversed: Vec<(ValueId, u32)> = clean.iter().rev().copied().collect();
+        let mut two_values = clean.clone();
+        two_values[0] = (p0, 0);
+        let not_dominating: Vec<(ValueId, u32)> = [from_switch(p1), vec![(v0, 1), (v0, 2)]].concat();
+        let missing: Vec<(ValueId, u32)> = [from_switch(p1), vec![(v0, 1)]].concat();
+        let not_a_predecessor: Vec<(ValueId, u32)> = [clean.clone(), vec![(p1, 3)]].concat();
+        let f = b
+            .block(vec![
+                phi(I32, &clean),
+                phi(I32, &clean),
+                phi(I32, &two_values), // the blocks just taken
+                phi(I32, &reversed),
+                phi(I32, &two_values),
+                phi(I32, &not_dominating),
+                phi(I32, &missing),
+                phi(I32, &not_a_predecessor),
+                (InstKind::Ret { value: Some(p0) }, None),
+            ])
+            .build();
+        let (mut quick, mut full) = (FunctionVerifier::new(), FunctionVerifier::new());
+        full.full_checks_only = true;
+        let (mut a, mut z) = (Vec::new(), Vec::new());
+        quick.verify(&m, &f, &mut a);
+        full.verify(&m, &f, &mut z);
+        assert_eq!(a, z, "{extra} extra cases");
+        let join = 5;
+        for k in [2, 4] {
+            expect(&a, inst_pos(join + k), "phi has different values for the same predecessor %b0");
+        }
+        assert!(a.iter().any(|d| d.pos == inst_pos(join + 5) && d.message.contains("does not dominate")), "{a:#?}");
+        expect(&a, inst_pos(join + 6), "phi has no entry for predecessor %b2");
+        expect(&a, inst_pos(join + 7), "phi has an entry for %b3, which is not a predecessor of %b3");
+        assert_eq!(a.len(), 5, "{a:#?}");
+    }
+}
+
 /// Switches the quick check settles (a few cases, all fine) and those it
 /// leaves to the full checks (more cases, i1, or anything wrong): the same
 /// diagnostics either way.
