@@ -306,7 +306,7 @@ impl FunctionVerifier {
                 cx.check_result(&at, yields);
             }
         }
-        cx.check_forward_types();
+        cx.check_forward_types::<DECODED>();
         cx.check_names();
     }
 }
@@ -1123,11 +1123,17 @@ impl Cx<'_> {
         }
     }
 
-    fn check_forward_types(&mut self) {
+    /// `DECODED`: the decoder compared each declaration of an instruction's
+    /// result with the type it defined (`FunctionState::forward_type` for a
+    /// value defined already, `resolve_forward` as one is), so only those
+    /// of other values are left to report.
+    fn check_forward_types<const DECODED: bool>(&mut self) {
         let f = self.f;
         for ft in &f.forward_types {
             let msg = if ft.value.0 < f.first_inst_value() || ft.value.0 >= f.end_value() {
                 Some(format!("forward type declaration of {}, which is not an instruction result", self.name(ft.value)))
+            } else if DECODED {
+                None
             } else {
                 match self.ty(ft.value) {
                     Some(t) if t != ft.ty => Some(format!(
