@@ -124,6 +124,7 @@ impl<'a> Fx<'a> {
         b.vblocks.extend(f.blocks.iter().enumerate().map(|(i, blk)| VBlock {
             orig: i as u32,
             start: blk.start,
+            after_phis: blk.start,
             end: blk.end,
             term: Term::Real,
             first_part: true,
@@ -739,6 +740,9 @@ impl<'a> Fx<'a> {
             let leading = in_block && (f.blocks[blk].start as usize == k || run_end as usize == k);
             if leading {
                 run_end = k as u32 + 1;
+                // Where the block's code starts, found here once for
+                // `emit_basic` (not by testing its instructions again).
+                b.vblocks[b.first_vblock[blk] as usize].after_phis = run_end;
             }
             let InstKind::Phi { incoming, .. } = inst.kind else { continue };
             let Some((v, _)) = inst.result else { continue };

@@ -202,13 +202,11 @@ impl<'a> Fx<'a> {
             _ => info.end as usize - 1,
         };
         // The phis open the block (the verifier holds to that): they take
-        // no code and no position, and are stepped over once here rather
-        // than looked for at every instruction.
+        // no code and no position, and are stepped over (`after_phis`,
+        // found as the phis are collected) rather than looked for at every
+        // instruction.
         let f = self.f;
-        let mut first = info.start as usize;
-        while first < last && f.insts.get(first).is_some_and(|i| matches!(i.kind, InstKind::Phi { .. })) {
-            first += 1;
-        }
+        let first = info.after_phis as usize;
         // Each instruction is a position (`locals.rs`). Its record is read
         // once, a copy: emission's writes would make the compiler load it
         // again from the buffers for each use.

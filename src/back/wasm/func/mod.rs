@@ -239,6 +239,9 @@ pub(super) enum Term {
 pub(super) struct VBlock {
     pub orig: u32,
     pub start: u32,
+    /// Its first instruction after the phis that open it (`start` until
+    /// `collect_phi_entries` steps over them): where emission starts.
+    pub after_phis: u32,
     pub end: u32,
     pub term: Term,
     /// First part of its original block (phis live there).

@@ -40,7 +40,7 @@ impl<'a> Fx<'a> {
         b.succ_start.clear();
         b.succs.clear();
         b.setjmp_sites.clear();
-        b.vblocks.push(VBlock { orig: 0, start: 0, end: 0, term: Term::SjEntry, first_part: false });
+        b.vblocks.push(VBlock { orig: 0, start: 0, after_phis: 0, end: 0, term: Term::SjEntry, first_part: false });
         for (i, blk) in f.blocks.iter().enumerate() {
             b.first_vblock.push(b.vblocks.len() as u32);
             let mut start = blk.start;
@@ -51,6 +51,7 @@ impl<'a> Fx<'a> {
                 b.vblocks.push(VBlock {
                     orig: i as u32,
                     start,
+                    after_phis: start,
                     end: k + 1,
                     term: Term::Split,
                     first_part: start == blk.start,
@@ -61,6 +62,7 @@ impl<'a> Fx<'a> {
             b.vblocks.push(VBlock {
                 orig: i as u32,
                 start,
+                after_phis: start,
                 end: blk.end,
                 term: Term::Real,
                 first_part: start == blk.start,
