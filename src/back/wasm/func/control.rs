@@ -330,7 +330,8 @@ impl<'a> Fx<'a> {
         let f = self.f;
         let fv = self.b.vblocks[from as usize];
         let pred = fv.orig;
-        let tb = self.b.vblocks[target as usize].orig;
+        let tv = self.b.vblocks[target as usize];
+        let tb = tv.orig;
         // Sources already pushed by the block's `br` (see `plan_copies`).
         let planned = fv.term == Term::Real && self.b.insts[fv.end as usize - 1].copies_planned;
         let (s, e) = self.edge_copies(pred, tb);
@@ -340,14 +341,13 @@ impl<'a> Fx<'a> {
             self.touch_copies_here(s, e);
         }
         // Does a source read a phi of this block? The phis open it (the
-        // verifier holds to that) and results are numbered in order, so
-        // its phis are the values from the first one's on, one per phi.
+        // verifier holds to that; the target is its block's first part)
+        // and results are numbered in order, so its phis are the values
+        // from the first one's on, one per phi up to `after_phis`.
         let interferes = planned || {
-            let blk = f.blocks[tb as usize];
-            let phis = f.insts.get(blk.start as usize..blk.end as usize).unwrap_or(&[]);
-            match phis.first().and_then(|i| i.result) {
+            match f.insts.get(tv.start as usize).and_then(|i| i.result) {
                 Some((v0, _)) => {
-                    let n = phis.iter().take_while(|i| matches!(i.kind, InstKind::Phi { .. })).count() as u32;
+                    let n = tv.after_phis - tv.start;
                     self.b.edge_copies[s..e]
                         .iter()
                         .any(|&(dv, src)| src.0.wrapping_sub(v0.0) < n && self.phi_local(dv).is_some())
