@@ -1089,6 +1089,32 @@ fn switches() {
     assert_eq!(out, want);
 }
 
+/// Phis whose block a switch reaches from two cases: their entries name
+/// the switch's block twice (with one value), and the copies of that edge
+/// are written once.
+#[test]
+fn phis_after_duplicate_switch_edges() {
+    let mut m = Module::new();
+    let f = m.declare(ty::I32, &[ty::I32]);
+    let consts = [10, 20, 30, 40, 50, 60].map(|v| (ty::I32, Const::Int(v)));
+    let mut b = m.body(1, 4, &consts);
+    // b0: cases 1 and 2 -> b2, 3 -> b3, default b1; b1, b3: br b2.
+    b.switch(ty::I32, b.param(0), 1, &[(1, 2), (2, 2), (3, 3)]);
+    b.br(2);
+    // b2: p, q from b0 (twice), b1 and b3.
+    let p = b.phi(ty::I32, &[(b.c(0), 0), (b.c(1), 1), (b.c(0), 0), (b.c(4), 3)]);
+    let q = b.phi(ty::I32, &[(b.c(2), 0), (b.c(3), 1), (b.c(2), 0), (b.c(5), 3)]);
+    let r = b.binop(p, q, op::ADD);
+    b.ret(Some(r));
+    b.br(2);
+    m.finish_body(b);
+    let cases = [(1, 40), (2, 40), (3, 110), (0, 60), (4, 60)];
+    let calls: Vec<_> = cases.iter().map(|&(x, _)| (f, args(&[&x]))).collect();
+    let Some(out) = run("phidup", &m, &calls) else { return };
+    let want: Vec<String> = cases.iter().map(|&(_, r)| r.to_string()).collect();
+    assert_eq!(out, want);
+}
+
 /// SIMD: vectors built with insertelement, lane-wise add/mul/sdiv (the
 /// last one lane by lane), a compare making a mask, vselect, i1-vector
 /// logic, extractelement, float vectors and casts.

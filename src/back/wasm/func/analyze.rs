@@ -815,7 +815,10 @@ impl<'a> Fx<'a> {
                 phi_order.extend(first_in.iter().enumerate().map(|(j, e)| (e.1 .0, j as u32)));
                 phi_order.sort_unstable();
                 if phi_order.windows(2).any(|w| w[0].0 == w[1].0) {
-                    return false;
+                    // A block named more than once (a switch's cases into
+                    // this one): grouped here, not one sort per phi.
+                    grouped_phi_copies(f, num_params, first_in.len(), phi_order, phi_heads, vals, edge_copies, phi_edges);
+                    return true;
                 }
             }
         }
@@ -1059,6 +1062,39 @@ fn phi_copy(f: &Function, num_params: u32, vals: &[Val], copies: &mut Vec<(Value
     };
     if src != dv && !undef {
         copies.push((dv, src));
+    }
+}
+
+/// `phi_block_aligned`'s copies when a predecessor is named more than once
+/// (`order`: (block, position) sorted): each phi takes the smallest value
+/// among its entries for it, the one `phi_block_merge` (entries sorted by
+/// block and value) would take first.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn grouped_phi_copies(
+    f: &Function,
+    num_params: u32,
+    n: usize,
+    order: &[(u32, u32)],
+    heads: &[(u32, u32, ValueId)],
+    vals: &[Val],
+    copies: &mut Vec<(ValueId, ValueId)>,
+    edges: &mut Vec<(u32, u32, u32)>,
+) {
+    let entries = &f.phi_entries[..];
+    let mut g = 0;
+    while g < order.len() {
+        let pred = order[g].0;
+        let end = g + order[g..].iter().take_while(|x| x.0 == pred).count();
+        let start = copies.len() as u32;
+        for &(s, _, dv) in heads {
+            // In range: every phi has `n` entries, as the first.
+            let phi = &entries[s as usize..s as usize + n];
+            let src = order[g..end].iter().map(|&(_, j)| phi[j as usize].0 .0).min().unwrap_or(NONE);
+            phi_copy(f, num_params, vals, copies, dv, ValueId(src));
+        }
+        edges.push((pred, start, copies.len() as u32));
+        g = end;
     }
 }
 
