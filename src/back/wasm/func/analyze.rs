@@ -583,12 +583,12 @@ impl<'a> Fx<'a> {
         let f = self.f;
         let first_local = f.first_local;
         for vb in 0..self.b.vblocks.len() {
-            let VBlock { start, end, term, .. } = self.b.vblocks[vb];
+            let VBlock { after_phis, end, term, .. } = self.b.vblocks[vb];
             if term == Term::SjEntry {
                 continue;
             }
             self.b.roots.clear();
-            for k in start as usize..end as usize {
+            for k in after_phis as usize..end as usize {
                 let inst = &f.insts[k];
                 if !self.b.insts[k].emit || matches!(inst.kind, InstKind::Phi { .. }) {
                     continue;
