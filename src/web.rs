@@ -471,13 +471,10 @@ impl BodySplitter {
     /// `PexeError` for bad input.
     pub fn feed(&mut self, chunk: &[u8]) -> Result<Vec<u8>, JsValue> {
         init();
-        let bodies = self.inner.feed(chunk).map_err(|e| decode_error(&e))?;
-        let mut out = Vec::with_capacity(bodies.iter().map(|b| SplitBody::HEADER + b.bytes.len()).sum());
+        // Most of a chunk is bodies, most of them completed by it.
+        let mut out = Vec::with_capacity(chunk.len());
         self.ends.clear();
-        for b in bodies {
-            b.write_to(&mut out);
-            self.ends.push(out.len() as u32);
-        }
+        self.inner.feed_into(chunk, &mut out, &mut self.ends).map_err(|e| decode_error(&e))?;
         Ok(out)
     }
 

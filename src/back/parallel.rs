@@ -319,6 +319,23 @@ impl Splitter {
     /// only function blocks) is an error here: translate it with the
     /// pipeline instead.
     pub fn feed(&mut self, chunk: &[u8]) -> Result<Vec<SplitBody>, DecodeError> {
+        let mut out = Vec::new();
+        self.feed_each(chunk, |job, bytes| out.push(SplitBody { job, bytes: bytes.to_vec() }))?;
+        Ok(out)
+    }
+
+    /// [`Splitter::feed`] for a Worker pool: each job found goes straight
+    /// from the parser's bytes to the end of `out` in
+    /// [`SplitBody::to_bytes`]' form, and `ends` gets where it ends (one
+    /// copy of a body's bytes, not a `SplitBody` each to copy again).
+    pub fn feed_into(&mut self, chunk: &[u8], out: &mut Vec<u8>, ends: &mut Vec<u32>) -> Result<(), DecodeError> {
+        self.feed_each(chunk, |job, bytes| {
+            SplitBody::write_job(&job, bytes, out);
+            ends.push(out.len() as u32);
+        })
+    }
+
+    fn feed_each(&mut self, chunk: &[u8], each: impl FnMut(BodyJob, &[u8])) -> Result<(), DecodeError> {
         if let Some(e) = &self.error {
             return Err(e.clone());
         }
@@ -328,9 +345,8 @@ impl Splitter {
         if let Err(e) = self.parser.feed(chunk) {
             return Err(self.fail(DecodeError::from_bitstream(e)));
         }
-        let mut out = Vec::new();
-        match self.pump(&mut out) {
-            Ok(()) => Ok(out),
+        match self.pump(each) {
+            Ok(()) => Ok(()),
             Err(e) => Err(self.fail(e)),
         }
     }
@@ -341,11 +357,11 @@ impl Splitter {
             return Err(e.clone());
         }
         self.parser.finish();
-        let mut out = Vec::new();
-        if let Err(e) = self.pump(&mut out) {
+        let mut found = false;
+        if let Err(e) = self.pump(|_, _| found = true) {
             return Err(self.fail(e));
         }
-        if !self.ended || !out.is_empty() {
+        if !self.ended || found {
             return Err(self.fail(DecodeError::new(self.parser.pos(), "unexpected end of file")));
         }
         Ok(())
@@ -356,7 +372,9 @@ impl Splitter {
         e
     }
 
-    fn pump(&mut self, out: &mut Vec<SplitBody>) -> Result<(), DecodeError> {
+    /// Reads on as far as the bytes go, handing `each` every function
+    /// block completed, with its bytes.
+    fn pump(&mut self, mut each: impl FnMut(BodyJob, &[u8])) -> Result<(), DecodeError> {
         let unusual = |pos| DecodeError::new(pos, "only function blocks may follow the first function block here");
         while !self.ended {
             if let Some(block_id) = self.pending {
@@ -377,10 +395,9 @@ impl Splitter {
                 let r = job.byte_range();
                 let bytes = window
                     .get(r.start - base as usize..r.end - base as usize)
-                    .ok_or_else(|| DecodeError::new(range.body, "a function block outside the bytes held"))?
-                    .to_vec();
+                    .ok_or_else(|| DecodeError::new(range.body, "a function block outside the bytes held"))?;
                 self.bodies += 1;
-                out.push(SplitBody { job, bytes });
+                each(job, bytes);
                 continue;
             }
             let pos = self.parser.pos();
@@ -419,12 +436,20 @@ impl SplitBody {
     /// [`SplitBody::to_bytes`] at the end of `out` (the jobs of a chunk go
     /// end to end, without a copy each).
     pub fn write_to(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.job.index.to_le_bytes());
-        out.extend_from_slice(&self.job.range.abbrev_width.to_le_bytes());
-        for p in [self.job.range.enter, self.job.range.body, self.job.range.end] {
-            out.extend_from_slice(&p.0.to_le_bytes());
+        Self::write_job(&self.job, &self.bytes, out);
+    }
+
+    /// [`SplitBody::write_to`] of `job` with its block's `bytes`.
+    pub fn write_job(job: &BodyJob, bytes: &[u8], out: &mut Vec<u8>) {
+        let mut header = [0u8; Self::HEADER];
+        header[..4].copy_from_slice(&job.index.to_le_bytes());
+        header[4..8].copy_from_slice(&job.range.abbrev_width.to_le_bytes());
+        for (k, p) in [job.range.enter, job.range.body, job.range.end].into_iter().enumerate() {
+            header[8 + 8 * k..16 + 8 * k].copy_from_slice(&p.0.to_le_bytes());
         }
-        out.extend_from_slice(&self.bytes);
+        out.reserve(Self::HEADER + bytes.len());
+        out.extend_from_slice(&header);
+        out.extend_from_slice(bytes);
     }
 
     /// Reads [`SplitBody::to_bytes`]' form back; `None` if it is not one
