@@ -127,6 +127,24 @@ impl ImageBuilder {
             let mut end = nz;
             let mut zeros = 0u64;
             let mut j = nz;
+            // Dense data first: after a word with a non-zero byte at most
+            // seven zeros are pending, and the next word adds at most seven,
+            // so a run of non-zero words cannot reach the gap: only the
+            // last one's high zero bytes matter.
+            let mut last = 0u64;
+            while let Some(word) = bytes.get(j..j + 8) {
+                let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+                if w == 0 {
+                    break;
+                }
+                last = w;
+                j += 8;
+            }
+            if j > nz {
+                let high = last.leading_zeros() / 8;
+                end = j - high as usize;
+                zeros = u64::from(high);
+            }
             while let Some(word) = bytes.get(j..j + 8) {
                 let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
                 if w == 0 {
