@@ -13,7 +13,7 @@
 //! nothing and the image is never larger than the initializers' data.
 
 use super::TranslateError;
-use crate::ir::{Initializer, Module};
+use crate::ir::{Initializer, Module, ValueId};
 
 /// Address of the first global.
 pub const GLOBAL_BASE: u32 = 0x1_0000;
@@ -51,24 +51,50 @@ impl Layout {
     pub fn image(m: &Module, addrs: &[u32], pexe_table_base: u32) -> Vec<Segment> {
         let mut image = ImageBuilder::default();
         let num_funcs = m.functions.len() as u64;
+        let reloc_value = |target: ValueId, addend: i64| {
+            let t = u64::from(target.0);
+            let base = if t < num_funcs {
+                u64::from(pexe_table_base) + t
+            } else {
+                // Verified: an existing global.
+                addrs.get((t - num_funcs) as usize).map_or(0, |&a| u64::from(a))
+            };
+            (base as i64).wrapping_add(addend) as u32
+        };
+        // A compound global's parts are assembled into `run` and scanned
+        // once: the segments split memory at its zero runs wherever the
+        // pieces are cut (`put` merges across short gaps), so one piece per
+        // run instead of one per part gives the same segments with one
+        // `put` per span rather than per part. A long zero fill ends a run.
+        let mut run = Vec::new();
         for (g, &addr) in m.globals.iter().zip(addrs) {
-            let mut at = u64::from(addr);
-            for init in &g.init {
-                match init {
-                    Initializer::Data(_) => image.data(at, init.data(m).unwrap_or_default()),
-                    Initializer::ZeroFill(_) => {}
-                    Initializer::Reloc { target, addend } => {
-                        let t = u64::from(target.0);
-                        let base = if t < num_funcs {
-                            u64::from(pexe_table_base) + t
-                        } else {
-                            // Verified: an existing global.
-                            addrs.get((t - num_funcs) as usize).map_or(0, |&a| u64::from(a))
-                        };
-                        image.word(at, (base as i64).wrapping_add(*addend) as u32);
+            let at = u64::from(addr);
+            match &g.init[..] {
+                [] | [Initializer::ZeroFill(_)] => {}
+                [data @ Initializer::Data(_)] => image.data(at, data.data(m).unwrap_or_default()),
+                [Initializer::Reloc { target, addend }] => image.word(at, reloc_value(*target, *addend)),
+                parts => {
+                    let (mut run_at, mut at) = (at, at);
+                    run.clear();
+                    for init in parts {
+                        match (init, init.data(m)) {
+                            (Initializer::Data(_), Some(bytes)) => run.extend_from_slice(bytes),
+                            (Initializer::Reloc { target, addend }, _) => {
+                                run.extend_from_slice(&reloc_value(*target, *addend).to_le_bytes())
+                            }
+                            (&Initializer::ZeroFill(n), _) if n < MIN_ZERO_GAP => {
+                                run.resize(run.len() + n as usize, 0)
+                            }
+                            _ => {
+                                image.data(run_at, &run);
+                                run.clear();
+                                run_at = at + init.size();
+                            }
+                        }
+                        at += init.size();
                     }
+                    image.data(run_at, &run);
                 }
-                at += init.size();
             }
         }
         image.finish()
@@ -223,7 +249,7 @@ fn first_nonzero(bytes: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{GlobalVar, ValueId};
+    use crate::ir::GlobalVar;
     use crate::BitPos;
 
     fn global(align: u32, init: Vec<Initializer>) -> GlobalVar {
@@ -314,6 +340,53 @@ mod tests {
                 }
                 assert_eq!(b.finish(), want.finish(), "round {round}, skip {skip}");
             }
+        }
+    }
+
+    /// Compound globals assembled into runs give the segments that
+    /// building part by part does.
+    #[test]
+    fn runs_match_part_by_part() {
+        let mut seed = 0x9e37_79b9u32;
+        let mut next = move || {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            seed >> 8
+        };
+        for round in 0..200 {
+            let mut m = Module::default();
+            let num_globals = 1 + next() % 6;
+            for _ in 0..num_globals {
+                let mut parts = Vec::new();
+                for _ in 0..1 + next() % 5 {
+                    parts.push(match next() % 4 {
+                        0 => Initializer::ZeroFill(u64::from(next() % 80)),
+                        1 => Initializer::Reloc { target: ValueId(next() % num_globals), addend: i64::from(next() % 3) - 1 },
+                        _ => {
+                            let bytes: Vec<u8> =
+                                (0..next() % 60).map(|_| if next() % 3 == 0 { 0 } else { next() as u8 }).collect();
+                            m.push_data(&bytes)
+                        }
+                    });
+                }
+                m.globals.push(global(1 + next() % 8, parts));
+            }
+            let (addrs, _) = Layout::place(&m).unwrap();
+            let mut want = ImageBuilder::default();
+            for (g, &addr) in m.globals.iter().zip(&addrs) {
+                let mut at = u64::from(addr);
+                for init in &g.init {
+                    match init {
+                        Initializer::Data(_) => want.data(at, init.data(&m).unwrap()),
+                        Initializer::ZeroFill(_) => {}
+                        &Initializer::Reloc { target, addend } => {
+                            let base = u64::from(addrs[target.0 as usize]);
+                            want.word(at, (base as i64).wrapping_add(addend) as u32);
+                        }
+                    }
+                    at += init.size();
+                }
+            }
+            assert_eq!(Layout::image(&m, &addrs, 7), want.finish(), "round {round}");
         }
     }
 
