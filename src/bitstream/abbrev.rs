@@ -85,16 +85,18 @@ pub(crate) const NOT_KNOWN: u8 = u8::MAX;
 /// record of a pexe's function, constants and globals blocks is written
 /// with (after its literal code): LOAD; BINOP and CAST; STORE; FORWARDTYPEREF;
 /// RET, a constants SETTYPE and global initializers; INTEGER and FLOAT
-/// constants. An abbreviation with exactly these fields is read by
-/// `read_known` with them as constants (shifts and masks in the code, not
-/// loaded from the abbreviation), the same reading as any other's.
-const KNOWN: [&[FastField]; 6] = [
+/// constants; INTEGER 0 (a literal 0 field, read as fixed(0)). An
+/// abbreviation with exactly these fields is read by `read_known` with them
+/// as constants (shifts and masks in the code, not loaded from the
+/// abbreviation), the same reading as any other's.
+const KNOWN: [&[FastField]; 7] = [
     &fields_of([(6, true), (4, true), (4, true)]),
     &fields_of([(6, true), (6, true), (4, false)]),
     &fields_of([(6, true), (6, true), (4, true)]),
     &fields_of([(6, true), (6, true)]),
     &fields_of([(6, true)]),
     &fields_of([(8, true)]),
+    &fields_of([(0, false)]),
 ];
 
 /// Indices into `KNOWN` that a sink names (`RecordSink::known`), by the
@@ -105,6 +107,7 @@ pub(crate) const KNOWN_STORE: u8 = 2;
 pub(crate) const KNOWN_FORWARD_TYPE: u8 = 3;
 pub(crate) const KNOWN_ONE_VALUE: u8 = 4;
 pub(crate) const KNOWN_CONSTANT: u8 = 5;
+pub(crate) const KNOWN_ZERO: u8 = 6;
 const _: () = {
     assert!(KNOWN[KNOWN_LOAD as usize].len() == 3);
     assert!(KNOWN[KNOWN_BINOP_CAST as usize].len() == 3);
@@ -112,6 +115,7 @@ const _: () = {
     assert!(KNOWN[KNOWN_FORWARD_TYPE as usize].len() == 2);
     assert!(KNOWN[KNOWN_ONE_VALUE as usize].len() == 1);
     assert!(KNOWN[KNOWN_CONSTANT as usize].len() == 1);
+    assert!(KNOWN[KNOWN_ZERO as usize].len() == 1);
 };
 
 /// `FastScalars::of`'s fields for `(width, vbr)` operands, at compile time.
@@ -185,6 +189,9 @@ impl FastScalars {
             .map(|op| {
                 let (width, vbr) = match *op {
                     AbbrevOp::Fixed(n) => (n, false),
+                    // Reads as fixed(0): no bits, the value 0 (INTEGER 0's
+                    // abbreviation, `KNOWN_ZERO`).
+                    AbbrevOp::Literal(0) => (0, false),
                     AbbrevOp::Vbr(n) => (n, true),
                     _ => return None,
                 };
@@ -376,6 +383,7 @@ impl Abbrev {
             3 => read_known::<2, 3>(word, avail, &mut out[1..]),
             4 => read_known::<1, 4>(word, avail, &mut out[1..]),
             5 => read_known::<1, 5>(word, avail, &mut out[1..]),
+            6 => read_known::<1, 6>(word, avail, &mut out[1..]),
             _ => None,
         };
         if s.known != NOT_KNOWN {
@@ -796,6 +804,7 @@ mod tests {
             vec![Literal(1), Vbr(6)],
             vec![Literal(4), Vbr(8)],
             vec![Literal(6), Vbr(8)],
+            vec![Literal(4), Literal(0)],
         ];
         for ops in toolchain {
             assert_ne!(Abbrev::new(ops.clone()).unwrap().simple.known, NOT_KNOWN, "{ops:?}");

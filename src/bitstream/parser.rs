@@ -395,10 +395,15 @@ impl<'a> Parser<'a> {
             },
         };
         let local = stack.last().map_or(&[][..], |f| &f.local[..]);
-        let abbrev = |i: usize| match inherited.get(i) {
-            Some(a) => Some(a),
-            None => local.get(i - inherited.len()),
+        // One list, so finding a record's abbreviation is one bounds check:
+        // a pexe's blocks have either BLOCKINFO's abbreviations or their
+        // own, not both; a block with both is left to the careful path.
+        let list = match (inherited.is_empty(), local.is_empty()) {
+            (_, true) => inherited,
+            (true, false) => local,
+            (false, false) => return Ok(()),
         };
+        let abbrev = |i: usize| list.get(i);
         // The position relative to the bytes held, as the fast path reads
         // it (converted back at the end of the run).
         let mut at = pos.wrapping_sub(cx.base_bit);
@@ -597,6 +602,9 @@ pub(crate) trait RecordSink {
     /// Whether records written with the toolchain's abbreviations (the
     /// `KNOWN` field lists of abbrev.rs) come to `known` first.
     const KNOWN: bool = false;
+    /// Whether `known` also takes `KNOWN_ZERO` (INTEGER 0): only the
+    /// constants block's sink, so the other runs' loops have no such arm.
+    const KNOWN_ZERO: bool = false;
     /// A record written with `KNOWN[K]`: its code and fields by value
     /// (the unused ones 0), straight from the bits, with no values
     /// buffer and no second dispatch on the code for the records a sink
@@ -788,6 +796,7 @@ impl<'c> FastCx<'c> {
                         3 => known_fields::<2, 3>(rest.0, rest.1).map(|(f, used)| (sink.known::<3>(BitPos(at), code, f), f, used)),
                         4 => known_fields::<1, 4>(rest.0, rest.1).map(|(f, used)| (sink.known::<4>(BitPos(at), code, f), f, used)),
                         5 => known_fields::<1, 5>(rest.0, rest.1).map(|(f, used)| (sink.known::<5>(BitPos(at), code, f), f, used)),
+                        6 if S::KNOWN_ZERO => known_fields::<1, 6>(rest.0, rest.1).map(|(f, used)| (sink.known::<6>(BitPos(at), code, f), f, used)),
                         _ => None,
                     };
                     if let Some((taken, fields, used)) = read {
@@ -1213,7 +1222,8 @@ mod tests {
     }
 
     /// A module whose records take every abbreviation shape (BLOCKINFO and
-    /// local abbreviations, literals, fixed, VBR, char6, arrays of each)
+    /// local abbreviations, a block with both and blocks with their own
+    /// only; literals, fixed, VBR, char6, arrays of each)
     /// with values small and large (VBR values past what the record fast
     /// path reads, so it hands them to the careful path).
     fn many_shapes() -> Vec<u8> {
@@ -1258,9 +1268,16 @@ mod tests {
             Char6 => b"azAZ09._"[next(8) as usize] as u64,
             Array => unreachable!("arrays are expanded by the caller"),
         };
-        for _block in 0..3 {
-            w.enter_block(12, 5).unwrap();
-            for ops in &shapes[4..] {
+        // The last block, of id 12, has BLOCKINFO's abbreviations and its
+        // own (a record run leaves it to the careful path); the others, of
+        // id 13, define the same list themselves, so the abbreviation ids
+        // are the same (and the first block's records go by record runs,
+        // which the refusal below needs).
+        for block in 0..3 {
+            let id = if block == 2 { 12 } else { 13 };
+            w.enter_block(id, 5).unwrap();
+            let own = if id == 12 { &shapes[4..] } else { &shapes[..] };
+            for ops in own {
                 w.define_abbrev(Abbrev::new(ops.clone()).unwrap()).unwrap();
             }
             for _ in 0..300 {

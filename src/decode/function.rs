@@ -3,7 +3,7 @@
 use super::{DecodeError, Decoded};
 use crate::bitstream::{Parser, RecordSink, CONSTANTS_BLOCK_ID, FUNCTION_BLOCK_ID, VALUE_SYMTAB_BLOCK_ID};
 use crate::bitstream::abbrev::{
-    KNOWN_BINOP_CAST, KNOWN_CONSTANT, KNOWN_FORWARD_TYPE, KNOWN_LOAD, KNOWN_ONE_VALUE, KNOWN_STORE,
+    KNOWN_BINOP_CAST, KNOWN_CONSTANT, KNOWN_FORWARD_TYPE, KNOWN_LOAD, KNOWN_ONE_VALUE, KNOWN_STORE, KNOWN_ZERO,
 };
 use crate::ir::{
     BinOp, Block, BlockId, CastOp, CmpPred, ConstValue, Constant, ForwardType, FuncId, Function, Inst, InstId,
@@ -346,6 +346,7 @@ impl<const CONSTS: bool> RecordSink for BodyRecords<'_, '_, CONSTS> {
     /// The records of the toolchain's abbreviations go straight from the
     /// bits to their instruction or constant.
     const KNOWN: bool = true;
+    const KNOWN_ZERO: bool = CONSTS;
     #[inline(always)]
     fn known<const K: u8>(&mut self, pos: BitPos, code: u32, fields: [u64; 3]) -> Option<Res<()>> {
         let item = if CONSTS {
@@ -1079,6 +1080,7 @@ impl FunctionState {
     fn known_const<const K: u8>(&mut self, env: &Env, pos: BitPos, code: u32, f: [u64; 3]) -> Option<Res<BodyItem>> {
         Some(match (K, code) {
             (KNOWN_CONSTANT, cst::INTEGER) => self.int_const(pos, f[0]),
+            (KNOWN_ZERO, cst::INTEGER) => self.int_const(pos, 0),
             (KNOWN_ONE_VALUE, cst::SETTYPE) => self.set_const_type(env, pos, f[0]),
             _ => return None,
         })
