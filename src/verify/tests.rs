@@ -1259,11 +1259,7 @@ fn phis_with_many_entries() {
             (InstKind::Ret { value: Some(p0) }, None),
         ])
         .build();
-    let (mut quick, mut full) = (FunctionVerifier::new(), FunctionVerifier::new());
-    full.full_checks_only = true;
-    let (mut a, mut z) = (Vec::new(), Vec::new());
-    quick.verify(&m, &f, &mut a);
-    full.verify(&m, &f, &mut z);
+    let (a, z) = quick_and_full(&m, &f);
     assert_eq!(a, z);
     let join = 2 * n as usize + 1;
     expect(&a, inst_pos(join + 2), &format!("phi has no entry for predecessor %b{n}"));
@@ -1315,11 +1311,7 @@ fn phis_with_repeated_entries() {
                 (InstKind::Ret { value: Some(p0) }, None),
             ])
             .build();
-        let (mut quick, mut full) = (FunctionVerifier::new(), FunctionVerifier::new());
-        full.full_checks_only = true;
-        let (mut a, mut z) = (Vec::new(), Vec::new());
-        quick.verify(&m, &f, &mut a);
-        full.verify(&m, &f, &mut z);
+        let (a, z) = quick_and_full(&m, &f);
         assert_eq!(a, z, "{extra} extra cases");
         let join = 5;
         for k in [2, 4] {
@@ -1390,12 +1382,19 @@ fn quick_switch_agrees_with_full_checks() {
     ];
     for (k, (ty, cond, default, list, result, ok)) in cases.into_iter().enumerate() {
         let f = build(ty, cond, default, &list, result);
-        let (mut quick, mut full) = (FunctionVerifier::new(), FunctionVerifier::new());
-        full.full_checks_only = true;
-        let (mut a, mut z) = (Vec::new(), Vec::new());
-        quick.verify(&m, &f, &mut a);
-        full.verify(&m, &f, &mut z);
+        let (a, z) = quick_and_full(&m, &f);
         assert_eq!(a, z, "case {k}");
         assert_eq!(a.is_empty(), ok, "case {k}: {a:#?}");
     }
+}
+
+/// The diagnostics of `f` by the quick checks and by the full checks
+/// alone, which must agree.
+fn quick_and_full(m: &Module, f: &Function) -> (Vec<Diagnostic>, Vec<Diagnostic>) {
+    let (mut quick, mut full) = (FunctionVerifier::new(), FunctionVerifier::new());
+    full.full_checks_only = true;
+    let (mut a, mut z) = (Vec::new(), Vec::new());
+    quick.verify(m, f, &mut a);
+    full.verify(m, f, &mut z);
+    (a, z)
 }

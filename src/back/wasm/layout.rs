@@ -347,28 +347,24 @@ mod tests {
     /// building part by part does.
     #[test]
     fn runs_match_part_by_part() {
-        let mut seed = 0x9e37_79b9u32;
-        let mut next = move || {
-            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
-            seed >> 8
-        };
+        let mut next = crate::test_rng(0x9e37_79b9_7f4a_7c15);
         for round in 0..200 {
             let mut m = Module::default();
-            let num_globals = 1 + next() % 6;
+            let num_globals = 1 + next(6);
             for _ in 0..num_globals {
                 let mut parts = Vec::new();
-                for _ in 0..1 + next() % 5 {
-                    parts.push(match next() % 4 {
-                        0 => Initializer::ZeroFill(u64::from(next() % 80)),
-                        1 => Initializer::Reloc { target: ValueId(next() % num_globals), addend: i64::from(next() % 3) - 1 },
+                for _ in 0..1 + next(5) {
+                    parts.push(match next(4) {
+                        0 => Initializer::ZeroFill(next(80)),
+                        1 => Initializer::Reloc { target: ValueId(next(num_globals) as u32), addend: next(3) as i64 - 1 },
                         _ => {
                             let bytes: Vec<u8> =
-                                (0..next() % 60).map(|_| if next() % 3 == 0 { 0 } else { next() as u8 }).collect();
+                                (0..next(60)).map(|_| if next(3) == 0 { 0 } else { 1 + next(255) as u8 }).collect();
                             m.push_data(&bytes)
                         }
                     });
                 }
-                m.globals.push(global(1 + next() % 8, parts));
+                m.globals.push(global(1 + next(8) as u32, parts));
             }
             let (addrs, _) = Layout::place(&m).unwrap();
             let mut want = ImageBuilder::default();
