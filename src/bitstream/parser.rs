@@ -1417,22 +1417,27 @@ mod tests {
         assert_eq!(sink.0 .0, expected);
         assert!(sink.1 > 20, "{} records as bytes", sink.1);
         // Refusing the 100th record: the run stops there, and the parser
-        // goes on after it.
+        // goes on after it. Both loops end at the input's end, so a run
+        // that never refuses fails the test instead of spinning.
         let mut sink = Collect(Vec::new(), 100);
         let mut p = Parser::new(&bytes);
         let refused = loop {
             if let Err(pos) = p.fast_records(&mut sink) {
                 break pos;
             }
-            if let Event::Record { pos, code, ops, .. } = p.next_event().unwrap() {
-                sink.0.push(format!("{pos:?} {code} {ops:?}"));
+            match p.next_event().unwrap() {
+                Event::Record { pos, code, ops, .. } => sink.0.push(format!("{pos:?} {code} {ops:?}")),
+                Event::End => panic!("no record run met the 100th record ({} records seen)", sink.0.len()),
+                _ => {}
             }
         };
         assert_eq!(sink.0[..], expected[..100]);
         assert!(expected[99].starts_with(&format!("{refused:?} ")));
         let next = loop {
-            if let Event::Record { pos, code, ops, .. } = p.next_event().unwrap() {
-                break format!("{pos:?} {code} {ops:?}");
+            match p.next_event().unwrap() {
+                Event::Record { pos, code, ops, .. } => break format!("{pos:?} {code} {ops:?}"),
+                Event::End => panic!("the input ended after the refused record"),
+                _ => {}
             }
         };
         assert_eq!(next, expected[100]);
