@@ -10,7 +10,7 @@
 //! `Parser::fast_records`, the same fast path in a loop with no `Event`.
 
 use super::abbrev::{slots, Abbrev};
-use super::abbrev::known_fields;
+use super::abbrev::{known_fields, KNOWN_CONSTANT, KNOWN_ZERO};
 use super::cursor::FastBits;
 use super::header::{self, Header, HeaderStatus};
 use super::{abbrev_ids, BitCursor, BitPos, Error, ErrorKind, BLOCKINFO_BLOCK_ID, MODULE_BLOCK_ID};
@@ -404,6 +404,16 @@ impl<'a> Parser<'a> {
             (false, false) => return Ok(()),
         };
         let abbrev = |i: usize| list.get(i);
+        // The ids of the abbreviations whose records go to the sink's
+        // value run (`RecordSink::VALUE_RUN`), found once for the run;
+        // `u64::MAX`, which no id is, for none.
+        let value_ids = match S::VALUE_RUN {
+            Some(code) => {
+                let id_of = |k: u8| list.iter().position(|a| a.known() == (k, code)).map_or(u64::MAX, |i| i as u64 + 4);
+                (id_of(KNOWN_CONSTANT), id_of(KNOWN_ZERO))
+            }
+            None => (u64::MAX, u64::MAX),
+        };
         // The position relative to the bytes held, as the fast path reads
         // it (converted back at the end of the run).
         let mut at = pos.wrapping_sub(cx.base_bit);
@@ -411,6 +421,11 @@ impl<'a> Parser<'a> {
         let mut values = std::mem::take(ops);
         let mut len = *ops_len;
         let result = loop {
+            if S::VALUE_RUN.is_some() {
+                if let Err(e) = cx.value_run(value_ids, &mut at, each) {
+                    break Err(e);
+                }
+            }
             let mut byte_run = None;
             let bytes_out = if S::BYTES { Some(&mut *bytes) } else { None };
             let Some(got) = cx.record::<RUNS_SKIP_BLOCKINFO, S>(abbrev, &mut at, &mut values, bytes_out, &mut byte_run, each) else {
@@ -613,6 +628,21 @@ pub(crate) trait RecordSink {
     fn known<const K: u8>(&mut self, pos: BitPos, code: u32, fields: [u64; 3]) -> Option<Result<(), Self::Error>> {
         let _ = (pos, code, fields);
         None
+    }
+    /// With `Some(code)`, records of that code written with the
+    /// `KNOWN_CONSTANT` abbreviation (one vbr8 value) or the `KNOWN_ZERO`
+    /// one (a literal 0) come to `run_value` (rather than `known`), read
+    /// in a loop of their own with no dispatch on the abbreviation per
+    /// record: the constants block's INTEGERs, most of its records.
+    const VALUE_RUN: Option<u32> = None;
+    /// A record of `VALUE_RUN`'s code and its one value. The default hands
+    /// it to `record`.
+    #[inline(always)]
+    fn run_value(&mut self, pos: BitPos, value: u64) -> Result<(), Self::Error> {
+        match Self::VALUE_RUN {
+            Some(code) => self.record(pos, code, &[value]),
+            None => Ok(()),
+        }
     }
     /// An unabbreviated record of `N` (1 or 3) values, by value (the
     /// unused ones 0), for a sink with `KNOWN`; `None` leaves it to
@@ -849,6 +879,46 @@ impl<'c> FastCx<'c> {
 }
 
 impl<'c> FastCx<'c> {
+    /// Hands the sink's `run_value` the records from bit `*at` of `data`
+    /// on (moving past them) while they are written with abbreviation
+    /// `ids.0` (`KNOWN_CONSTANT`: one vbr8 field, of one or two chunks
+    /// here) or `ids.1` (`KNOWN_ZERO`: a literal 0) and their first load
+    /// lies in the block (see `new`); stops at any other item, which
+    /// `record` then reads, or at the sink's first error. Each record is
+    /// read from that one load with no dispatch on its abbreviation: what
+    /// `record` would read for it, and the same call of the sink.
+    #[inline(always)]
+    fn value_run<S: RecordSink>(&self, ids: (u64, u64), at: &mut u64, sink: &mut S) -> Result<(), S::Error> {
+        let w = self.top.abbrev_width;
+        loop {
+            let bit = *at;
+            // As in `record`.
+            if usize::BITS < 64 && bit >> 3 > usize::MAX as u64 {
+                return Ok(());
+            }
+            let Some(word) = FastBits::at(self.data, bit).peek() else { return Ok(()) };
+            let id = word & !(u64::MAX << w);
+            // At least 25 bits of the load follow the id (`new`'s width
+            // limit), so two vbr8 chunks are there.
+            let rest = word >> w;
+            let (value, used) = if id == ids.0 {
+                if rest & 0x80 == 0 {
+                    (rest & 0x7f, w + 8)
+                } else if rest & 0x8000 == 0 {
+                    ((rest & 0x7f) | (rest >> 1) & 0x3f80, w + 16)
+                } else {
+                    return Ok(());
+                }
+            } else if id == ids.1 {
+                (0, w)
+            } else {
+                return Ok(());
+            };
+            *at = bit + used as u64;
+            sink.run_value(BitPos(self.base_bit.wrapping_add(bit)), value)?;
+        }
+    }
+
     /// `record` of a single record, for `Core::fast_record`: out of line in
     /// the package (a copy in every `Parser::next_event` would cost its
     /// size budget).
@@ -1247,6 +1317,7 @@ mod tests {
             vec![Literal(43), Vbr(6), Vbr(6)],
             vec![Literal(10), Vbr(6)],
             vec![Literal(4), Vbr(8)],
+            vec![Literal(4), Literal(0)],
         ];
         let mut w = Writer::new(&STANDARD_HEADER);
         w.enter_block(MODULE_BLOCK_ID, 3).unwrap();
@@ -1416,9 +1487,36 @@ mod tests {
         }
         assert_eq!(sink.0 .0, expected);
         assert!(sink.1 > 20, "{} records as bytes", sink.1);
-        // Refusing the 100th record: the run stops there, and the parser
-        // goes on after it. Both loops end at the input's end, so a run
-        // that never refuses fails the test instead of spinning.
+        // The same with code 4's one-value records (vbr8 of one, two and
+        // more chunks, and a literal 0) taken by the value run.
+        struct Values(Collect, usize);
+        impl RecordSink for Values {
+            type Error = BitPos;
+            fn record(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Result<(), BitPos> {
+                self.0.record(pos, code, ops)
+            }
+            const VALUE_RUN: Option<u32> = Some(4);
+            fn run_value(&mut self, pos: BitPos, value: u64) -> Result<(), BitPos> {
+                self.1 += 1;
+                self.0.record(pos, 4, &[value])
+            }
+        }
+        let mut sink = Values(Collect(Vec::new(), usize::MAX), 0);
+        let mut p = Parser::new(&bytes);
+        loop {
+            p.fast_records(&mut sink).unwrap();
+            match p.next_event().unwrap() {
+                Event::Record { pos, code, ops, .. } => sink.0 .0.push(format!("{pos:?} {code} {ops:?}")),
+                Event::End => break,
+                _ => {}
+            }
+        }
+        assert_eq!(sink.0 .0, expected);
+        assert!(sink.1 > 20, "{} records by the value run", sink.1);
+        // Refusing the 100th record (or the first after it that a run
+        // reads): the run stops there, and the parser goes on after it.
+        // Both loops end at the input's end, so a run that never refuses
+        // fails the test instead of spinning.
         let mut sink = Collect(Vec::new(), 100);
         let mut p = Parser::new(&bytes);
         let refused = loop {
@@ -1426,13 +1524,20 @@ mod tests {
                 break pos;
             }
             match p.next_event().unwrap() {
-                Event::Record { pos, code, ops, .. } => sink.0.push(format!("{pos:?} {code} {ops:?}")),
-                Event::End => panic!("no record run met the 100th record ({} records seen)", sink.0.len()),
+                Event::Record { pos, code, ops, .. } => {
+                    sink.0.push(format!("{pos:?} {code} {ops:?}"));
+                    if sink.0.len() == sink.1 {
+                        sink.1 += 1;
+                    }
+                }
+                Event::End => panic!("no record run met a record from the 100th on ({} records seen)", sink.0.len()),
                 _ => {}
             }
         };
-        assert_eq!(sink.0[..], expected[..100]);
-        assert!(expected[99].starts_with(&format!("{refused:?} ")));
+        let n = sink.1;
+        assert!(n < 200);
+        assert_eq!(sink.0[..], expected[..n]);
+        assert!(expected[n - 1].starts_with(&format!("{refused:?} ")));
         let next = loop {
             match p.next_event().unwrap() {
                 Event::Record { pos, code, ops, .. } => break format!("{pos:?} {code} {ops:?}"),
@@ -1440,7 +1545,7 @@ mod tests {
                 _ => {}
             }
         };
-        assert_eq!(next, expected[100]);
+        assert_eq!(next, expected[n]);
     }
 
     /// Errors found on the fast path's ground are the careful path's: a

@@ -347,6 +347,11 @@ impl<const CONSTS: bool> RecordSink for BodyRecords<'_, '_, CONSTS> {
     /// bits to their instruction or constant.
     const KNOWN: bool = true;
     const KNOWN_ZERO: bool = CONSTS;
+    const VALUE_RUN: Option<u32> = if CONSTS { Some(cst::INTEGER) } else { None };
+    #[inline(always)]
+    fn run_value(&mut self, pos: BitPos, value: u64) -> Res<()> {
+        self.body.int_const(pos, value).map(drop)
+    }
     #[inline(always)]
     fn known<const K: u8>(&mut self, pos: BitPos, code: u32, fields: [u64; 3]) -> Option<Res<()>> {
         let item = if CONSTS {
