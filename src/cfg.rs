@@ -35,8 +35,9 @@ struct Node {
     /// Dominator-tree preorder number and subtree size: `a` dominates `b`
     /// iff `b.pre` is in `a.pre .. a.pre + a.size`. Unreachable blocks keep
     /// `pre = NONE, size = 0`: inside nothing, containing nothing. Until
-    /// `build_adjacency`, `size` counts the block's predecessors (an
-    /// increment of the node `add_edge` has at hand, not of `pred_start`).
+    /// `build_adjacency` (or `count_preds`), `size` counts the block's
+    /// predecessors (an increment of the node `add_edge` has at hand, not
+    /// of `pred_start`).
     pre: u32,
     size: u32,
     /// Scratch: last source seen (deduplication), then a fill cursor.
@@ -65,6 +66,12 @@ pub struct Cfg {
     retreating: Vec<(u32, u32)>,
     #[cfg(not(target_arch = "wasm32"))]
     block_order: BlockOrder,
+    /// `finish_dominance` in block order counted the predecessors
+    /// (`pred_start`) but left `preds` out: most blocks' lists have no
+    /// reader there (only phis' checks read them; see
+    /// [`Cfg::list_preds_into`]).
+    #[cfg(not(target_arch = "wasm32"))]
+    preds_pending: bool,
     // Scratch.
     #[cfg(not(target_arch = "wasm32"))]
     ready: Vec<u32>,
@@ -140,6 +147,7 @@ impl Cfg {
         #[cfg(not(target_arch = "wasm32"))]
         {
             self.block_order = BlockOrder::START;
+            self.preds_pending = false;
         }
     }
 
@@ -283,7 +291,7 @@ impl Cfg {
     /// `finish_dominance`'s numbering after `dominance_in_own_order`:
     /// `rpo` lists the reachable blocks with each dominator first, as
     /// `number_dom_tree` needs, once their sizes start at 1 (they are 0
-    /// after `build_adjacency`). `rpo` is left empty, as after block order.
+    /// after `count_preds`). `rpo` is left empty, as after block order.
     #[cfg(not(target_arch = "wasm32"))]
     #[inline(never)]
     fn number_dom_tree_in_own_order(&mut self) {
@@ -296,8 +304,9 @@ impl Cfg {
     }
 
     /// Completes a graph whose blocks were closed by
-    /// [`Edges::end_source_dominance`]: predecessors and dominators, and
-    /// reachability, but no reverse postorder: [`Cfg::rpo`] is empty,
+    /// [`Edges::end_source_dominance`]: dominators and reachability, and
+    /// the predecessors counted but not listed (see `count_preds`), and
+    /// no reverse postorder: [`Cfg::rpo`] is empty,
     /// and [`Cfg::positions`] and [`Cfg::dom_record`] mean nothing (the
     /// dominator tree is numbered in block order). For a reader of
     /// dominance alone (the verifier with no back end after it). When the
@@ -314,7 +323,7 @@ impl Cfg {
             self.finish();
             return;
         }
-        self.build_adjacency();
+        self.count_preds();
         if in_own_order {
             self.number_dom_tree_in_own_order();
             return;
@@ -378,6 +387,66 @@ impl Cfg {
             self.lengauer_tarjan();
             self.number_dom_tree();
         }
+    }
+
+    /// `build_adjacency` without filling `preds`: the start offsets only,
+    /// so [`Cfg::pred_count`] answers, and [`Cfg::list_preds_into`] lists
+    /// them for a reader that needs them (the sizes are 0 after both).
+    #[cfg(not(target_arch = "wasm32"))]
+    #[inline(never)]
+    fn count_preds(&mut self) {
+        let mut pred_sum = 0;
+        for (pred_start, node) in self.pred_start[1..].iter_mut().zip(self.node.iter_mut()) {
+            pred_sum += node.size;
+            node.size = 0;
+            *pred_start = pred_sum;
+        }
+        self.preds_pending = true;
+    }
+
+    /// The predecessor lists `count_preds` left out, into `preds` (as
+    /// `preds` would be: [`Cfg::pred_range`] indexes them), for a reader
+    /// after `finish_dominance` (a phi's full check); `cursor` is scratch.
+    #[inline(never)]
+    pub(crate) fn list_preds_into(&self, preds: &mut Vec<u32>, cursor: &mut Vec<u32>) {
+        let n = self.node.len();
+        grow(preds, self.pred_start[n] as usize);
+        // Each block's fill cursor from its start.
+        cursor.clear();
+        cursor.extend_from_slice(&self.pred_start[..n]);
+        let mut e = 0;
+        for (from, &end) in self.succ_start[1..=n].iter().enumerate() {
+            for &to in &self.succs[e..end as usize] {
+                let at = &mut cursor[to as usize];
+                preds[*at as usize] = from as u32;
+                *at += 1;
+            }
+            e = end as usize;
+        }
+    }
+
+    /// Where `b`'s predecessors are in [`Cfg::preds`]'s list (or
+    /// [`Cfg::list_preds_into`]'s).
+    #[inline]
+    pub(crate) fn pred_range(&self, b: u32) -> std::ops::Range<usize> {
+        self.pred_start[b as usize] as usize..self.pred_start[b as usize + 1] as usize
+    }
+
+    /// The number of distinct predecessors of `b` (whether or not their
+    /// lists are pending).
+    #[inline]
+    pub(crate) fn pred_count(&self, b: u32) -> usize {
+        (self.pred_start[b as usize + 1] - self.pred_start[b as usize]) as usize
+    }
+
+    /// Whether `finish_dominance` left the predecessor lists out (see
+    /// `count_preds`).
+    #[inline(always)]
+    pub(crate) fn preds_pending(&self) -> bool {
+        #[cfg(not(target_arch = "wasm32"))]
+        return self.preds_pending;
+        #[cfg(target_arch = "wasm32")]
+        false
     }
 
     /// Turns the per-block predecessor counts of `add_edge` into start
@@ -744,12 +813,15 @@ impl Cfg {
     }
 
     /// Distinct successors of `b`, in the order the terminator names them.
+    #[inline]
     pub fn succs(&self, b: u32) -> &[u32] {
         &self.succs[self.succ_start[b as usize] as usize..self.succ_start[b as usize + 1] as usize]
     }
 
-    /// Distinct predecessors of `b`, in increasing order.
+    /// Distinct predecessors of `b`, in increasing order (not after
+    /// `finish_dominance` in block order: [`Cfg::preds_pending`]).
     pub fn preds(&self, b: u32) -> &[u32] {
+        debug_assert!(!self.preds_pending(), "predecessors left out by finish_dominance");
         &self.preds[self.pred_start[b as usize] as usize..self.pred_start[b as usize + 1] as usize]
     }
 
@@ -1242,8 +1314,16 @@ mod tests {
             } else {
                 general += 1;
             }
+            // In block order the predecessors are counted, and listed only
+            // for a reader that asks.
+            let (mut listed, mut cursor) = (Vec::new(), Vec::new());
+            let pending = c.preds_pending();
+            assert_eq!(pending, c.rpo().is_empty() && n > 1);
+            c.list_preds_into(&mut listed, &mut cursor);
             for a in 0..n as u32 {
-                assert_eq!(c.preds(a), full.preds(a), "round {round}: {edges:?}");
+                let preds = if pending { &listed[c.pred_range(a)] } else { c.preds(a) };
+                assert_eq!(preds, full.preds(a), "round {round}: {edges:?}");
+                assert_eq!(c.pred_count(a), full.preds(a).len());
                 assert_eq!(c.succs(a), full.succs(a));
                 assert_eq!(c.is_reachable(a), full.is_reachable(a), "round {round}: {edges:?}");
                 assert_eq!(c.idom(a), full.idom(a), "round {round}: {edges:?}");

@@ -34,8 +34,7 @@ pub struct FunctionVerifier {
     /// count as defined). Filled only off the clean path, by
     /// `build_structure`.
     inst_block: Vec<u32>,
-    /// Phi entries as (block, value), sorted for the predecessor check.
-    phi_entries: Vec<(u32, u32)>,
+    phi_scratch: PhiScratch,
     case_values: Vec<i64>,
     phi_edges: PhiEdges,
     /// No back end reads [`FunctionVerifier::analysis`]: the graph of a
@@ -133,8 +132,9 @@ impl FunctionVerifier {
     }
 
     /// A verifier whose [`FunctionVerifier::analysis`] nobody reads (the
-    /// pipeline's when its back end does not): the reverse postorder of a
-    /// clean body is then left out, and the analysis is incomplete (see
+    /// pipeline's when its back end does not): the reverse postorder and
+    /// predecessor lists of a clean body are then left out (a phi's full
+    /// check makes the lists), and the analysis is incomplete (see
     /// `Cfg::finish_dominance`). The diagnostics are the same.
     pub(crate) fn dominance_only() -> Self {
         FunctionVerifier { dominance_only: true, ..Self::default() }
@@ -178,6 +178,7 @@ impl FunctionVerifier {
 
     fn verify_body<const DECODED: bool>(&mut self, m: &Module, f: &Function, types: &[ValType], out: &mut Vec<Diagnostic>) {
         self.cfg.clear();
+        self.phi_scratch.listed = false;
         let Some(decl) = m.functions.get(f.id.0 as usize) else {
             out.push(Diagnostic::module(
                 f.pos,
@@ -258,7 +259,7 @@ impl FunctionVerifier {
             structured
         };
         let mut cx = Cx { m, f, decl, out, label: None, locals: &self.locals[..locals_len], first_local: f.first_local, bad_operand: false };
-        let (phi_entries, case_values) = (&mut self.phi_entries, &mut self.case_values);
+        let (phi_scratch, case_values) = (&mut self.phi_scratch, &mut self.case_values);
         if structured {
             let layout = Layout { cfg: &self.cfg };
             let edges = &mut self.phi_edges;
@@ -282,7 +283,7 @@ impl FunctionVerifier {
                     };
                     if !(quick && quick_phi()) {
                         let at = At { i, inst, block: Some(b), dom: false, pre };
-                        let yields = cx.check_inst(&at, Some(&layout), phi_entries, case_values);
+                        let yields = cx.check_inst(&at, Some(&layout), phi_scratch, case_values);
                         cx.check_result(&at, yields);
                     }
                     i += 1;
@@ -295,14 +296,14 @@ impl FunctionVerifier {
                         continue;
                     }
                     let at = At { i, inst, block: Some(b), dom: reachable, pre };
-                    cx.check_in_block(&at, end, &layout, phi_entries, case_values);
+                    cx.check_in_block(&at, end, &layout, phi_scratch, case_values);
                 }
             }
         } else {
             // No usable blocks: per-instruction checks only.
             for (i, inst) in f.insts.iter().enumerate() {
                 let at = At { i, inst, block: None, dom: false, pre: u32::MAX };
-                let yields = cx.check_inst(&at, None, phi_entries, case_values);
+                let yields = cx.check_inst(&at, None, phi_scratch, case_values);
                 cx.check_result(&at, yields);
             }
         }
@@ -611,6 +612,21 @@ impl AddEdge for Edges<'_> {
     }
 }
 
+/// `check_phi`'s scratch.
+#[derive(Default)]
+struct PhiScratch {
+    /// A phi's entries as (block, value), sorted for the predecessor check.
+    entries: Vec<(u32, u32)>,
+    /// The body's predecessor lists when its graph left them out
+    /// (`Cfg::preds_pending`: most bodies' phis are checked without them),
+    /// made by the first phi of the body that needs them (`listed`), as
+    /// `Cfg::preds` would give them (`Cfg::pred_range`), and their fill
+    /// cursors.
+    preds: Vec<u32>,
+    cursor: Vec<u32>,
+    listed: bool,
+}
+
 /// The incoming blocks of a phi that name each predecessor of its block
 /// (once, or more with the same value: as `PhiEdges::fill` found), with
 /// their dominator-tree preorder numbers (`UNREACHABLE` for blocks where
@@ -631,6 +647,10 @@ struct PhiEdges {
     /// After `fill_repeated`: the index of the first entry naming each
     /// entry's block.
     first_of: Vec<u32>,
+    /// `fill_from_succs_many`'s per block: the stamp of the last fill
+    /// that met it and the first entry naming it then.
+    seen: Vec<(u32, u32)>,
+    stamp: u32,
     /// How many entries a later phi of the block needs to take these
     /// blocks without `fill` (when it names the same): `len` after `fill`
     /// took them, 0 when nothing was taken; after `fill_repeated`, `len`
@@ -652,6 +672,9 @@ impl PhiEdges {
     /// more often with the same value (see `fill_repeated`).
     fn fill(&mut self, b: u32, cfg: &Cfg, incoming: &[(ValueId, BlockId)]) -> bool {
         let last = std::mem::replace(&mut self.reusable, 0);
+        if cfg.preds_pending() {
+            return self.fill_from_succs(b, cfg, incoming, last);
+        }
         let preds = cfg.preds(b);
         if incoming.is_empty() || incoming.len() < preds.len() {
             return false;
@@ -676,6 +699,104 @@ impl PhiEdges {
         }
         self.len = incoming.len();
         self.reusable = self.len;
+        true
+    }
+
+    /// `fill` before the predecessor lists are made (`Cfg::preds_pending`,
+    /// which most blocks never need): the entries' blocks must branch to
+    /// `b` (`b` among their successors) and, each taken once, be as many as
+    /// its predecessors; so they are its predecessors. Up to 8 entries, one
+    /// per predecessor (most phis), are compared in a line; more, or
+    /// repeated blocks, go to `fill_from_succs_many`. False past a budget
+    /// of successors scanned (switches with many cases as entries): then
+    /// `check_phi` decides, with the lists.
+    #[inline(never)]
+    fn fill_from_succs(&mut self, b: u32, cfg: &Cfg, incoming: &[(ValueId, BlockId)], last: usize) -> bool {
+        let n = incoming.len();
+        let count = cfg.pred_count(b);
+        if n == 0 || n < count {
+            return false;
+        }
+        if n > 8 || n > count {
+            return self.fill_from_succs_many(b, cfg, incoming, count, last);
+        }
+        let mut scanned = 0;
+        for (j, &(_, bb)) in incoming.iter().enumerate() {
+            if bb.0 as usize >= cfg.len() || self.block[..j].iter().any(|&e| e == bb.0) {
+                return false;
+            }
+            let succs = cfg.succs(bb.0);
+            scanned += succs.len();
+            if scanned > 64 || !succs.iter().any(|&s| s == b) {
+                return false;
+            }
+            self.block[j] = bb.0;
+            self.pre[j] = cfg.dom_interval(bb.0).0;
+        }
+        self.len = n;
+        self.reusable = n;
+        true
+    }
+
+    /// `fill_from_succs` for more than 8 entries, or more than `count`,
+    /// `b`'s predecessors (`fill_many`'s and `fill_repeated`'s shapes): the
+    /// first entry naming each block found by a stamp per block (no sort),
+    /// and repeated blocks must repeat their first entry's value, as in
+    /// `fill_repeated` (whose reuse by the next phi naming the same blocks
+    /// this keeps).
+    #[inline(never)]
+    fn fill_from_succs_many(&mut self, b: u32, cfg: &Cfg, incoming: &[(ValueId, BlockId)], count: usize, last: usize) -> bool {
+        let n = incoming.len();
+        let repeated = n > count;
+        let one_value = |first_of: &[u32]| incoming.iter().zip(first_of).all(|(&(v, _), &k)| incoming[k as usize].0 == v);
+        if repeated && last == n | REPEATED && incoming.iter().zip(self.blocks().0).all(|(&(_, bb), &e)| bb.0 == e) {
+            if !one_value(&self.first_of) {
+                return false;
+            }
+            self.reusable = n | REPEATED;
+            return true;
+        }
+        if self.stamp == u32::MAX {
+            self.seen.fill((0, 0));
+            self.stamp = 0;
+        }
+        self.stamp += 1;
+        let stamp = self.stamp;
+        if self.seen.len() < cfg.len() {
+            self.seen.resize(cfg.len(), (0, 0));
+        }
+        self.first_of.clear();
+        let (mut distinct, mut scanned) = (0, 0);
+        for (j, &(_, bb)) in incoming.iter().enumerate() {
+            // (`seen` may be longer than this graph.)
+            if bb.0 as usize >= cfg.len() {
+                return false;
+            }
+            let seen = &mut self.seen[bb.0 as usize];
+            if seen.0 != stamp {
+                let succs = cfg.succs(bb.0);
+                scanned += succs.len();
+                if scanned > 8 * n + 64 || !succs.iter().any(|&s| s == b) {
+                    return false;
+                }
+                *seen = (stamp, j as u32);
+                distinct += 1;
+            }
+            self.first_of.push(seen.1);
+        }
+        if distinct != count || repeated && !one_value(&self.first_of) {
+            return false;
+        }
+        if n <= 8 {
+            for (j, &(_, bb)) in incoming.iter().enumerate() {
+                self.block[j] = bb.0;
+                self.pre[j] = cfg.dom_interval(bb.0).0;
+            }
+            self.len = n;
+        } else {
+            self.take_many(cfg, incoming);
+        }
+        self.reusable = if repeated { n | REPEATED } else { n };
         true
     }
 
@@ -1400,7 +1521,7 @@ impl Cx<'_> {
         at: &At<'_>,
         end: usize,
         layout: &Layout<'_>,
-        phi_entries: &mut Vec<(u32, u32)>,
+        phi_scratch: &mut PhiScratch,
         case_values: &mut Vec<i64>,
     ) {
         if matches!(at.inst.kind, InstKind::Phi { .. }) {
@@ -1410,7 +1531,7 @@ impl Cx<'_> {
             let b = at.block.unwrap_or_default();
             self.err(at, format!("terminator in the middle of block %b{b}"));
         }
-        let yields = self.check_inst(at, Some(layout), phi_entries, case_values);
+        let yields = self.check_inst(at, Some(layout), phi_scratch, case_values);
         self.check_result(at, yields);
     }
 
@@ -1420,10 +1541,10 @@ impl Cx<'_> {
         &mut self,
         at: &At<'_>,
         layout: Option<&Layout<'_>>,
-        phi_entries: &mut Vec<(u32, u32)>,
+        phi_scratch: &mut PhiScratch,
         case_values: &mut Vec<i64>,
     ) -> Yields {
-        let yields = self.check_kind(at, layout, phi_entries, case_values);
+        let yields = self.check_kind(at, layout, phi_scratch, case_values);
         if self.bad_operand {
             self.bad_operand = false;
             self.report_operand_problems(at);
@@ -1435,7 +1556,7 @@ impl Cx<'_> {
         &mut self,
         at: &At<'_>,
         layout: Option<&Layout<'_>>,
-        phi_entries: &mut Vec<(u32, u32)>,
+        phi_scratch: &mut PhiScratch,
         case_values: &mut Vec<i64>,
     ) -> Yields {
         match &at.inst.kind {
@@ -1487,7 +1608,7 @@ impl Cx<'_> {
             InstKind::Unreachable => Yields::Nothing,
             InstKind::Phi { ty, incoming } => {
                 self.check_named_type(at, *ty);
-                self.check_phi(at, *ty, self.f.incoming(*incoming), layout, phi_entries);
+                self.check_phi(at, *ty, self.f.incoming(*incoming), layout, phi_scratch);
                 Yields::Value(*ty)
             }
             InstKind::Alloca { size, align } => {
@@ -1698,7 +1819,7 @@ impl Cx<'_> {
         ty: ValType,
         incoming: &[(ValueId, BlockId)],
         layout: Option<&Layout<'_>>,
-        entries: &mut Vec<(u32, u32)>,
+        scratch: &mut PhiScratch,
     ) {
         if incoming.is_empty() {
             self.err(at, "phi has no incoming values".into());
@@ -1716,6 +1837,14 @@ impl Cx<'_> {
         }
         let (Some(l), Some(b)) = (layout, at.block) else { return };
 
+        // The predecessor lists, made here if the graph left them out
+        // (see `Cfg::preds_pending`), once a body.
+        let pending = l.cfg.preds_pending();
+        if pending && !scratch.listed {
+            l.cfg.list_preds_into(&mut scratch.preds, &mut scratch.cursor);
+            scratch.listed = true;
+        }
+        let PhiScratch { entries, preds: listed, .. } = scratch;
         // Entries against predecessors: identical (block, value) duplicates
         // merge, as LLVM keeps one entry per edge of a multi-edge.
         entries.clear();
@@ -1734,7 +1863,7 @@ impl Cx<'_> {
         // depends on the entries, not on how many predecessors the block has
         // (many one-entry phis in a block with many predecessors must not
         // cost their product).
-        let preds = l.cfg.preds(b);
+        let preds = if pending { &listed[l.cfg.pred_range(b)] } else { l.cfg.preds(b) };
         let mut matched = 0;
         for &(eb, _) in entries.iter() {
             if preds.binary_search(&eb).is_ok() {
