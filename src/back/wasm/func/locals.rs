@@ -447,7 +447,8 @@ impl<'a> Fx<'a> {
             let starts_at_def = |&i: &u32| lb.live.get(i as usize).is_some_and(|l| l.def != NONE && l.start == l.def);
             assert!(lb.need.iter().all(starts_at_def), "a value listed as started does not start at its definition");
         }
-        if self.has_setjmp || !lb.loop_at.is_empty() || !all_started {
+        let one_loop = lb.one_loop();
+        if self.has_setjmp || !lb.loop_at.is_empty() || one_loop.is_some() || !all_started {
             // Intervals widened over loops. A value read before its
             // definition in emission order, or never defined there, gets a
             // local of its own (`end == NONE`), taken at position 0. Those
@@ -456,19 +457,37 @@ impl<'a> Fx<'a> {
             let LocalBuffers { live, loops, loop_at, need, moved, .. } = lb;
             // (Without loops nothing widens: `loop_at` is empty.)
             let (own_all, has_loops) = (self.has_setjmp, !loop_at.is_empty());
-            for &i in need.iter() {
-                let Some(l) = live.get_mut(i as usize) else { continue };
-                if own_all || l.def == NONE || l.start < l.def {
-                    (l.end, l.def) = (NONE, NONE);
-                    moved.push(i as u64);
-                } else if has_loops && loop_at.get(l.start as usize) != loop_at.get(l.end as usize) {
-                    // (Both ends in the same loop, or in none, the most
-                    // often: nothing to widen, and no call.)
-                    let (s, e) = widen(loops, loop_at, l.start, l.end);
-                    l.end = e;
-                    if s != l.start {
-                        (l.start, l.def) = (s, NONE);
-                        moved.push((s as u64) << 32 | i as u64);
+            if let Some(span) = one_loop {
+                // The same, with the one loop's span for `loop_at`.
+                for &i in need.iter() {
+                    let Some(l) = live.get_mut(i as usize) else { continue };
+                    if own_all || l.def == NONE || l.start < l.def {
+                        (l.end, l.def) = (NONE, NONE);
+                        moved.push(i as u64);
+                    } else {
+                        let (s, e) = widen_one(span, l.start, l.end);
+                        l.end = e;
+                        if s != l.start {
+                            (l.start, l.def) = (s, NONE);
+                            moved.push((s as u64) << 32 | i as u64);
+                        }
+                    }
+                }
+            } else {
+                for &i in need.iter() {
+                    let Some(l) = live.get_mut(i as usize) else { continue };
+                    if own_all || l.def == NONE || l.start < l.def {
+                        (l.end, l.def) = (NONE, NONE);
+                        moved.push(i as u64);
+                    } else if has_loops && loop_at.get(l.start as usize) != loop_at.get(l.end as usize) {
+                        // (Both ends in the same loop, or in none, the most
+                        // often: nothing to widen, and no call.)
+                        let (s, e) = widen(loops, loop_at, l.start, l.end);
+                        l.end = e;
+                        if s != l.start {
+                            (l.start, l.def) = (s, NONE);
+                            moved.push((s as u64) << 32 | i as u64);
+                        }
                     }
                 }
             }
@@ -831,8 +850,9 @@ fn free_sorted(mut e: u32, live: &[Live], free: &mut [Vec<u32>; 5]) {
 /// the loop boundaries (one fill per boundary, not one per block).
 fn fill_loop_at(lb: &mut LocalBuffers, npos: u32) {
     lb.loop_at.clear();
-    if lb.loop_marks.is_empty() {
-        // No loop: left empty, every position reads as in none.
+    if lb.loop_marks.is_empty() || lb.one_loop().is_some() {
+        // No loop: left empty, every position reads as in none. One loop:
+        // `allocate` reads its span instead (`widen_one`).
         return;
     }
     let mut cur = NONE;
@@ -841,6 +861,34 @@ fn fill_loop_at(lb: &mut LocalBuffers, npos: u32) {
         cur = l;
     }
     lb.loop_at.resize(npos as usize, cur);
+}
+
+impl LocalBuffers {
+    /// The span of the body's loop when it has exactly one, opened and
+    /// closed: a position is in it when inside the span, so no table of the
+    /// innermost loop per position is filled.
+    fn one_loop(&self) -> Option<LoopSpan> {
+        match (&self.loops[..], self.loop_marks.len()) {
+            (&[span], 2) if span.end != NONE => Some(span),
+            _ => None,
+        }
+    }
+}
+
+/// `[s, e]` as `allocate` leaves it in a body whose one loop is `span`
+/// (calling [`widen`] only when one end is in the loop and the other not):
+/// an interval starting in the loop and ending after it starts at the
+/// loop's start, and one starting before it and ending in it ends at the
+/// loop's end (the first position after it), as `widen`'s walks give in
+/// one and two passes (checked against it in the tests).
+#[inline(always)]
+fn widen_one(span: LoopSpan, s: u32, e: u32) -> (u32, u32) {
+    let inside = |p: u32| span.start <= p && p < span.end;
+    match (inside(s), inside(e)) {
+        (true, false) => (span.start, e),
+        (false, true) => (s, span.end),
+        _ => (s, e),
+    }
 }
 
 /// Whether some loop of `tree` holds another (only such loops are
@@ -881,22 +929,26 @@ fn widen(loops: &[LoopSpan], loop_at: &[u32], mut s: u32, mut e: u32) -> (u32, u
         // holds the other, and any loop between lies wholly inside.
         return (s, e);
     }
+    // Each walk stops at the first loop it leaves as it is: the loops
+    // around a position nest, so going out their ends only grow and their
+    // starts only fall, and neither walk moves the end the first tests
+    // (nor the start the second tests): every loop further out fails too.
     loop {
         let mut l = innermost(s);
         while let Some(&span) = loops.get(l as usize) {
-            if span.end <= e {
-                s = s.min(span.start);
-                e = e.max(span.end);
+            if span.end > e {
+                break;
             }
+            s = s.min(span.start);
             l = span.parent;
         }
         let e0 = e;
         let mut l = innermost(e);
         while let Some(&span) = loops.get(l as usize) {
-            if span.start > s {
-                s = s.min(span.start);
-                e = e.max(span.end);
+            if span.start <= s {
+                break;
             }
+            e = e.max(span.end);
             l = span.parent;
         }
         // The end unmoved, another pass moves nothing: `s` is now the
@@ -925,7 +977,119 @@ fn move_offsets<'o>(relocs: &[(u32, u32)], offsets: impl Iterator<Item = &'o mut
 
 #[cfg(test)]
 mod tests {
-    use super::{free_list, free_sorted, Live, NONE};
+    use super::{fill_loop_at, free_list, free_sorted, widen, widen_one, Live, LocalBuffers, LoopSpan, NONE};
+
+    /// The innermost loop per position from `marks`, as `fill_loop_at`
+    /// fills it for a body of several loops.
+    fn loop_table(marks: &[(u32, u32)], npos: u32) -> Vec<u32> {
+        let (mut cur, mut table) = (NONE, Vec::new());
+        for &(p, l) in marks {
+            table.resize(p as usize, cur);
+            cur = l;
+        }
+        table.resize(npos as usize, cur);
+        table
+    }
+
+    /// `widen` as it was before its walks stopped early: each walk goes
+    /// out to the outermost loop.
+    fn widen_full_walks(loops: &[LoopSpan], loop_at: &[u32], mut s: u32, mut e: u32) -> (u32, u32) {
+        let innermost = |p: u32| loop_at.get(p as usize).copied().unwrap_or(NONE);
+        if innermost(s) == innermost(e) {
+            return (s, e);
+        }
+        loop {
+            let mut l = innermost(s);
+            while let Some(&span) = loops.get(l as usize) {
+                if span.end <= e {
+                    s = s.min(span.start);
+                    e = e.max(span.end);
+                }
+                l = span.parent;
+            }
+            let e0 = e;
+            let mut l = innermost(e);
+            while let Some(&span) = loops.get(l as usize) {
+                if span.start > s {
+                    s = s.min(span.start);
+                    e = e.max(span.end);
+                }
+                l = span.parent;
+            }
+            if e == e0 {
+                return (s, e);
+            }
+        }
+    }
+
+    /// `widen`'s walks, stopping at the first loop that fails their test,
+    /// give what walking out to the outermost loop gives, for every
+    /// interval of random loop nests (opened and closed as emission does,
+    /// several at one position included).
+    #[test]
+    fn widen_stops_early_as_the_full_walks() {
+        let mut next = crate::test_rng(0x2545_f491_4f6c_dd1d);
+        for _ in 0..300 {
+            let (mut loops, mut marks, mut open) = (Vec::new(), Vec::new(), Vec::new());
+            let mut p = 0u32;
+            for _ in 0..40 {
+                match next(4) {
+                    0 => {
+                        let li = loops.len() as u32;
+                        loops.push(LoopSpan { start: p, end: NONE, parent: open.last().copied().unwrap_or(NONE) });
+                        open.push(li);
+                        marks.push((p, li));
+                    }
+                    1 => {
+                        if let Some(li) = open.pop() {
+                            loops[li as usize].end = p;
+                            marks.push((p, open.last().copied().unwrap_or(NONE)));
+                        }
+                    }
+                    _ => p += 1,
+                }
+            }
+            while let Some(li) = open.pop() {
+                loops[li as usize].end = p;
+                marks.push((p, open.last().copied().unwrap_or(NONE)));
+            }
+            let table = loop_table(&marks, p);
+            for s in 0..=p {
+                for e in s..=p {
+                    assert_eq!(widen(&loops, &table, s, e), widen_full_walks(&loops, &table, s, e), "{loops:?}, {s}..={e}");
+                }
+            }
+        }
+    }
+
+    /// A body with one loop: `widen_one` gives every interval what the
+    /// per-position table and `widen` give it (called when its ends lie in
+    /// different loops), whatever the loop's span, ends at `npos` included.
+    #[test]
+    fn one_loop_widens_as_the_table() {
+        let npos = 12;
+        for start in 0..npos {
+            for end in start + 1..=npos {
+                let span = LoopSpan { start, end, parent: NONE };
+                let mut lb = LocalBuffers { loops: vec![span], loop_marks: vec![(start, 0), (end, NONE)], ..Default::default() };
+                assert_eq!(lb.one_loop().map(|l| (l.start, l.end)), Some((start, end)));
+                // The general path's table, filled as for several loops.
+                let table = loop_table(&lb.loop_marks, npos);
+                fill_loop_at(&mut lb, npos);
+                assert!(lb.loop_at.is_empty());
+                for s in 0..=npos {
+                    for e in s..=npos {
+                        let general = if table.get(s as usize) != table.get(e as usize) {
+                            widen(&lb.loops, &table, s, e)
+                        } else {
+                            (s, e)
+                        };
+                        assert_eq!(widen_one(span, s, e), general, "loop {start}..{end}, interval {s}..={e}");
+                    }
+                }
+            }
+        }
+    }
 
     /// `free_list`'s two-interval path leaves the free lists as the sort
     /// does, for every pair of types and slot order, onto lists holding
