@@ -30,7 +30,7 @@ const ANON: u32 = u32::MAX;
 /// `br` to this label.
 type Fall = Option<LabelId>;
 
-enum Work<'t> {
+pub(super) enum Work<'t> {
     Nodes(&'t [Node], Fall),
     /// `end` of the innermost construct.
     End,
@@ -110,7 +110,10 @@ impl<'a> Fx<'a> {
     /// Emits body `body` of `tree` (the whole body, or a setjmp function's
     /// inner body).
     pub(super) fn emit_tree(&mut self, tree: &Structured, body: Body) {
-        let mut work: Vec<Work<'_>> = Vec::with_capacity(32);
+        // The stack's buffer is kept between bodies (an allocation and a
+        // free per body otherwise): taken and given back empty, retyped
+        // by an in-place collect, which keeps the buffer (one layout).
+        let mut work: Vec<Work<'_>> = std::mem::take(&mut self.b.work).into_iter().filter_map(|_| None).collect();
         work.push(Work::Nodes(tree.nodes_of(body), None));
         while let Some(item) = work.pop() {
             match item {
@@ -146,6 +149,7 @@ impl<'a> Fx<'a> {
                 Work::LoopCopyEnd => self.in_loop_copy -= 1,
             }
         }
+        self.b.work = work.into_iter().filter_map(|_| None).collect();
     }
 
     fn emit_node<'t>(&mut self, tree: &'t Structured, node: &'t Node, fall: Fall, work: &mut Vec<Work<'t>>) {

@@ -317,6 +317,8 @@ pub(super) struct Buffers {
     /// Pure computations of the block being scanned, for reuse.
     pub cse: CseTable,
     pub seen_exits: Vec<SeenExit>,
+    /// `emit_tree`'s work stack (empty between uses), for its buffer.
+    work: Vec<control::Work<'static>>,
     /// `call_indirect` type indices left as placeholders: (offset in
     /// `code`, signature key).
     pub sig_fixups: Vec<(usize, Box<[u8]>)>,
