@@ -296,9 +296,10 @@ impl<'a> Fx<'a> {
         Some(l)
     }
 
+    /// Only a first part is marked (`collect_phi_entries` marks the
+    /// first part of the phis' block): no test of the part here.
     fn edge_has_copies(&self, target: u32) -> bool {
         self.b.has_phis.get(target as usize).copied().unwrap_or(false)
-            && self.b.vblocks.get(target as usize).is_some_and(|v| v.first_part)
     }
 
     fn emit_exit<'t>(&mut self, tree: &'t Structured, from: u32, e: &'t Exit, fall: Fall, work: &mut Vec<Work<'t>>) {
