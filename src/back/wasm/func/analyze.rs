@@ -189,23 +189,43 @@ impl<'a> Fx<'a> {
             }
             let k = k as usize;
             let inst = &f.insts[k];
+            // An operand's use is counted as it is resolved for the CSE
+            // class (one look-up of its value, not two); an alias takes
+            // its operands' counts back below.
+            let (x, y, tag) = match inst.kind {
+                InstKind::Binop { op, lhs, rhs, .. } => (lhs, Some(rhs), op as u32),
+                InstKind::Cmp { pred, lhs, rhs } => (lhs, Some(rhs), 13 + pred as u32),
+                InstKind::Cast { op, value, .. } => (value, None, 39 + op as u32),
+                // `analyze` lists only those.
+                _ => continue,
+            };
+            let vals = &mut self.b.vals[..];
+            let (rx, ux, tx) = count_use(vals, first, x, k as u32);
+            let (ry, uy) = match y {
+                Some(y) => {
+                    let (r, u, _) = count_use(vals, first, y, k as u32);
+                    (r, u)
+                }
+                None => (0, NONE),
+            };
             if let Some((v, _)) = inst.result {
                 // A local value: `analyze` checked every result.
                 let i = v.0.wrapping_sub(first) as usize;
-                if let Some(alias) = self.alias_of(inst, v, k, &mut first_of, &mut seen, &mut stored) {
+                let class = tag << 24 ^ rx ^ ry;
+                if let Some(alias) = self.alias_of(inst, v, k, class, tx, &mut first_of, &mut seen, &mut stored) {
+                    // Not emitted: its uses taken back, the last counted
+                    // first (both operands may be one value).
+                    let vals = &mut self.b.vals[..];
+                    if let Some(y) = y {
+                        uncount_use(vals, first, y, uy);
+                    }
+                    uncount_use(vals, first, x, ux);
                     self.b.vals[i].alias = alias;
                     self.b.insts[k].emit = false;
                     aliased.push(i as u32);
                     continue;
                 }
             }
-            let vals = &mut self.b.vals;
-            for_each_operand(f, &inst.kind, |o| {
-                if let Some(val) = vals.get_mut(o.0.wrapping_sub(first) as usize) {
-                    val.uses += 1;
-                    val.user = k as u32;
-                }
-            });
         }
         self.b.pure_insts = pure;
         let vals = &mut self.b.vals;
@@ -230,17 +250,22 @@ impl<'a> Fx<'a> {
 
     /// The earlier value the result `v` of `inst` is (see `find_aliases`).
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    /// `class` is the instruction's operator tag and resolved operands
+    /// (`find_aliases`), `value_ty` a cast's source type.
+    #[allow(clippy::too_many_arguments)]
     fn alias_of(
         &mut self,
         inst: &Inst,
         v: ValueId,
         k: usize,
+        class: u32,
+        value_ty: IrType,
         first_of: &mut [u32; 64],
         seen: &mut u64,
         stored: &mut u64,
     ) -> Option<u32> {
         if let InstKind::Cast { op, value, to } = inst.kind {
-            if value != v && is_noop_cast(op, self.ty(value), to) {
+            if value != v && is_noop_cast(op, value_ty, to) {
                 return Some(value.0);
             }
         }
@@ -250,15 +275,7 @@ impl<'a> Fx<'a> {
         // in a block (nearly all) is only noted, and its key is built and
         // stored when a second one comes. Stored in the same order, the
         // table answers as if every key had been stored at once.
-        let r = |v: ValueId| self.resolve(v).0;
-        let class = match inst.kind {
-            InstKind::Binop { op, lhs, rhs, .. } => (op as u32) << 24 ^ r(lhs) ^ r(rhs),
-            InstKind::Cmp { pred, lhs, rhs, .. } => (13 + pred as u32) << 24 ^ r(lhs) ^ r(rhs),
-            InstKind::Cast { op, value, .. } => (39 + op as u32) << 24 ^ r(value),
-            _ => return None,
-        }
-        .wrapping_mul(0x9E37_79B9)
-            >> 26;
+        let class = class.wrapping_mul(0x9E37_79B9) >> 26;
         let class = class as usize;
         let bit = 1u64 << class;
         if *seen & bit == 0 {
@@ -1095,6 +1112,33 @@ fn grouped_phi_copies(
         }
         edges.push((pred, start, copies.len() as u32));
         g = end;
+    }
+}
+
+/// Counts a use of `o` by instruction `user` (`find_aliases`): the value
+/// it resolves to, the user it replaced and its type (module-level values:
+/// itself, none, i32).
+#[inline(always)]
+fn count_use(vals: &mut [Val], first: u32, o: ValueId, user: u32) -> (u32, u32, IrType) {
+    match vals.get_mut(o.0.wrapping_sub(first) as usize) {
+        Some(val) => {
+            let old = val.user;
+            val.uses += 1;
+            val.user = user;
+            let (alias, ty) = (val.alias, val.ty);
+            let r = if alias == NONE { o.0 } else { resolve_in(vals, first, o).0 };
+            (r, old, ty)
+        }
+        None => (o.0, NONE, IrType::I32),
+    }
+}
+
+/// Takes back `count_use`'s count of `o`, its user back to `old`.
+#[inline(always)]
+fn uncount_use(vals: &mut [Val], first: u32, o: ValueId, old: u32) {
+    if let Some(val) = vals.get_mut(o.0.wrapping_sub(first) as usize) {
+        val.uses -= 1;
+        val.user = old;
     }
 }
 
