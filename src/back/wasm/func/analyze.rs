@@ -80,7 +80,24 @@ impl<'a> Fx<'a> {
                 }
                 InstKind::Alloca { .. } => allocas += 1,
                 InstKind::Call { .. } => setjmp |= is_setjmp_call(self.cx, inst),
-                InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } => mem_insts.push((k as u32, ptr)),
+                // The commonest kinds count their operands here, not in a
+                // second match (`for_each_operand`).
+                InstKind::Load { ptr, .. } => {
+                    mem_insts.push((k as u32, ptr));
+                    count(ptr, k as u32);
+                    continue;
+                }
+                InstKind::Store { ptr, value, .. } => {
+                    mem_insts.push((k as u32, ptr));
+                    count(ptr, k as u32);
+                    count(value, k as u32);
+                    continue;
+                }
+                InstKind::Br { .. } => continue,
+                InstKind::CondBr { cond, .. } => {
+                    count(cond, k as u32);
+                    continue;
+                }
                 _ => {}
             }
             for_each_operand(f, &inst.kind, |o| count(o, k as u32));
