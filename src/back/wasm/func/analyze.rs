@@ -266,9 +266,9 @@ impl<'a> Fx<'a> {
     }
 
     /// The earlier value the result `v` of `inst` is (see `find_aliases`).
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     /// `class` is the instruction's operator tag and resolved operands
     /// (`find_aliases`), `value_ty` a cast's source type.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     #[allow(clippy::too_many_arguments)]
     fn alias_of(
         &mut self,
