@@ -12,17 +12,19 @@
 //! | `functionWasm(bytes, {function, names})` | [`function_wasm`] | `{module, index}`: what `functionWat` prints, for the WAT printer module |
 //! | `takePanicMessage()` | [`take_panic_message`] | the message of the last Rust panic |
 //! | `maxTranslateWorkers()` | [`max_translate_workers`] | the cap on a translation's Workers (`src/limits.rs`) |
-//! | `new BodySplitter()` | [`BodySplitter`] | main thread of a Worker pool: `feed(chunk)` → body jobs end to end (bytes) and `ends`, `prefix`, `finish()` |
-//! | `new BodyTranslator(prefix, {names})` | [`BodyTranslator`] | in each Worker: `translateBatch(jobs, ends)` → translated bodies end to end and `ends` (`translate(job)`: one) |
+//! | `new BodySplitter()` | [`BodySplitter`] | main thread of a Worker pool: `feed(chunk)` → body jobs' headers end to end, `prefix`, `finish()` |
+//! | `new BodyTranslator(prefix, {names})` | [`BodyTranslator`] | in each Worker: `translateBatch(headers, bytes, base)` → translated bodies end to end and `ends` (`translate(job)`: one, header and bytes) |
 //! | `new Stitcher(prefix, {names})` | [`Stitcher`] | main thread: `defineBodies(bodies, ends)` in order (`defineBody(body)`: one), `finish()` → the module |
 //!
 //! The last three are the parallel form of `Translator` (`back::parallel`):
 //! the main thread streams the pexe into a `BodySplitter`, which answers
-//! each function block as soon as its bytes are in, as a job (bytes; the
-//! jobs of one `feed` come end to end in one `Uint8Array`, `ends` saying
-//! where each ends); once `prefix` is there (the bytes before the first
-//! body), each Worker makes one `BodyTranslator` from it and translates
-//! the jobs it is sent, a batch per call; the main thread gives the
+//! each function block as soon as its bytes are in, as a job header (the
+//! headers of one `feed` end to end in one `Uint8Array`; a header says
+//! where its body's bytes lie in the file, which the main thread holds);
+//! once `prefix` is there (the bytes before the first body), each Worker
+//! makes one `BodyTranslator` from it and translates the jobs it is sent,
+//! a batch per call (their headers, and the piece of the file from the
+//! first body's bytes to the last one's end); the main thread gives the
 //! results to a `Stitcher` in job order (a job's index is its first u32,
 //! little-endian; a result does not say which job it answers) and
 //! finishes. Batches cross the wasm-bindgen boundary once each way, not
@@ -455,7 +457,6 @@ fn body_error(e: &BodyError) -> JsValue {
 #[wasm_bindgen]
 pub struct BodySplitter {
     inner: parallel::Splitter,
-    ends: Vec<u32>,
 }
 
 #[wasm_bindgen]
@@ -463,25 +464,19 @@ impl BodySplitter {
     #[wasm_bindgen(constructor)]
     pub fn new() -> BodySplitter {
         init();
-        BodySplitter { inner: parallel::Splitter::new(), ends: Vec::new() }
+        BodySplitter { inner: parallel::Splitter::new() }
     }
 
     /// Reads a chunk; the jobs (one per function block) it completes, in
-    /// order, end to end (`ends` says where each ends). Throws a
-    /// `PexeError` for bad input.
+    /// order, as their headers end to end (`SplitBody::HEADER` bytes
+    /// each: a job without its bytes, which the caller holds: the file's
+    /// bytes from the body's bit position to its end's, in bits at
+    /// offsets 16 and 24, u64 LE). Throws a `PexeError` for bad input.
     pub fn feed(&mut self, chunk: &[u8]) -> Result<Vec<u8>, JsValue> {
         init();
-        // Most of a chunk is bodies, most of them completed by it.
-        let mut out = Vec::with_capacity(chunk.len());
-        self.ends.clear();
-        self.inner.feed_into(chunk, &mut out, &mut self.ends).map_err(|e| decode_error(&e))?;
+        let mut out = Vec::new();
+        self.inner.feed_headers(chunk, &mut out).map_err(|e| decode_error(&e))?;
         Ok(out)
-    }
-
-    /// Where each job of the last `feed` ends in its answer.
-    #[wasm_bindgen(getter)]
-    pub fn ends(&self) -> Vec<u32> {
-        self.ends.clone()
     }
 
     /// The bytes before the first body (what `BodyTranslator` and
@@ -537,21 +532,32 @@ impl BodyTranslator {
         Ok(out)
     }
 
-    /// Translates jobs given end to end (`ends`: where each ends, as
-    /// `BodySplitter.ends`); the results end to end, in the same order
-    /// (`ends` then says where each ends), for `Stitcher.defineBodies`.
-    /// Throws at the first job that does not translate.
+    /// Translates jobs given as their headers end to end (`headers`, as
+    /// `BodySplitter.feed` answers them) and the file's bytes from byte
+    /// `base` on through the last job's end (`bytes`: a batch of
+    /// consecutive bodies is one piece of the file, what lies between
+    /// them included); the results end to end, in the same order (`ends`
+    /// then says where each ends), for `Stitcher.defineBodies`. Throws at
+    /// the first job that does not translate.
     #[wasm_bindgen(js_name = translateBatch)]
-    pub fn translate_batch(&mut self, jobs: &[u8], ends: &[u32]) -> Result<Vec<u8>, JsValue> {
+    pub fn translate_batch(&mut self, headers: &[u8], bytes: &[u8], base: f64) -> Result<Vec<u8>, JsValue> {
         init();
         let mut out = Vec::new();
         self.ends.clear();
-        let mut at = 0;
-        for &end in ends {
-            let job = jobs.get(at..end as usize).ok_or_else(|| options_error("job ends out of order or past the bytes"))?;
-            self.translate_into(job, &mut out)?;
+        let not_a_job = || options_error("not a job header made by BodySplitter, or its bytes not given");
+        if headers.len() % SplitBody::HEADER != 0 || !(base >= 0.0 && base.fract() == 0.0) {
+            return Err(not_a_job());
+        }
+        let base = base as u64;
+        let held_end = base + bytes.len() as u64;
+        for header in headers.chunks_exact(SplitBody::HEADER) {
+            let job = SplitBody::parse_header(header).ok_or_else(not_a_job)?;
+            if job.range.body.0 / 8 < base || job.range.end.0 / 8 > held_end {
+                return Err(not_a_job());
+            }
+            let body = self.worker.translate(&job, bytes, base).map_err(|e| body_error(&e))?;
+            body.write_to(&mut out);
             self.ends.push(out.len() as u32);
-            at = end as usize;
         }
         Ok(out)
     }

@@ -410,21 +410,25 @@ fn end_to_end(parts: &[Vec<u8>]) -> (Vec<u8>, Vec<u32>) {
 /// The Worker-pool API end to end, in one thread: split as the bytes
 /// arrive, translate each job from the prefix alone (last first), stitch in
 /// order; the module is `translate`'s.
+const HEADER: usize = 32;
 #[wasm_bindgen_test]
 fn worker_pool_api_stitches_the_same_module() {
     let pexe = fact_pexe();
     let whole = web::translate(&pexe, JsValue::UNDEFINED).unwrap();
     let mut splitter = web::BodySplitter::new();
-    let mut jobs: Vec<Vec<u8>> = Vec::new();
+    // Headers only; a job is its header and its body's bytes of the file
+    // (bit positions at 16 and 24).
+    let mut headers: Vec<u8> = Vec::new();
     for chunk in pexe.chunks(5) {
         let got = splitter.feed(chunk).unwrap();
-        let mut at = 0;
-        for end in splitter.ends() {
-            jobs.push(got[at..end as usize].to_vec());
-            at = end as usize;
-        }
-        assert_eq!(at, got.len());
+        assert_eq!(got.len() % HEADER, 0);
+        headers.extend_from_slice(&got);
     }
+    let byte_at = |h: &[u8], at: usize| (u64::from_le_bytes(h[at..at + 8].try_into().unwrap()) / 8) as usize;
+    let jobs: Vec<Vec<u8>> = headers
+        .chunks(HEADER)
+        .map(|h| [h, &pexe[byte_at(h, 16)..byte_at(h, 24)]].concat())
+        .collect();
     splitter.finish().unwrap();
     let prefix = splitter.prefix().expect("the prefix once a body began");
     assert!(!jobs.is_empty());
@@ -439,15 +443,20 @@ fn worker_pool_api_stitches_the_same_module() {
         stitcher.define_body(r).unwrap();
     }
     assert_eq!(stitcher.finish().unwrap(), whole);
-    // The same in batches: every job end to end, through one call each way.
-    let (packed, ends) = end_to_end(&jobs);
+    // The same in batches: every header end to end and the file from the
+    // first body on, through one call each way.
+    let base = byte_at(&headers, 16);
     let mut worker = web::BodyTranslator::new(&prefix, JsValue::UNDEFINED).unwrap();
-    let bodies = worker.translate_batch(&packed, &ends).unwrap();
+    let bodies = worker.translate_batch(&headers, &pexe[base..], base as f64).unwrap();
     assert_eq!((bodies.clone(), worker.ends()), end_to_end(&results));
     let mut stitcher = web::Stitcher::new(&prefix, JsValue::UNDEFINED).unwrap();
     stitcher.define_bodies(&bodies, &worker.ends()).unwrap();
     assert_eq!(stitcher.finish().unwrap(), whole);
-    assert!(worker.translate_batch(&packed, &[packed.len() as u32 + 1]).is_err());
+    // Bytes that do not reach a job's end, or a header cut short, are refused.
+    let last_end = byte_at(&headers, headers.len() - HEADER + 24);
+    assert!(worker.translate_batch(&headers, &pexe[base..last_end - 4], base as f64).is_err());
+    assert!(worker.translate_batch(&headers[..HEADER - 1], &pexe[base..], base as f64).is_err());
+    assert!(worker.translate_batch(&headers, &pexe[base + 4..], (base + 4) as f64).is_err());
     // A body out of order, or bytes that are not a job, are refused.
     let mut stitcher = web::Stitcher::new(&prefix, JsValue::UNDEFINED).unwrap();
     if results.len() > 1 {

@@ -324,15 +324,14 @@ impl Splitter {
         Ok(out)
     }
 
-    /// [`Splitter::feed`] for a Worker pool: each job found goes straight
-    /// from the parser's bytes to the end of `out` in
-    /// [`SplitBody::to_bytes`]' form, and `ends` gets where it ends (one
-    /// copy of a body's bytes, not a `SplitBody` each to copy again).
-    pub fn feed_into(&mut self, chunk: &[u8], out: &mut Vec<u8>, ends: &mut Vec<u32>) -> Result<(), DecodeError> {
-        self.feed_each(chunk, |job, bytes| {
-            SplitBody::write_job(&job, bytes, out);
-            ends.push(out.len() as u32);
-        })
+    /// [`Splitter::feed`] for a Worker pool: only each job's header
+    /// ([`SplitBody::write_header`]) goes to the end of `out`, its bytes
+    /// staying where the caller has them already (the page holds every
+    /// chunk; it sends a Worker a batch's file bytes in one piece, which
+    /// [`BodyWorker::translate`] reads from with a `base`): the bodies are
+    /// not copied out of the parser and then again out of the translator.
+    pub fn feed_headers(&mut self, chunk: &[u8], out: &mut Vec<u8>) -> Result<(), DecodeError> {
+        self.feed_each(chunk, |job, _| SplitBody::write_header(&job, out))
     }
 
     fn feed_each(&mut self, chunk: &[u8], each: impl FnMut(BodyJob, &[u8])) -> Result<(), DecodeError> {
@@ -441,15 +440,21 @@ impl SplitBody {
 
     /// [`SplitBody::write_to`] of `job` with its block's `bytes`.
     pub fn write_job(job: &BodyJob, bytes: &[u8], out: &mut Vec<u8>) {
+        out.reserve(Self::HEADER + bytes.len());
+        Self::write_header(job, out);
+        out.extend_from_slice(bytes);
+    }
+
+    /// The first [`SplitBody::HEADER`] bytes of [`SplitBody::write_job`]'s
+    /// form: the job without its bytes.
+    pub fn write_header(job: &BodyJob, out: &mut Vec<u8>) {
         let mut header = [0u8; Self::HEADER];
         header[..4].copy_from_slice(&job.index.to_le_bytes());
         header[4..8].copy_from_slice(&job.range.abbrev_width.to_le_bytes());
         for (k, p) in [job.range.enter, job.range.body, job.range.end].into_iter().enumerate() {
             header[8 + 8 * k..16 + 8 * k].copy_from_slice(&p.0.to_le_bytes());
         }
-        out.reserve(Self::HEADER + bytes.len());
         out.extend_from_slice(&header);
-        out.extend_from_slice(bytes);
     }
 
     /// Reads [`SplitBody::to_bytes`]' form back; `None` if it is not one
@@ -463,6 +468,15 @@ impl SplitBody {
     /// [`SplitBody::from_bytes`] without copying the block's bytes: the job
     /// and its bytes within `data` (what a Worker translates from).
     pub fn parse(data: &[u8]) -> Option<(BodyJob, &[u8])> {
+        let job = Self::parse_header(data)?;
+        let bytes = data.get(Self::HEADER..)?;
+        (bytes.len() as u64 == (job.range.end.0 - job.range.body.0) / 8).then_some((job, bytes))
+    }
+
+    /// The job of a [`SplitBody::write_header`] at the start of `data`;
+    /// `None` if it is not one (positions out of order or not
+    /// word-aligned, a width over the bitstream's cap).
+    pub fn parse_header(data: &[u8]) -> Option<BodyJob> {
         let u32_at = |at: usize| Some(u32::from_le_bytes(data.get(at..at + 4)?.try_into().ok()?));
         let u64_at = |at: usize| Some(u64::from_le_bytes(data.get(at..at + 8)?.try_into().ok()?));
         let (index, abbrev_width) = (u32_at(0)?, u32_at(4)?);
@@ -479,8 +493,7 @@ impl SplitBody {
             body: BitPos(body),
             end: BitPos(end),
         };
-        let bytes = data.get(Self::HEADER..)?;
-        (ok && bytes.len() as u64 == (end - body) / 8).then_some((BodyJob { index, range }, bytes))
+        ok.then_some(BodyJob { index, range })
     }
 }
 

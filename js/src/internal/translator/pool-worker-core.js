@@ -6,8 +6,9 @@
 // Messages in (in this order for each translation):
 //   { module }               the translator's compiled WebAssembly.Module (once)
 //   { gen, prefix, options } a new translation: BodyTranslator(prefix, options)
-//   { gen, batch, jobs, ends }  jobs (BodySplitter's) end to end in one Uint8Array, and
-//                            where each ends (Uint32Array), to translate in order
+//   { gen, batch, headers, bytes, base }  jobs to translate in order: their headers
+//                            (BodySplitter's) end to end, and the file's bytes from
+//                            byte `base` on through the last one's body
 // Messages out (`gen` says which translation they belong to):
 //   { gen, batch, results, ends }                    the translated bodies, packed the same way
 //                                                    (transferred); a batch is one call of
@@ -40,7 +41,7 @@ export function serveTranslator(port) {
       }
       return;
     }
-    if (msg.jobs) {
+    if (msg.headers) {
       if (failed) {
         port.post({ gen, batch: msg.batch, error: failed });
         return;
@@ -48,7 +49,7 @@ export function serveTranslator(port) {
       let results;
       let ends;
       try {
-        results = translator.translateBatch(msg.jobs, msg.ends);
+        results = translator.translateBatch(msg.headers, msg.bytes, msg.base);
         ends = translator.ends;
       } catch (e) {
         failed = describe(e);

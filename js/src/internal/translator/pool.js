@@ -1,6 +1,7 @@
 // Translation on a pool of Workers (translateStreaming's `threads`): the
 // calling thread streams the pexe into a BodySplitter, which answers each
-// function block as a job as soon as its bytes are in; Workers, each with
+// function block as a job (its header; the bytes are the file's, which this
+// thread holds) as soon as its bytes are in; Workers, each with
 // an instance of the same compiled translator (./pool-worker-core.js),
 // decode, verify and translate the jobs; the calling thread stitches the
 // results in order (Stitcher) and finishes the module. The module is
@@ -16,13 +17,15 @@
 // kept until the end for that.
 //
 // Scheduling: the jobs found wait in one queue; a Worker with room (at
-// most IN_FLIGHT batches) gets a batch of them, as one message whose jobs
-// are packed into one transferred buffer (and so are its results): a
-// message per body would cost more than small bodies take. A batch also
-// crosses into and out of the translator once, not once per body: the
-// splitter answers the jobs of a chunk end to end, a Worker translates a
-// batch in one call (translateBatch), the Stitcher takes its results in
-// one (defineBodies). Batches are runs of consecutive bodies, so their
+// most IN_FLIGHT batches) gets a batch of them, as one message with two
+// transferred buffers, the jobs' headers and the piece of the file their
+// bodies lie in (consecutive bodies: one piece, copied once from the
+// chunks kept here), and its results come packed in one: a message per
+// body would cost more than small bodies take. A batch also crosses into
+// and out of the translator once, not once per body: the splitter answers
+// the headers of a chunk's jobs end to end, a Worker translates a batch in
+// one call (translateBatch), the Stitcher takes its results in one
+// (defineBodies). Batches are runs of consecutive bodies, so their
 // results are stitched batch by batch, in the order they were sent. A batch takes a
 // quarter of the queue's share per Worker, between BATCH_MIN and BATCH_MAX
 // bytes of input ("guided" scheduling): large batches while much is
@@ -63,6 +66,8 @@ const BATCH_MIN = 16 * 1024;
 const BATCH_MAX = 256 * 1024;
 /** Batches a Worker holds at once (one running, one waiting). */
 const IN_FLIGHT = 2;
+/** Bytes of a job's header (BodySplitter.feed's answer: SplitBody::HEADER). */
+const HEADER = 32;
 /** The splitter is fed at most this much at a time, so Workers start before a large buffer is split. */
 const FEED_BYTES = 64 * 1024;
 /** An idle Worker ends after this long. */
@@ -172,12 +177,17 @@ class PoolTranslation {
     // Started now, so that they load while the first bytes arrive.
     this.workers = takeWorkers(workers, this);
     this.kept = [];
+    // Where each kept chunk starts in the file, and the one a batch's bytes were last copied from.
+    this.keptAt = [];
+    this.keptCursor = 0;
     this.bytesRead = 0;
     this.fallback = null;
     this.stitcher = null;
     this.prefixSent = false;
     this.total = null;
-    this.queue = [];
+    // The queued jobs: the headers buffer holding each one's header, its
+    // offset there, and its body's bytes in the file (start, end).
+    this.queue = { headers: [], at: [], start: [], end: [] };
     this.queueHead = 0;
     this.queuedBytes = 0;
     this.batches = 0;
@@ -211,6 +221,7 @@ class PoolTranslation {
     // A copy: the caller may reuse its buffer, and the bytes are kept for the fallback.
     const bytes = bytesOf(chunk, 'a chunk').slice();
     this.kept.push(bytes);
+    this.keptAt.push(this.bytesRead);
     this.bytesRead += bytes.length;
     if (this.fallback) {
       this.fallback.feed(bytes);
@@ -231,11 +242,9 @@ class PoolTranslation {
   }
 
   split(piece) {
-    let jobs;
-    let ends;
+    let headers;
     try {
-      jobs = this.splitter.feed(piece);
-      ends = jobs.length ? this.splitter.ends : null;
+      headers = this.splitter.feed(piece);
     } catch (e) {
       this.toFallback(e);
       return;
@@ -247,12 +256,20 @@ class PoolTranslation {
       for (const w of this.workers) w.port.post({ gen: this.gen, prefix, options: this.options });
       this.prefixSent = true;
     }
-    let at = 0;
-    for (const end of ends ?? []) {
-      this.queue.push(jobs.subarray(at, end));
-      at = end;
+    if (!headers.length) return;
+    const q = this.queue;
+    const view = new DataView(headers.buffer, headers.byteOffset, headers.length);
+    // A header's body and end positions are u64 LE bits at 16 and 24.
+    const byteAt = (at) => view.getUint32(at, true) / 8 + view.getUint32(at + 4, true) * 0x20000000;
+    for (let at = 0; at < headers.length; at += HEADER) {
+      const start = byteAt(at + 16);
+      const end = byteAt(at + 24);
+      q.headers.push(headers);
+      q.at.push(at);
+      q.start.push(start);
+      q.end.push(end);
+      this.queuedBytes += HEADER + end - start;
     }
-    this.queuedBytes += jobs.length;
   }
 
   start(prefix) {
@@ -270,7 +287,7 @@ class PoolTranslation {
   pump({ end = false, pending = 0 } = {}) {
     if (!this.workers || this.failure) return;
     for (const w of this.workers) {
-      while (w.inFlight < IN_FLIGHT && this.queueHead < this.queue.length) {
+      while (w.inFlight < IN_FLIGHT && this.queueHead < this.queue.at.length) {
         const share = (this.queuedBytes + pending) / (4 * this.workers.length);
         const target = Math.min(BATCH_MAX, Math.max(BATCH_MIN, share));
         // Less than a batch waits for more bytes, unless the Worker is idle
@@ -282,28 +299,48 @@ class PoolTranslation {
   }
 
   send(w, target) {
+    const q = this.queue;
     let bytes = 0;
-    const start = this.queueHead;
-    while (this.queueHead < this.queue.length && (bytes < target || this.queueHead === start)) {
-      bytes += this.queue[this.queueHead++].length;
-    }
-    const jobs = this.queue.slice(start, this.queueHead);
-    if (this.queueHead > 4096) {
-      this.queue = this.queue.slice(this.queueHead);
-      this.queueHead = 0;
+    const first = this.queueHead;
+    let next = first;
+    while (next < q.at.length && (bytes < target || next === first)) {
+      bytes += HEADER + q.end[next] - q.start[next];
+      next++;
     }
     this.queuedBytes -= bytes;
-    // One buffer for the batch: the jobs end to end, and where each ends.
-    const packed = new Uint8Array(bytes);
-    const ends = new Uint32Array(jobs.length);
-    let at = 0;
-    jobs.forEach((j, k) => {
-      packed.set(j, at);
-      at += j.length;
-      ends[k] = at;
-    });
+    // The headers end to end (a run from one feed is one copy), and the
+    // file from the first body's bytes to the last one's end.
+    const headers = new Uint8Array(HEADER * (next - first));
+    for (let k = first; k < next; ) {
+      let run = k + 1;
+      while (run < next && q.headers[run] === q.headers[k]) run++;
+      headers.set(q.headers[k].subarray(q.at[k], q.at[run - 1] + HEADER), HEADER * (k - first));
+      k = run;
+    }
+    const base = q.start[first];
+    const file = this.copyKept(base, q.end[next - 1]);
+    this.queueHead = next;
+    if (this.queueHead > 4096) {
+      for (const key of Object.keys(q)) q[key] = q[key].slice(this.queueHead);
+      this.queueHead = 0;
+    }
     w.inFlight++;
-    w.port.post({ gen: this.gen, batch: this.batches++, jobs: packed, ends }, [packed.buffer, ends.buffer]);
+    w.port.post({ gen: this.gen, batch: this.batches++, headers, bytes: file, base }, [headers.buffer, file.buffer]);
+  }
+
+  /** The file's bytes [from, to) in a new buffer, from the kept chunks (batches go in file order). */
+  copyKept(from, to) {
+    const out = new Uint8Array(to - from);
+    let k = this.keptCursor;
+    while (this.keptAt[k] + this.kept[k].length <= from) k++;
+    this.keptCursor = k;
+    for (let at = from; at < to; k++) {
+      const chunk = this.kept[k];
+      const piece = chunk.subarray(at - this.keptAt[k], Math.min(chunk.length, to - this.keptAt[k]));
+      out.set(piece, at - from);
+      at += piece.length;
+    }
+    return out;
   }
 
   /** A Worker's answer. */
@@ -396,5 +433,6 @@ class PoolTranslation {
     this.fallback?.free();
     this.splitter = this.stitcher = this.fallback = null;
     this.kept = [];
+    this.keptAt = [];
   }
 }
