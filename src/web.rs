@@ -549,7 +549,7 @@ impl BodyTranslator {
             return Err(not_a_job());
         }
         let base = base as u64;
-        let held_end = base + bytes.len() as u64;
+        let held_end = base.saturating_add(bytes.len() as u64);
         for header in headers.chunks_exact(SplitBody::HEADER) {
             let job = SplitBody::parse_header(header).ok_or_else(not_a_job)?;
             if job.range.body.0 / 8 < base || job.range.end.0 / 8 > held_end {
