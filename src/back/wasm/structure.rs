@@ -389,6 +389,15 @@ fn structure_general(
     let mut flat = false;
     loop {
         loops.fill(cfg, known.filter(|_| cfg.from_known).unwrap_or(engine));
+        let m = cfg.len();
+        if 3 * m as u64 + 1 <= limits.inline_depth.min(limits.tree_depth) as u64 && m <= limits.block_fanout {
+            // Small enough that `fill` would find the layout shallow and
+            // narrow (see there) and only its places and parents would be
+            // read: `build_small` works them out as it goes.
+            layout.build_small(View::of(graph, owned, plain), cfg, loops, out);
+            out.scratch = Some(sc);
+            return;
+        }
         layout.fill(cfg, loops, limits.inline_depth, limits.tree_depth);
         if layout.depth > limits.tree_depth && !flat {
             // Pathological nesting (random graphs, not compiled code): one
@@ -1366,6 +1375,10 @@ struct Open {
     next: u32,
 }
 
+/// `Open::next` of a node placed `Inline` (no list holds it), which is how
+/// its in-edges, built after it, know to place it at their exit.
+const INLINE: u32 = NONE - 1;
+
 /// The sequence `head` then the code of node `tail` (and so on), as a body.
 fn finish(out: &mut Structured, open: &[Open], head: Node, mut tail: u32) -> Body {
     let start = out.nodes.len() as u32;
@@ -1505,75 +1518,137 @@ impl Layout {
     #[inline(never)]
     fn build(&mut self, graph: View<'_>, cfg: &Cfg, out: &mut Structured) {
         let m = cfg.len();
-        let Layout { slot, open, .. } = self;
-        let head = Node::Basic { block: 0, exits: Exits::default() };
-        reset(open, m, Open { head, tail: NONE, inner: NONE, outer: NONE, next: NONE });
-        // Both `m` long, as slices: a position's entries need no bounds test.
-        let (open, slot) = (&mut open[..m], &slot[..m]);
-        let (num_blocks, num_nodes) = match graph {
-            View::Plain(s) => (s.len() as u32, s.len()),
-            View::Graph(g) => (g.num_blocks, g.num_nodes()),
-        };
-        for x in (0..m).rev() {
-            let node = cfg.order[x];
-            let exits_start = out.exits.len() as u32;
-            match graph {
-                View::Plain(ref s) => {
-                    for &t in s.out(node) {
-                        push_exit(out, open, slot, cfg, x, t, t, NONE);
-                    }
-                }
-                View::Graph(g) => {
-                    for e in g.out(node) {
-                        push_exit(out, open, slot, cfg, x, e.to, e.target, e.dispatch_value);
-                    }
-                }
+        let slot = &self.slot[..m];
+        build_with(&mut self.open, graph, cfg, out, |x| (slot[x].place, slot[x].parent));
+        out.num_labels = self.num_labels;
+    }
+
+    /// [`Layout::build`] of a body of `m` nodes with `3m + 1` within the
+    /// depth caps and `m` within the fan-out cap, without `fill`'s pass:
+    /// `fill` would demote nothing, its depth bound would pass and no node
+    /// has `m` kids, so only each node's place and parent are read, and
+    /// those are `fill`'s first loop and hoisting, node by node (the same
+    /// tests; an `Outer` node's loop by the walk up, which `fill` answers the
+    /// same way or offline with the same result).
+    #[inline(never)]
+    fn build_small(&mut self, graph: View<'_>, cfg: &Cfg, loops: &LoopForest, out: &mut Structured) {
+        let m = cfg.len();
+        let dom = &cfg.dom[..m];
+        let place_of = |x: usize| {
+            if x == 0 {
+                return (Place::Root, NONE);
             }
-            let exits = Exits { start: exits_start, end: out.exits.len() as u32 };
-            let mut head = if node < num_blocks {
-                Node::Basic { block: node, exits }
+            let Dom { idom: d, forward_in, size, header, .. } = dom[x];
+            let i = x as u32;
+            let leaves_loops = cfg.has_loops && loops.enclosing(i) != loops.loop_of(cfg, d);
+            if forward_in == 1 && (!leaves_loops || (!header && size <= 1)) {
+                (Place::Inline, d)
+            } else if leaves_loops {
+                let mut h = loops.loop_of(cfg, d);
+                let depth = loops.depth_of(loops.enclosing(i)) + 1;
+                while loops.depth[h as usize] > depth {
+                    h = loops.outer[h as usize];
+                }
+                (Place::Outer, h)
             } else {
-                Node::Dispatch { var: DISPATCH_VAR, exits }
-            };
-            let mut tail = NONE;
-            // `block $label <code so far> end`, then the kid's code.
-            let mut y = open[x].inner;
-            while y != NONE {
-                let body = finish(out, open, head, tail);
-                head = Node::Block { label: block_label(y as usize), body };
-                tail = y;
-                y = open[y as usize].next;
+                (Place::Inner, d)
             }
-            if cfg.is_header(x as u32) {
-                let body = finish(out, open, head, tail);
-                head = Node::Loop { label: loop_label(x), body };
-                tail = NONE;
-            }
-            let mut y = open[x].outer;
-            while y != NONE {
-                let body = finish(out, open, head, tail);
-                head = Node::Block { label: block_label(y as usize), body };
-                tail = y;
-                y = open[y as usize].next;
-            }
-            open[x].head = head;
-            open[x].tail = tail;
-            // Into the parent's list of code to put after its `block`s.
-            let p = slot[x].parent as usize;
-            match slot[x].place {
-                Place::Inner => {
-                    open[x].next = std::mem::replace(&mut open[p].inner, x as u32);
-                }
-                Place::Outer => {
-                    open[x].next = std::mem::replace(&mut open[p].outer, x as u32);
-                }
-                _ => {}
+        };
+        if cfg!(test) {
+            let mut general = self.clone();
+            general.fill(cfg, loops, MAX_INLINE_DEPTH, MAX_TREE_DEPTH);
+            assert!(general.depth as usize <= 3 * m + 1 && general.fanout < m.max(1), "not small");
+            for x in 0..m {
+                let s = general.slot[x];
+                assert_eq!((s.place, s.parent), place_of(x), "position {x}");
             }
         }
-        out.body = finish(out, open, open[0].head, open[0].tail);
-        out.num_labels = self.num_labels;
-        out.num_dispatch_vars = (num_nodes > num_blocks as usize) as u32;
+        build_with(&mut self.open, graph, cfg, out, place_of);
+        // Labels by position, as `fill` counts them.
+        out.num_labels = 2 * m as u32;
     }
+}
+
+/// [`Layout::build`] into `out` with `open` as its state, where
+/// `place_of(x)` is the place and parent of position `x`, asked once per
+/// position, latest first.
+#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+fn build_with(
+    open: &mut Vec<Open>,
+    graph: View<'_>,
+    cfg: &Cfg,
+    out: &mut Structured,
+    place_of: impl Fn(usize) -> (Place, u32),
+) {
+    let m = cfg.len();
+    let head = Node::Basic { block: 0, exits: Exits::default() };
+    reset(open, m, Open { head, tail: NONE, inner: NONE, outer: NONE, next: NONE });
+    // `m` long, as a slice: a position's entry needs no bounds test.
+    let open = &mut open[..m];
+    let (num_blocks, num_nodes) = match graph {
+        View::Plain(s) => (s.len() as u32, s.len()),
+        View::Graph(g) => (g.num_blocks, g.num_nodes()),
+    };
+    for x in (0..m).rev() {
+        let node = cfg.order[x];
+        let exits_start = out.exits.len() as u32;
+        match graph {
+            View::Plain(ref s) => {
+                for &t in s.out(node) {
+                    push_exit(out, open, cfg, x, t, t, NONE);
+                }
+            }
+            View::Graph(g) => {
+                for e in g.out(node) {
+                    push_exit(out, open, cfg, x, e.to, e.target, e.dispatch_value);
+                }
+            }
+        }
+        let exits = Exits { start: exits_start, end: out.exits.len() as u32 };
+        let mut head = if node < num_blocks {
+            Node::Basic { block: node, exits }
+        } else {
+            Node::Dispatch { var: DISPATCH_VAR, exits }
+        };
+        let mut tail = NONE;
+        // `block $label <code so far> end`, then the kid's code.
+        let mut y = open[x].inner;
+        while y != NONE {
+            let body = finish(out, open, head, tail);
+            head = Node::Block { label: block_label(y as usize), body };
+            tail = y;
+            y = open[y as usize].next;
+        }
+        if cfg.is_header(x as u32) {
+            let body = finish(out, open, head, tail);
+            head = Node::Loop { label: loop_label(x), body };
+            tail = NONE;
+        }
+        let mut y = open[x].outer;
+        while y != NONE {
+            let body = finish(out, open, head, tail);
+            head = Node::Block { label: block_label(y as usize), body };
+            tail = y;
+            y = open[y as usize].next;
+        }
+        open[x].head = head;
+        open[x].tail = tail;
+        // Into the parent's list of code to put after its `block`s.
+        let (place, p) = place_of(x);
+        let p = p as usize;
+        match place {
+            Place::Inner => {
+                open[x].next = std::mem::replace(&mut open[p].inner, x as u32);
+            }
+            Place::Outer => {
+                open[x].next = std::mem::replace(&mut open[p].outer, x as u32);
+            }
+            Place::Inline => open[x].next = INLINE,
+            Place::Root => {}
+        }
+    }
+    out.body = finish(out, open, open[0].head, open[0].tail);
+    out.num_dispatch_vars = (num_nodes > num_blocks as usize) as u32;
 }
 
 /// The depths of `slot`'s layout (in RPO, so a node's parent is done before
@@ -1660,7 +1735,6 @@ fn depth_bound(cfg: &Cfg, slot: &mut [Slot]) -> u64 {
 fn push_exit(
     out: &mut Structured,
     open: &[Open],
-    slot: &[Slot],
     cfg: &Cfg,
     x: usize,
     to: u32,
@@ -1670,7 +1744,7 @@ fn push_exit(
     let j = cfg.pos[to as usize] as usize;
     let how = if j <= x {
         ExitHow::Br(loop_label(j))
-    } else if slot[j].place != Place::Inline {
+    } else if open[j].next != INLINE {
         ExitHow::Br(block_label(j))
     } else {
         // Inline bodies go to `out.nodes`, never to `out.exits`: this node's
