@@ -212,24 +212,36 @@ impl<'a> Fx<'a> {
             let (x, y, tag) = match inst.kind {
                 InstKind::Binop { op, lhs, rhs, .. } => (lhs, Some(rhs), op as u32),
                 InstKind::Cmp { pred, lhs, rhs } => (lhs, Some(rhs), 13 + pred as u32),
-                InstKind::Cast { op, value, .. } => (value, None, 39 + op as u32),
+                InstKind::Cast { op, value, to } => {
+                    // A cast that is nothing in wasm is decided here, by
+                    // the kind just matched, and counts no use.
+                    let i = value.0.wrapping_sub(first) as usize;
+                    let from = self.b.vals.get(i).map_or(IrType::I32, |x| x.ty);
+                    if let Some((v, _)) = inst.result {
+                        if value != v && is_noop_cast(op, from, to) {
+                            let i = v.0.wrapping_sub(first) as usize;
+                            self.b.vals[i].alias = value.0;
+                            self.b.insts[k].emit = false;
+                            aliased.push(i as u32);
+                            continue;
+                        }
+                    }
+                    (value, None, 39 + op as u32)
+                }
                 // `analyze` lists only those.
                 _ => continue,
             };
             let vals = &mut self.b.vals[..];
-            let (rx, ux, tx) = count_use(vals, first, x, k as u32);
+            let (rx, ux) = count_use(vals, first, x, k as u32);
             let (ry, uy) = match y {
-                Some(y) => {
-                    let (r, u, _) = count_use(vals, first, y, k as u32);
-                    (r, u)
-                }
+                Some(y) => count_use(vals, first, y, k as u32),
                 None => (0, NONE),
             };
             if let Some((v, _)) = inst.result {
                 // A local value: `analyze` checked every result.
                 let i = v.0.wrapping_sub(first) as usize;
                 let class = tag << 24 ^ rx ^ ry;
-                if let Some(alias) = self.alias_of(inst, v, k, class, tx, &mut first_of, &mut seen, &mut stored) {
+                if let Some(alias) = self.alias_of(inst, v, k, class, &mut first_of, &mut seen, &mut stored) {
                     // Not emitted: its uses taken back, the last counted
                     // first (both operands may be one value).
                     let vals = &mut self.b.vals[..];
@@ -267,7 +279,7 @@ impl<'a> Fx<'a> {
 
     /// The earlier value the result `v` of `inst` is (see `find_aliases`).
     /// `class` is the instruction's operator tag and resolved operands
-    /// (`find_aliases`), `value_ty` a cast's source type.
+    /// (`find_aliases`).
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     #[allow(clippy::too_many_arguments)]
     fn alias_of(
@@ -276,16 +288,10 @@ impl<'a> Fx<'a> {
         v: ValueId,
         k: usize,
         class: u32,
-        value_ty: IrType,
         first_of: &mut [u32; 64],
         seen: &mut u64,
         stored: &mut u64,
     ) -> Option<u32> {
-        if let InstKind::Cast { op, value, to } = inst.kind {
-            if value != v && is_noop_cast(op, value_ty, to) {
-                return Some(value.0);
-            }
-        }
         // The same pure computation earlier in the block: reuse it. Two
         // instructions with one key have one operator and, resolved, the
         // same operands, so one class of 64 by those: the first of a class
@@ -1133,20 +1139,19 @@ fn grouped_phi_copies(
 }
 
 /// Counts a use of `o` by instruction `user` (`find_aliases`): the value
-/// it resolves to, the user it replaced and its type (module-level values:
-/// itself, none, i32).
+/// it resolves to and the user it replaced (module-level values: itself,
+/// none).
 #[inline(always)]
-fn count_use(vals: &mut [Val], first: u32, o: ValueId, user: u32) -> (u32, u32, IrType) {
+fn count_use(vals: &mut [Val], first: u32, o: ValueId, user: u32) -> (u32, u32) {
     match vals.get_mut(o.0.wrapping_sub(first) as usize) {
         Some(val) => {
             let old = val.user;
             val.uses += 1;
             val.user = user;
-            let (alias, ty) = (val.alias, val.ty);
-            let r = if alias == NONE { o.0 } else { resolve_in(vals, first, o).0 };
-            (r, old, ty)
+            let r = if val.alias == NONE { o.0 } else { resolve_in(vals, first, o).0 };
+            (r, old)
         }
-        None => (o.0, NONE, IrType::I32),
+        None => (o.0, NONE),
     }
 }
 
