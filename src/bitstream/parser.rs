@@ -1420,6 +1420,21 @@ mod tests {
         assert_eq!(whole, streamed);
     }
 
+    /// Reads all of `bytes` by record runs into `sink`, the records the
+    /// runs leave to `next_event` pushed onto `seen(sink)` as `Collect`
+    /// writes them.
+    fn read_all<S: RecordSink<Error = BitPos>>(bytes: &[u8], sink: &mut S, seen: fn(&mut S) -> &mut Vec<String>) {
+        let mut p = Parser::new(bytes);
+        loop {
+            p.fast_records(sink).unwrap();
+            match p.next_event().unwrap() {
+                Event::Record { pos, code, ops, .. } => seen(sink).push(format!("{pos:?} {code} {ops:?}")),
+                Event::End => break,
+                _ => {}
+            }
+        }
+    }
+
     /// A run of records through `fast_records` (as the decoders read
     /// bodies) hands over the same records, in order, as `next_event`, and
     /// an error from the sink stops the run after the record it refused.
@@ -1476,15 +1491,7 @@ mod tests {
         assert!(runs > 3 && expected.len() > 900);
         // The same with the byte arrays taken as bytes.
         let mut sink = Bytes(Collect(Vec::new(), usize::MAX), 0);
-        let mut p = Parser::new(&bytes);
-        loop {
-            p.fast_records(&mut sink).unwrap();
-            match p.next_event().unwrap() {
-                Event::Record { pos, code, ops, .. } => sink.0 .0.push(format!("{pos:?} {code} {ops:?}")),
-                Event::End => break,
-                _ => {}
-            }
-        }
+        read_all(&bytes, &mut sink, |s| &mut s.0 .0);
         assert_eq!(sink.0 .0, expected);
         assert!(sink.1 > 20, "{} records as bytes", sink.1);
         // The same with code 4's one-value records (vbr8 of one, two and
@@ -1502,15 +1509,7 @@ mod tests {
             }
         }
         let mut sink = Values(Collect(Vec::new(), usize::MAX), 0);
-        let mut p = Parser::new(&bytes);
-        loop {
-            p.fast_records(&mut sink).unwrap();
-            match p.next_event().unwrap() {
-                Event::Record { pos, code, ops, .. } => sink.0 .0.push(format!("{pos:?} {code} {ops:?}")),
-                Event::End => break,
-                _ => {}
-            }
-        }
+        read_all(&bytes, &mut sink, |s| &mut s.0 .0);
         assert_eq!(sink.0 .0, expected);
         assert!(sink.1 > 20, "{} records by the value run", sink.1);
         // Refusing the 100th record (or the first after it that a run
