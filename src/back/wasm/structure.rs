@@ -1379,6 +1379,20 @@ struct Open {
 /// its in-edges, built after it, know to place it at their exit.
 const INLINE: u32 = NONE - 1;
 
+/// For each node `y` of the list from `first` (linked by `Open::next`),
+/// `block $label <code so far> end` then `y`'s code: the new head and tail.
+#[inline(always)]
+fn wrap_in_blocks(out: &mut Structured, open: &[Open], mut head: Node, mut tail: u32, first: u32) -> (Node, u32) {
+    let mut y = first;
+    while y != NONE {
+        let body = finish(out, open, head, tail);
+        head = Node::Block { label: block_label(y as usize), body };
+        tail = y;
+        y = open[y as usize].next;
+    }
+    (head, tail)
+}
+
 /// The sequence `head` then the code of node `tail` (and so on), as a body.
 fn finish(out: &mut Structured, open: &[Open], head: Node, mut tail: u32) -> Body {
     let start = out.nodes.len() as u32;
@@ -1605,32 +1619,18 @@ fn build_with(
             }
         }
         let exits = Exits { start: exits_start, end: out.exits.len() as u32 };
-        let mut head = if node < num_blocks {
+        let head = if node < num_blocks {
             Node::Basic { block: node, exits }
         } else {
             Node::Dispatch { var: DISPATCH_VAR, exits }
         };
-        let mut tail = NONE;
-        // `block $label <code so far> end`, then the kid's code.
-        let mut y = open[x].inner;
-        while y != NONE {
-            let body = finish(out, open, head, tail);
-            head = Node::Block { label: block_label(y as usize), body };
-            tail = y;
-            y = open[y as usize].next;
-        }
+        let (mut head, mut tail) = wrap_in_blocks(out, open, head, NONE, open[x].inner);
         if cfg.is_header(x as u32) {
             let body = finish(out, open, head, tail);
             head = Node::Loop { label: loop_label(x), body };
             tail = NONE;
         }
-        let mut y = open[x].outer;
-        while y != NONE {
-            let body = finish(out, open, head, tail);
-            head = Node::Block { label: block_label(y as usize), body };
-            tail = y;
-            y = open[y as usize].next;
-        }
+        (head, tail) = wrap_in_blocks(out, open, head, tail, open[x].outer);
         open[x].head = head;
         open[x].tail = tail;
         // Into the parent's list of code to put after its `block`s.
