@@ -353,7 +353,7 @@ impl<'a> FastBits<'a> {
             } else {
                 self.bit = end - 6 * left as u64;
                 let mut rest = (word, left);
-                *v = self.vbr6_held(&mut rest)?;
+                *v = self.vbr6_chunks(&mut rest)?;
                 (word, left) = rest;
                 end = self.bit + 6 * left as u64;
             }
@@ -364,9 +364,33 @@ impl<'a> FastBits<'a> {
     }
 
     /// One vbr6 value, its chunks taken from `held` (see `vbr6_run_held`),
-    /// which is loaded again when it runs out: no load per value.
+    /// which is loaded again when it runs out: no load per value. A value
+    /// of one or two chunks held is read in one step.
     #[inline(always)]
     pub fn vbr6_held(&mut self, held: &mut (u64, u32)) -> Option<u64> {
+        let (mut word, mut left) = *held;
+        // Two chunks held at least, for the two-chunk step.
+        if left < 2 {
+            word = load(self.data, (self.bit >> 3) as usize)? >> (self.bit & 7);
+            left = 9;
+        }
+        if word & 32 == 0 {
+            self.bit += 6;
+            *held = (word >> 6, left - 1);
+            return Some(word & 31);
+        }
+        if word & 32 << 6 == 0 {
+            self.bit += 12;
+            *held = (word >> 12, left - 2);
+            return Some((word & 31) | (word >> 1) & 31 << 5);
+        }
+        *held = (word, left);
+        self.vbr6_chunks(held)
+    }
+
+    /// `vbr6_held` chunk by chunk: values of three chunks or more.
+    #[inline(always)]
+    fn vbr6_chunks(&mut self, held: &mut (u64, u32)) -> Option<u64> {
         let (mut word, mut left) = *held;
         let mut value = 0;
         let mut shift = 0;
@@ -636,6 +660,19 @@ mod tests {
                 assert_eq!(held, fast);
                 if held.is_some() {
                     assert_eq!(got, run);
+                }
+                // Value by value (`vbr6_held`), from a word holding each
+                // count of chunks (two-chunk steps at every count left).
+                for count in 0..=9 {
+                    let single = FastBits::new(&bytes, at).and_then(|mut r| {
+                        let mut held = (r.peek()?, count);
+                        let got: Option<Vec<u64>> = run.iter().map(|_| r.vbr6_held(&mut held)).collect();
+                        got.map(|got| (got, r.pos()))
+                    });
+                    match single {
+                        Some((got, pos)) => assert_eq!((got.as_slice(), pos), (run, c.pos().0), "count {count}"),
+                        None => assert!(near_end || run.iter().any(|&v| v >> 55 != 0), "gave up on {run:?} (count {count})"),
+                    }
                 }
             }
             assert!(answered > 40);
