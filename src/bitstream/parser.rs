@@ -377,13 +377,28 @@ impl<'a> Parser<'a> {
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(crate) fn fast_records<S: RecordSink>(&mut self, each: &mut S) -> Result<(), S::Error> {
+        // A copy of the loop for the sink's usual width, where the masks
+        // and shifts by it are constants rather than values reloaded per
+        // record (not in the package: its size budget).
+        #[cfg(not(target_arch = "wasm32"))]
+        if S::USUAL_WIDTH != 0 && self.core.top.abbrev_width == S::USUAL_WIDTH {
+            return self.fast_records_of_width::<S, true>(each);
+        }
+        self.fast_records_of_width::<S, false>(each)
+    }
+
+    /// `fast_records`, with `USUAL` when the block's abbreviation width is
+    /// `S::USUAL_WIDTH`.
+    #[inline(always)]
+    fn fast_records_of_width<S: RecordSink, const USUAL: bool>(&mut self, each: &mut S) -> Result<(), S::Error> {
         let Core { top, blockinfo, stack, ops, pos, ops_len, bytes, .. } = &mut self.core;
         // BLOCKINFO's records are left to the careful path (SETBID), so
         // the run's records need no check for it.
         if RUNS_SKIP_BLOCKINFO && top.block_id == BLOCKINFO_BLOCK_ID {
             return Ok(());
         }
-        let cx = FastCx::new(&self.data, self.base, *top);
+        let width = if USUAL { S::USUAL_WIDTH } else { top.abbrev_width };
+        let cx = FastCx::new(&self.data, self.base, Top { abbrev_width: width, ..*top });
         // The block's abbreviations found once for the run.
         let inherited = match top.inherited {
             0 => &[][..],
@@ -635,6 +650,10 @@ pub(crate) trait RecordSink {
     /// in a loop of their own with no dispatch on the abbreviation per
     /// record: the constants block's INTEGERs, most of its records.
     const VALUE_RUN: Option<u32> = None;
+    /// The abbreviation width of the sink's blocks as the toolchain writes
+    /// them (0 for none): `Parser::fast_records` has a copy of its loop
+    /// for that width.
+    const USUAL_WIDTH: u32 = 0;
     /// A record of `VALUE_RUN`'s code and its one value. The default hands
     /// it to `record`.
     #[inline(always)]
@@ -1512,6 +1531,24 @@ mod tests {
         read_all(&bytes, &mut sink, |s| &mut s.0 .0);
         assert_eq!(sink.0 .0, expected);
         assert!(sink.1 > 20, "{} records by the value run", sink.1);
+        // The same through the loop's copy for a usual width, for each
+        // width the module's blocks have (3 and 5; a block of another
+        // width takes the general loop).
+        struct OfWidth<const W: u32>(Collect);
+        impl<const W: u32> RecordSink for OfWidth<W> {
+            type Error = BitPos;
+            fn record(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Result<(), BitPos> {
+                self.0.record(pos, code, ops)
+            }
+            const USUAL_WIDTH: u32 = W;
+        }
+        fn of_width<const W: u32>(bytes: &[u8]) -> Vec<String> {
+            let mut sink = OfWidth::<W>(Collect(Vec::new(), usize::MAX));
+            read_all(bytes, &mut sink, |s| &mut s.0 .0);
+            sink.0 .0
+        }
+        assert_eq!(of_width::<3>(&bytes), expected);
+        assert_eq!(of_width::<5>(&bytes), expected);
         // Refusing the 100th record (or the first after it that a run
         // reads): the run stops there, and the parser goes on after it.
         // Both loops end at the input's end, so a run that never refuses

@@ -348,6 +348,8 @@ impl<const CONSTS: bool> RecordSink for BodyRecords<'_, '_, CONSTS> {
     const KNOWN: bool = true;
     const KNOWN_ZERO: bool = CONSTS;
     const VALUE_RUN: Option<u32> = if CONSTS { Some(cst::INTEGER) } else { None };
+    /// PNaCl's writer gives constants blocks 3 bits, function blocks 4.
+    const USUAL_WIDTH: u32 = if CONSTS { 3 } else { 4 };
     #[inline(always)]
     fn run_value(&mut self, pos: BitPos, value: u64) -> Res<()> {
         self.body.int_const(pos, value).map(drop)
