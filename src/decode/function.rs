@@ -1018,6 +1018,24 @@ impl FunctionState {
     /// FORWARDTYPEREF declared for it, if any, which it then no longer needs.
     #[inline(never)]
     fn resolve_forward(&mut self, v: u32, ty: ValType, pos: BitPos) -> Res<()> {
+        // The usual case: `v` heads the queue with its own type and none
+        // is in the map's heap (`v` is then not in the map: a declaration
+        // goes to one or the other).
+        if self.forward_due.is_empty() {
+            if let Some(&(key, t)) = self.due.get(self.due_from) {
+                if key == v && t == ty {
+                    self.due_from += 1;
+                    self.next_due = self.due.get(self.due_from).map_or(u32::MAX, |&(key, _)| key);
+                    return Ok(());
+                }
+            }
+        }
+        self.resolve_forward_slow(v, ty, pos)
+    }
+
+    /// `resolve_forward` in every case.
+    #[inline(never)]
+    fn resolve_forward_slow(&mut self, v: u32, ty: ValType, pos: BitPos) -> Res<()> {
         // Keys below `v` (values a constant defined) are dropped unchecked.
         let mut declared = None;
         while let Some(&(key, t)) = self.due.get(self.due_from) {
