@@ -845,6 +845,12 @@ impl Cfg {
         (n.pre, n.size)
     }
 
+    /// [`Cfg::dom_interval`] of every block, in block order (read along
+    /// with the blocks, no index checked per block).
+    pub(crate) fn dom_intervals(&self) -> impl ExactSizeIterator<Item = (u32, u32)> + '_ {
+        self.node.iter().map(|n| (n.pre, n.size))
+    }
+
     /// Each block's position in [`Cfg::rpo`] (`u32::MAX` if unreachable),
     /// in block order: the numbers the dominator pass gave them, for a back
     /// end indexing by position.
@@ -1327,6 +1333,7 @@ mod tests {
                 assert_eq!(c.succs(a), full.succs(a));
                 assert_eq!(c.is_reachable(a), full.is_reachable(a), "round {round}: {edges:?}");
                 assert_eq!(c.idom(a), full.idom(a), "round {round}: {edges:?}");
+                assert_eq!(c.dom_intervals().nth(a as usize), Some(c.dom_interval(a)));
                 for b in 0..n as u32 {
                     assert_eq!(c.dominates(a, b), full.dominates(a, b), "dominates({a}, {b}) in {edges:?}");
                 }

@@ -263,10 +263,10 @@ impl FunctionVerifier {
         if structured {
             let layout = Layout { cfg: &self.cfg };
             let edges = &mut self.phi_edges;
-            for (b, blk) in f.blocks.iter().enumerate() {
+            // The graph has a node per block.
+            for ((b, blk), (pre, size)) in f.blocks.iter().enumerate().zip(layout.cfg.dom_intervals()) {
                 let b = b as u32;
                 // Unreachable blocks have an empty interval.
-                let (pre, size) = layout.cfg.dom_interval(b);
                 let reachable = size != 0;
                 let (start, end) = (blk.start as usize, blk.end as usize);
                 // Sliced once: within `end <= f.insts.len()` (the blocks
@@ -492,8 +492,8 @@ fn number_locals_decoded(locals: &mut Vec<Local>, f: &Function, types: &[ValType
     // All three are as long; the minimum shows the compiler so.
     let n = results.len().min(types.len()).min(tail.len());
     let mut k = 0;
-    for (b, blk) in f.blocks.iter().enumerate() {
-        let dom = cfg.dom_interval(b as u32);
+    // (`cfg` has a node per block.)
+    for (blk, dom) in f.blocks.iter().zip(cfg.dom_intervals()) {
         while k < n && results[k].0 < blk.end {
             tail[k] = Local::new(types[k], results[k].0 + 1, dom);
             k += 1;

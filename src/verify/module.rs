@@ -11,6 +11,7 @@ use crate::BitPos;
 pub const ENTRY_POINT: &[u8] = b"_start";
 
 /// Whether `decl` declares an LLVM intrinsic (by its name, as LLVM decides).
+#[inline]
 pub fn is_intrinsic_name(decl: &FunctionDecl) -> bool {
     decl.name.as_deref().is_some_and(|n| n.starts_with(b"llvm."))
 }
