@@ -634,7 +634,12 @@ impl<'a> Fx<'a> {
                     continue;
                 }
                 let ps = self.b.pushes.len() as u32;
-                let copies = term == Term::Real && k + 1 == end as usize && self.plan_copies(vb, k, inst);
+                // The kind first: it is at hand (tested just above), and
+                // only a `br` plans copies.
+                let copies = matches!(inst.kind, InstKind::Br { .. })
+                    && term == Term::Real
+                    && k + 1 == end as usize
+                    && self.plan_copies(vb, k, inst);
                 if !copies {
                     self.plan(k, inst);
                 }
