@@ -542,7 +542,9 @@ impl BodyTranslator {
     #[wasm_bindgen(js_name = translateBatch)]
     pub fn translate_batch(&mut self, headers: &[u8], bytes: &[u8], base: f64) -> Result<Vec<u8>, JsValue> {
         init();
-        let mut out = Vec::new();
+        // A body's result takes 0.9 to 1.2 times its bytes in the corpus:
+        // room made once, not grown from empty (a copy of it all or more).
+        let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 4);
         self.ends.clear();
         let not_a_job = || options_error("not a job header made by BodySplitter, or its bytes not given");
         if headers.len() % SplitBody::HEADER != 0 || !(base >= 0.0 && base.fract() == 0.0) {
