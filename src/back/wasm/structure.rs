@@ -448,8 +448,15 @@ fn reducible_cfg(
         return;
     }
     graph.own(owned, plain);
-    if make_reducible(graph, cfg, irr) {
-        cfg.analyze(View::Graph(graph), engine, None);
+    // Without dispatchers before, `make_reducible` tracks the new graph's
+    // dominators (none is absorbed then): no second dominator search.
+    let track = graph.num_nodes() == graph.num_blocks as usize;
+    if make_reducible(graph, cfg, irr, track) {
+        if track {
+            cfg.analyze_tracked(graph, &irr.idom, &irr.split);
+        } else {
+            cfg.analyze(View::Graph(graph), engine, None);
+        }
         if cfg.is_reducible() {
             return;
         }
@@ -639,12 +646,20 @@ struct Cfg {
     /// The analysis is `known`'s (not the engine's): the graph whose
     /// predecessors [`LoopForest::fill`] reads.
     from_known: bool,
+    /// The analysis is `analyze_tracked`'s: [`LoopForest::fill`] reads the
+    /// predecessors below.
+    own_preds: bool,
     /// Some position has a retreating in-edge.
     has_loops: bool,
     /// The positions that do (loop headers), in increasing order.
     headers: Vec<u32>,
+    /// With `own_preds`: each position's predecessors' positions (edges
+    /// from reachable nodes, repeats kept), `preds[pred_start[i]..pred_start[i + 1]]`.
+    pred_start: Vec<u32>,
+    preds: Vec<u32>,
     // Scratch.
     edge_list: Vec<(u32, u32)>,
+    dfs: Vec<(u32, usize)>,
 }
 
 /// Dominator facts of one position, together since they are read together.
@@ -685,7 +700,8 @@ impl Cfg {
             }
         };
         self.from_known = from_known;
-        let Cfg { order, pos, dom: doms, headers, .. } = self;
+        self.own_preds = false;
+        let Cfg { order, pos, dom: doms, .. } = self;
         order.clear();
         order.extend_from_slice(dom.rpo());
         // Positions index everything below: the engine numbered the blocks
@@ -698,7 +714,126 @@ impl Cfg {
             let (idom, pre, size) = dom.dom_record(v);
             Dom { idom, pre, size, forward_in: 0, header: false }
         }));
+        self.classify_edges(graph);
+    }
 
+    /// `analyze` of `graph` whose nodes' immediate dominators (node ids) are
+    /// `idom` already, as `make_reducible` tracks them: the engine's depth-
+    /// first search (successors in order, so the same reverse postorder)
+    /// and its tree numbering, but no dominator search. The predecessors
+    /// `LoopForest::fill` reads are listed here.
+    fn analyze_tracked(&mut self, graph: &Graph, idom: &[u32], split: &[bool]) {
+        self.from_known = false;
+        self.own_preds = true;
+        let n = graph.num_nodes();
+        let Cfg { order, pos, dom: doms, pred_start, preds, dfs, .. } = self;
+        reset(pos, n, NONE);
+        order.clear();
+        dfs.clear();
+        // Postorder into `order` (reversed below); meanwhile `pos` counts
+        // each found node's in-edges from reachable nodes (every one is
+        // scanned once).
+        pos[0] = 0;
+        dfs.push((0, graph.edge_start[0]));
+        while let Some(top) = dfs.last_mut() {
+            let (v, next) = *top;
+            if next < graph.edge_start[v as usize + 1] {
+                top.1 += 1;
+                let s = graph.edges[next].to as usize;
+                if pos[s] == NONE {
+                    pos[s] = 1;
+                    dfs.push((s as u32, graph.edge_start[s]));
+                } else {
+                    pos[s] += 1;
+                }
+                continue;
+            }
+            dfs.pop();
+            order.push(v);
+        }
+        order.reverse();
+        let m = order.len();
+        // Predecessor positions by counting sort.
+        reset(pred_start, m + 1, 0);
+        for (i, &v) in order.iter().enumerate() {
+            pred_start[i + 1] = pred_start[i] + pos[v as usize];
+            pos[v as usize] = i as u32;
+        }
+        reset(preds, pred_start[m] as usize, 0);
+        for (i, &v) in order.iter().enumerate() {
+            for e in graph.out(v) {
+                let j = pos[e.to as usize] as usize;
+                // `pred_start[j]` is the fill cursor, back at `j`'s start
+                // once the loop below has run.
+                preds[pred_start[j] as usize] = i as u32;
+                pred_start[j] += 1;
+            }
+        }
+        for i in (0..m).rev() {
+            pred_start[i + 1] = pred_start[i];
+        }
+        pred_start[0] = 0;
+        // The engine's numbering (`number_dom_tree`): sizes summed in
+        // reverse postorder, preorder ranges handed to children in it.
+        doms.clear();
+        doms.extend(order.iter().map(|&v| Dom { idom: pos[idom[v as usize] as usize], pre: 0, size: 1, forward_in: 0, header: false }));
+        doms[0].idom = 0;
+        // A node immediately dominated by a `split` one may now be by the
+        // dispatcher under it: one Cooper–Harvey–Kennedy step over its
+        // forward predecessors (exact in reverse postorder, the graph being
+        // reducible, as every earlier position's idom is final).
+        for i in 1..m {
+            if !split[idom[order[i] as usize] as usize] {
+                continue;
+            }
+            let mut new_idom = NONE;
+            for &p in &preds[pred_start[i] as usize..pred_start[i + 1] as usize] {
+                if p as usize >= i {
+                    continue;
+                }
+                new_idom = if new_idom == NONE {
+                    p
+                } else {
+                    let (mut a, mut b) = (p, new_idom);
+                    while a != b {
+                        while a > b {
+                            a = doms[a as usize].idom;
+                        }
+                        while b > a {
+                            b = doms[b as usize].idom;
+                        }
+                    }
+                    a
+                };
+            }
+            doms[i].idom = new_idom;
+        }
+        for i in (1..m).rev() {
+            let d = doms[i].idom as usize;
+            doms[d].size += doms[i].size;
+        }
+        // `forward_in` holds each position's next free preorder number
+        // meanwhile (`classify_edges` counts it from 0).
+        doms[0].forward_in = 1;
+        for i in 1..m {
+            let d = doms[i].idom as usize;
+            let pre = doms[d].forward_in;
+            doms[d].forward_in += doms[i].size;
+            doms[i].pre = pre;
+            doms[i].forward_in = pre + 1;
+        }
+        for d in doms.iter_mut() {
+            d.forward_in = 0;
+        }
+        self.classify_edges(View::Graph(graph));
+    }
+
+    /// Forward in-edge counts, loop headers and reducibility of the
+    /// analyzed `graph`.
+    // Inlined into `analyze` as it was before `analyze_tracked` shared it.
+    #[inline(always)]
+    fn classify_edges(&mut self, graph: View<'_>) {
+        let Cfg { order, pos, dom: doms, headers, .. } = self;
         let mut reducible = true;
         headers.clear();
         let mut edge = |i: usize, to: u32| {
@@ -774,7 +909,21 @@ impl Cfg {
 /// descends into components holding a bad edge. Adding dispatchers splits
 /// edges but never changes which blocks dominate which, so the bad edges
 /// found up front stay the ones to look for.
-fn make_reducible(graph: &mut Graph, cfg: &Cfg, sc: &mut Irr) -> bool {
+///
+/// With `track` (the graph has no dispatchers yet), `sc.idom` is left with
+/// each reachable node's immediate dominator in the new graph (node ids),
+/// except that a node whose idom is in `sc.split` may now be immediately
+/// dominated by a dispatcher instead (for
+/// `Cfg::analyze_tracked` to settle). Since dominance among the nodes
+/// already there stays, a component's dispatcher is immediately dominated
+/// by its entries' common immediate dominator `D` (outside the component,
+/// as no member dominates an entry), and it in turn immediately dominates
+/// the members whose immediate dominator was outside the component (the
+/// entries among them); the other members keep theirs. Outside the
+/// component only nodes immediately dominated by `D` can change (to the
+/// dispatcher, if every path to them crosses the component): `D` is marked
+/// in `split`.
+fn make_reducible(graph: &mut Graph, cfg: &Cfg, sc: &mut Irr, track: bool) -> bool {
     let budget = 16 * (graph.num_nodes() + graph.edges.len()) + 4096;
     let mut work = 0usize;
     let Irr {
@@ -800,7 +949,18 @@ fn make_reducible(graph: &mut Graph, cfg: &Cfg, sc: &mut Irr) -> bool {
         entry_items,
         exits,
         new_dispatchers,
+        idom,
+        split,
     } = sc;
+    idom.clear();
+    split.clear();
+    if track {
+        idom.resize(graph.num_nodes(), NONE);
+        split.resize(graph.num_nodes(), false);
+        for (i, &v) in cfg.order.iter().enumerate() {
+            idom[v as usize] = cfg.order[cfg.dom[i].idom as usize];
+        }
+    }
 
     // Bad edges (node ids) and their nearest common dominators (positions).
     bad.clear();
@@ -956,6 +1116,18 @@ fn make_reducible(graph: &mut Graph, cfg: &Cfg, sc: &mut Irr) -> bool {
                     }
                 }
                 let d = graph.add_dispatcher_edges(exits);
+                if track {
+                    let top = idom[entry_list[entries[0] as usize] as usize];
+                    let in_comp = |x: u32| sn.get(x as usize).is_some_and(|y| y.stamp == region && y.comp == c as u32);
+                    for &v in members {
+                        if !in_comp(idom[v as usize]) {
+                            idom[v as usize] = d;
+                        }
+                    }
+                    idom.push(top);
+                    split[top as usize] = true;
+                    split.push(false);
+                }
                 new_dispatchers.push(d);
                 regions.push(Region { nodes: reg_nodes.len(), bad: reg_bad.len(), header: d });
                 // An absorbed dispatcher (an entry) leaves the component.
@@ -1039,6 +1211,10 @@ struct Irr {
     entry_items: Vec<u32>,
     exits: Vec<Edge>,
     new_dispatchers: Vec<u32>,
+    /// With `track`: immediate dominator of each node, and whether a
+    /// dispatcher was put under it (see there).
+    idom: Vec<u32>,
+    split: Vec<bool>,
 }
 
 /// A part of the graph still to split into components: its nodes and bad
@@ -1221,14 +1397,25 @@ impl LoopForest {
             // Nothing is read without a header.
             return;
         }
+        if cfg.own_preds {
+            let own = |i: u32| cfg.preds[cfg.pred_start[i as usize] as usize..cfg.pred_start[i as usize + 1] as usize].iter().copied();
+            self.fill_with(cfg, own);
+        } else {
+            // The engine's predecessor lists are by node and without
+            // duplicates, and name unreachable nodes too.
+            let engine = |i: u32| dom.preds(cfg.order[i as usize]).iter().map(|&p| cfg.pos[p as usize]).filter(|&p| p != NONE);
+            self.fill_with(cfg, engine);
+        }
+    }
+
+    /// `fill` with `preds(i)` the positions of position `i`'s reachable
+    /// predecessors (repeats do no harm: enough for walking).
+    fn fill_with<I: Iterator<Item = u32>>(&mut self, cfg: &Cfg, preds: impl Fn(u32) -> I) {
         let m = cfg.len();
         let LoopForest { outer, depth, rep, work } = self;
         // Headers from the innermost (latest in RPO) out: walk back from the
         // back edges' sources; a node already in an inner loop stands for
-        // that whole loop through the union-find `rep`. The engine's
-        // predecessor lists are by node and without duplicates (enough for
-        // walking), and name unreachable nodes too.
-        let preds = |i: u32| dom.preds(cfg.order[i as usize]).iter().map(|&p| cfg.pos[p as usize]).filter(|&p| p != NONE);
+        // that whole loop through the union-find `rep`.
         rep.clear();
         rep.extend(0..m as u32);
         reset(outer, m, NONE);
@@ -2518,6 +2705,59 @@ mod tests {
         let s = check(&succs, 200, 6);
         let dispatchers = code_nodes(&s).iter().filter(|n| matches!(n, Node::Dispatch { .. })).count();
         assert!(dispatchers >= 2, "expected nested dispatchers, got {dispatchers}");
+    }
+
+    #[test]
+    fn tracked_dominators_match_a_fresh_analysis() {
+        // `make_reducible`'s tracked dominators, numbered by
+        // `analyze_tracked`, against the engine's search of the new graph;
+        // the loop forests of both predecessor lists too.
+        let mut rng = Rng(0x5eed_000b);
+        let mut tracked = 0;
+        for g in 0..4000 {
+            let n = 1 + rng.below(60);
+            let succs = if g % 2 == 0 {
+                random_graph(&mut rng, n)
+            } else {
+                let gotos = 1 + rng.below(4);
+                program_with_gotos(&mut rng, n, gotos)
+            };
+            let (start, to) = super::rows(succs.len(), |b| &succs[b as usize]);
+            let plain = super::Succs { start: &start, to: &to };
+            let mut engine = super::DomCfg::default();
+            let mut cfg = super::Cfg::default();
+            cfg.analyze(super::View::Plain(plain), &mut engine, None);
+            if cfg.is_reducible() {
+                continue;
+            }
+            let mut graph = super::Graph::default();
+            graph.own(&mut false, plain);
+            let mut irr = super::Irr::default();
+            if !super::make_reducible(&mut graph, &cfg, &mut irr, true) {
+                continue;
+            }
+            let mut derived = super::Cfg::default();
+            derived.analyze_tracked(&graph, &irr.idom, &irr.split);
+            let mut fresh = super::Cfg::default();
+            fresh.analyze(super::View::Graph(&graph), &mut engine, None);
+            assert!(fresh.is_reducible(), "{succs:?}");
+            assert_eq!(
+                (&derived.order, &derived.pos, &derived.dom, &derived.headers, derived.reducible, derived.has_loops),
+                (&fresh.order, &fresh.pos, &fresh.dom, &fresh.headers, fresh.reducible, fresh.has_loops),
+                "{succs:?}"
+            );
+            let (mut own_loops, mut engine_loops) = (super::LoopForest::default(), super::LoopForest::default());
+            own_loops.fill(&derived, &engine);
+            engine_loops.fill(&fresh, &engine);
+            for &h in &fresh.headers {
+                assert_eq!(own_loops.depth_of(h), engine_loops.depth_of(h), "{succs:?}");
+            }
+            if fresh.has_loops {
+                assert_eq!(own_loops.outer, engine_loops.outer, "{succs:?}");
+            }
+            tracked += 1;
+        }
+        assert!(tracked > 800, "only {tracked} graphs were made reducible");
     }
 
     #[test]
