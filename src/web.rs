@@ -481,9 +481,11 @@ impl BodySplitter {
 
     /// The bytes before the first body (what `BodyTranslator` and
     /// `Stitcher` are made from), once the first function block has begun.
+    /// Copied once, straight into a new JS array (a `Vec` would be copied
+    /// twice: into it, then out of wasm memory).
     #[wasm_bindgen(getter)]
-    pub fn prefix(&self) -> Option<Vec<u8>> {
-        self.inner.prefix().map(<[u8]>::to_vec)
+    pub fn prefix(&self) -> Option<js_sys::Uint8Array> {
+        self.inner.prefix().map(js_sys::Uint8Array::from)
     }
 
     /// Jobs handed out so far.

@@ -430,7 +430,8 @@ fn worker_pool_api_stitches_the_same_module() {
         .map(|h| [h, &pexe[byte_at(h, 16)..byte_at(h, 24)]].concat())
         .collect();
     splitter.finish().unwrap();
-    let prefix = splitter.prefix().expect("the prefix once a body began");
+    let prefix = splitter.prefix().expect("the prefix once a body began").to_vec();
+    assert_eq!(prefix, pexe[..prefix.len()]);
     assert!(!jobs.is_empty());
     let mut results = vec![Vec::new(); jobs.len()];
     for (k, job) in jobs.iter().enumerate().rev() {

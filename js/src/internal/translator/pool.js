@@ -183,7 +183,9 @@ class PoolTranslation {
     this.bytesRead = 0;
     this.fallback = null;
     this.stitcher = null;
-    this.prefixSent = false;
+    // The bytes before the first body, once the splitter has them: read
+    // once, as every read of the getter copies them (261 KB in X).
+    this.prefix = null;
     this.total = null;
     // The queued jobs: the headers buffer holding each one's header, its
     // offset there, and its body's bytes in the file (start, end).
@@ -236,8 +238,7 @@ class PoolTranslation {
     if (this.fallback) return;
     this.pump();
     // Made once the Workers have work: results cannot come before this chunk is split.
-    const prefix = !this.stitcher && this.splitter.prefix;
-    if (prefix) this.start(prefix);
+    if (!this.stitcher && this.prefix) this.start(this.prefix);
     if (!this.fallback) this.report();
   }
 
@@ -249,12 +250,12 @@ class PoolTranslation {
       this.toFallback(e);
       return;
     }
-    if (!this.prefixSent) {
+    if (!this.prefix) {
       const prefix = this.splitter.prefix;
       if (!prefix) return;
       // The Workers make their translators while this thread splits on.
       for (const w of this.workers) w.port.post({ gen: this.gen, prefix, options: this.options });
-      this.prefixSent = true;
+      this.prefix = prefix;
     }
     if (!headers.length) return;
     const q = this.queue;
@@ -431,7 +432,7 @@ class PoolTranslation {
     this.splitter?.free();
     this.stitcher?.free();
     this.fallback?.free();
-    this.splitter = this.stitcher = this.fallback = null;
+    this.splitter = this.stitcher = this.fallback = this.prefix = null;
     this.kept = [];
     this.keptAt = [];
   }
