@@ -291,11 +291,14 @@ impl FunctionVerifier {
                 // The rest: a phi here follows a non-phi.
                 // (Uses in unreachable blocks take the full checks.)
                 let quick = quick && reachable;
-                for (i, inst) in insts[i - start..].iter().enumerate().map(|(k, inst)| (i + k, inst)) {
-                    if quick && cx.quick_ok::<DECODED>(Use { i, pre }, inst, i + 1 == end) {
+                // One counter, the index plus 1, which stays in a register
+                // (an index counted from the block's start was recomputed
+                // and spilled at each instruction: callgrind).
+                for (next, inst) in (i + 1..).zip(&insts[i - start..]) {
+                    if quick && cx.quick_ok::<DECODED>(Use { next, pre }, inst, next == end) {
                         continue;
                     }
-                    let at = At { i, inst, block: Some(b), dom: reachable, pre };
+                    let at = At { i: next - 1, inst, block: Some(b), dom: reachable, pre };
                     cx.check_in_block(&at, end, &layout, phi_scratch, case_values);
                 }
             }
@@ -917,7 +920,8 @@ struct At<'a> {
 /// checks of its operands.
 #[derive(Clone, Copy)]
 struct Use {
-    i: usize,
+    /// The instruction's index plus 1 (the block loop's counter).
+    next: usize,
     /// The block's dominator-tree preorder number.
     pre: u32,
 }
@@ -930,7 +934,7 @@ impl Use {
     #[inline(always)]
     fn reaches(self, l: &Local) -> bool {
         let (dp, ds) = l.dom;
-        (self.pre.wrapping_sub(dp) < ds) & (l.def_at as usize <= self.i)
+        (self.pre.wrapping_sub(dp) < ds) & ((l.def_at as usize) < self.next)
     }
 }
 
@@ -2204,10 +2208,13 @@ fn vector_code(elem: Scalar, lanes: u32) -> TyCode {
     }
 }
 
-/// Whether code `c` stands for type `t`.
+/// Whether code `c` stands for type `t`: `t`'s own code, which for a
+/// scalar is its one byte (where `CODE_TYPES[c] == t` compared the types
+/// field by field, about ten instructions more for each call argument).
 #[inline(always)]
 fn code_is(c: TyCode, t: ValType) -> bool {
-    c < OTHER_CODE && CODE_TYPES[c as usize] == t
+    let tc = ty_code(t);
+    tc == c && tc < OTHER_CODE
 }
 
 #[inline(always)]
@@ -2405,6 +2412,10 @@ mod code_tests {
         for t in types {
             let c = ty_code(t);
             assert_eq!(c < OTHER_CODE, is_valid_value_type(t), "{t}");
+            // `code_is` against the table's type, for every code.
+            for d in 0..=TyCode::MAX {
+                assert_eq!(code_is(d, t), d < OTHER_CODE && CODE_TYPES[d as usize] == t, "{t} code {d}");
+            }
             for align in 0..70 {
                 let ok = is_valid_memory_type(t) && is_allowed_access_alignment(t, align);
                 assert_eq!(access_ok(c, align), ok, "{t} align {align}");
