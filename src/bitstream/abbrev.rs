@@ -76,6 +76,8 @@ struct Simple {
     field: [FastField; 3],
     /// Which of `KNOWN`'s field lists `field` is, if one (`NOT_KNOWN`).
     known: u8,
+    /// Where `(known, code)` is in `KNOWN_RECORDS`, if there (`NOT_KNOWN`).
+    record: u8,
 }
 
 const NOT_SIMPLE: u8 = u8::MAX;
@@ -108,6 +110,33 @@ pub(crate) const KNOWN_FORWARD_TYPE: u8 = 3;
 pub(crate) const KNOWN_ONE_VALUE: u8 = 4;
 pub(crate) const KNOWN_CONSTANT: u8 = 5;
 pub(crate) const KNOWN_ZERO: u8 = 6;
+/// The toolchain's abbreviated records by their field list and literal
+/// code (the block's own record code): what a sink can take by value
+/// (`RecordSink::known`, by index here). An abbreviation knows its index
+/// (`Abbrev::known_record`), so the record fast path dispatches once on it
+/// with the code a constant in each arm, and a sink's match on the code
+/// folds away: no code to load, keep or compare per record.
+pub(crate) const KNOWN_RECORDS: [(u8, u32); 9] = [
+    (KNOWN_LOAD, 20),         // function block LOAD
+    (KNOWN_BINOP_CAST, 2),    // function block BINOP
+    (KNOWN_BINOP_CAST, 3),    // function block CAST
+    (KNOWN_STORE, 24),        // function block STORE
+    (KNOWN_FORWARD_TYPE, 43), // function block FORWARDTYPEREF
+    (KNOWN_ONE_VALUE, 10),    // function block RET
+    (KNOWN_ONE_VALUE, 1),     // constants SETTYPE
+    (KNOWN_CONSTANT, 4),      // constants INTEGER
+    (KNOWN_ZERO, 4),          // constants INTEGER 0
+];
+/// Indices into `KNOWN_RECORDS`.
+pub(crate) const RECORD_LOAD: u8 = 0;
+pub(crate) const RECORD_BINOP: u8 = 1;
+pub(crate) const RECORD_CAST: u8 = 2;
+pub(crate) const RECORD_STORE: u8 = 3;
+pub(crate) const RECORD_FORWARD_TYPE: u8 = 4;
+pub(crate) const RECORD_RET: u8 = 5;
+pub(crate) const RECORD_SETTYPE: u8 = 6;
+pub(crate) const RECORD_INTEGER: u8 = 7;
+pub(crate) const RECORD_ZERO: u8 = 8;
 const _: () = {
     assert!(KNOWN[KNOWN_LOAD as usize].len() == 3);
     assert!(KNOWN[KNOWN_BINOP_CAST as usize].len() == 3);
@@ -153,12 +182,13 @@ const fn packing(fields: &[FastField]) -> (u64, u32) {
 impl Simple {
     fn of(scalars: usize, ops: usize, fast: Option<&FastScalars>) -> Simple {
         const UNUSED: FastField = FastField { mask: 0, hi: 0, width: 0, shift: 0 };
-        let mut s = Simple { code: 0, fields: NOT_SIMPLE, bits: 0, continues: 0, field: [UNUSED; 3], known: NOT_KNOWN };
+        let mut s = Simple { code: 0, fields: NOT_SIMPLE, bits: 0, continues: 0, field: [UNUSED; 3], known: NOT_KNOWN, record: NOT_KNOWN };
         let Some(f) = fast.filter(|f| scalars == ops && f.packed && f.fields.len() <= 3) else { return s };
         let Some(code) = f.first_literal.and_then(|c| u32::try_from(c).ok()) else { return s };
         s.field[..f.fields.len()].copy_from_slice(&f.fields);
         let known = KNOWN.iter().position(|k| *k == &f.fields[..]).map_or(NOT_KNOWN, |i| i as u8);
-        Simple { code, fields: f.fields.len() as u8, bits: f.bits as u8, continues: f.continues, known, ..s }
+        let record = KNOWN_RECORDS.iter().position(|&r| r == (known, code)).map_or(NOT_KNOWN, |i| i as u8);
+        Simple { code, fields: f.fields.len() as u8, bits: f.bits as u8, continues: f.continues, known, record, ..s }
     }
 }
 
@@ -413,6 +443,13 @@ impl Abbrev {
     #[inline(always)]
     pub(crate) fn known(&self) -> (u8, u32) {
         (self.simple.known, self.simple.code)
+    }
+
+    /// Where this abbreviation's record is in `KNOWN_RECORDS` (`NOT_KNOWN`
+    /// for none): its field list and code in one index.
+    #[inline(always)]
+    pub(crate) fn known_record(&self) -> u8 {
+        self.simple.record
     }
 
     /// `read_record` on the fast path: `None` wherever that would not
@@ -807,7 +844,24 @@ mod tests {
             vec![Literal(4), Literal(0)],
         ];
         for ops in toolchain {
-            assert_ne!(Abbrev::new(ops.clone()).unwrap().simple.known, NOT_KNOWN, "{ops:?}");
+            let simple = Abbrev::new(ops.clone()).unwrap().simple;
+            assert_ne!(simple.known, NOT_KNOWN, "{ops:?}");
+            // Each `KNOWN_RECORDS` entry is its field list and code.
+            match KNOWN_RECORDS.iter().position(|&r| r == (simple.known, simple.code)) {
+                Some(i) => assert_eq!(simple.record as usize, i, "{ops:?}"),
+                None => assert_eq!(simple.record, NOT_KNOWN, "{ops:?}"),
+            }
+        }
+        // Every entry is one of the toolchain's abbreviations.
+        for (i, &(known, code)) in KNOWN_RECORDS.iter().enumerate() {
+            let ops: Vec<AbbrevOp> = std::iter::once(Literal(code as u64))
+                .chain(KNOWN[known as usize].iter().map(|f| match (f.width, f.hi != 0) {
+                    (0, _) => Literal(0),
+                    (w, true) => Vbr(w as u32),
+                    (w, false) => Fixed(w as u32),
+                }))
+                .collect();
+            assert_eq!(Abbrev::new(ops.clone()).unwrap().simple.record as usize, i, "{ops:?}");
         }
         for ops in [vec![Literal(2), Vbr(6), Vbr(6), Fixed(3)], vec![Literal(10), Vbr(7)], vec![Vbr(6), Vbr(6)]] {
             assert_eq!(Abbrev::new(ops.clone()).unwrap().simple.known, NOT_KNOWN, "{ops:?}");

@@ -10,7 +10,7 @@
 //! `Parser::fast_records`, the same fast path in a loop with no `Event`.
 
 use super::abbrev::{slots, Abbrev};
-use super::abbrev::{known_fields, KNOWN_CONSTANT, KNOWN_ZERO};
+use super::abbrev::{known_fields, KNOWN_CONSTANT, KNOWN_RECORDS, KNOWN_ZERO};
 use super::cursor::FastBits;
 use super::header::{self, Header, HeaderStatus};
 use super::{abbrev_ids, BitCursor, BitPos, Error, ErrorKind, BLOCKINFO_BLOCK_ID, MODULE_BLOCK_ID};
@@ -629,19 +629,20 @@ pub(crate) trait RecordSink {
     fn bytes_record(&mut self, pos: BitPos, code: u32, ops: &[u64], bytes: &[u8]) -> Result<(), Self::Error> {
         as_values(self, pos, code, ops, bytes)
     }
-    /// Whether records written with the toolchain's abbreviations (the
-    /// `KNOWN` field lists of abbrev.rs) come to `known` first.
+    /// Whether unabbreviated records of one or three values come to
+    /// `plain` first.
     const KNOWN: bool = false;
-    /// Whether `known` also takes `KNOWN_ZERO` (INTEGER 0): only the
-    /// constants block's sink, so the other runs' loops have no such arm.
-    const KNOWN_ZERO: bool = false;
-    /// A record written with `KNOWN[K]`: its code and fields by value
-    /// (the unused ones 0), straight from the bits, with no values
-    /// buffer and no second dispatch on the code for the records a sink
-    /// knows by their shape. `None` leaves the record to `record`.
+    /// The records of abbrev.rs's `KNOWN_RECORDS` (a bit per index) that
+    /// come to `known` first: only these get an arm in the sink's loop.
+    const TAKES: u16 = 0;
+    /// A record written with the toolchain's abbreviation `KNOWN_RECORDS[R]`
+    /// (its field list and code), one that `TAKES` names: its fields by
+    /// value (the unused ones 0), straight from the bits, with no values
+    /// buffer and no dispatch on the code. `None` leaves the record to
+    /// `record`.
     #[inline(always)]
-    fn known<const K: u8>(&mut self, pos: BitPos, code: u32, fields: [u64; 3]) -> Option<Result<(), Self::Error>> {
-        let _ = (pos, code, fields);
+    fn known<const R: u8>(&mut self, pos: BitPos, fields: [u64; 3]) -> Option<Result<(), Self::Error>> {
+        let _ = (pos, fields);
         None
     }
     /// With `Some(code)`, records of that code written with the
@@ -831,31 +832,40 @@ impl<'c> FastCx<'c> {
                 let i = (id - abbrev_ids::FIRST_APPLICATION_ABBREV as u64) as usize;
                 let abbrev = abbrev(i)?;
                 // The toolchain's abbreviations straight to a sink that
-                // takes them (one dispatch on the shape, no values buffer).
-                if S::KNOWN {
-                    let (known, code) = abbrev.known();
-                    // SETBID takes the careful path.
-                    if !NO_BLOCKINFO && f.block_id == BLOCKINFO_BLOCK_ID && code == 1 {
-                        return None;
+                // takes them: one dispatch on the record (field list and
+                // code), the code a constant in each arm, no values buffer.
+                if S::TAKES != 0 {
+                    macro_rules! take {
+                        ($r:literal, $n:literal, $k:literal) => {{
+                            const CODE: u32 = KNOWN_RECORDS[$r].1;
+                            const { assert!(KNOWN_RECORDS[$r].0 == $k) };
+                            // SETBID takes the careful path.
+                            if !NO_BLOCKINFO && f.block_id == BLOCKINFO_BLOCK_ID && CODE == 1 {
+                                return None;
+                            }
+                            if let Some((fields, used)) = known_fields::<$n, $k>(rest.0, rest.1) {
+                                r.skip(used);
+                                *pos = r.pos();
+                                if let Some(taken) = sink.known::<$r>(BitPos(at), fields) {
+                                    return Some(taken.map(|()| (at, id as u32, CODE, 0)));
+                                }
+                                slots(ops, 0, 4)[1..].copy_from_slice(&fields);
+                                return Some(Ok((at, id as u32, CODE, $n + 1)));
+                            }
+                        }};
                     }
-                    let read = match known {
-                        0 => known_fields::<3, 0>(rest.0, rest.1).map(|(f, used)| (sink.known::<0>(BitPos(at), code, f), f, used)),
-                        1 => known_fields::<3, 1>(rest.0, rest.1).map(|(f, used)| (sink.known::<1>(BitPos(at), code, f), f, used)),
-                        2 => known_fields::<3, 2>(rest.0, rest.1).map(|(f, used)| (sink.known::<2>(BitPos(at), code, f), f, used)),
-                        3 => known_fields::<2, 3>(rest.0, rest.1).map(|(f, used)| (sink.known::<3>(BitPos(at), code, f), f, used)),
-                        4 => known_fields::<1, 4>(rest.0, rest.1).map(|(f, used)| (sink.known::<4>(BitPos(at), code, f), f, used)),
-                        5 => known_fields::<1, 5>(rest.0, rest.1).map(|(f, used)| (sink.known::<5>(BitPos(at), code, f), f, used)),
-                        6 if S::KNOWN_ZERO => known_fields::<1, 6>(rest.0, rest.1).map(|(f, used)| (sink.known::<6>(BitPos(at), code, f), f, used)),
-                        _ => None,
-                    };
-                    if let Some((taken, fields, used)) = read {
-                        r.skip(used);
-                        *pos = r.pos();
-                        if let Some(taken) = taken {
-                            return Some(taken.map(|()| (at, id as u32, code, 0)));
-                        }
-                        slots(ops, 0, 4)[1..].copy_from_slice(&fields);
-                        return Some(Ok((at, id as u32, code, known_len(known))));
+                    // The indices and field lists of `KNOWN_RECORDS`.
+                    match abbrev.known_record() {
+                        0 if S::TAKES & 1 << 0 != 0 => take!(0, 3, 0),
+                        1 if S::TAKES & 1 << 1 != 0 => take!(1, 3, 1),
+                        2 if S::TAKES & 1 << 2 != 0 => take!(2, 3, 1),
+                        3 if S::TAKES & 1 << 3 != 0 => take!(3, 3, 2),
+                        4 if S::TAKES & 1 << 4 != 0 => take!(4, 2, 3),
+                        5 if S::TAKES & 1 << 5 != 0 => take!(5, 1, 4),
+                        6 if S::TAKES & 1 << 6 != 0 => take!(6, 1, 4),
+                        7 if S::TAKES & 1 << 7 != 0 => take!(7, 1, 5),
+                        8 if S::TAKES & 1 << 8 != 0 => take!(8, 1, 6),
+                        _ => {}
                     }
                 }
                 if let Some((code, len, used)) = abbrev.read_simple(ops, rest.0, rest.1) {
@@ -950,19 +960,6 @@ impl<'c> FastCx<'c> {
         ops: &mut Vec<u64>,
     ) -> Option<Result<(u64, u32, u32, usize), std::convert::Infallible>> {
         self.record::<false, _>(abbrev, pos, ops, None, &mut None, &mut NoSink)
-    }
-}
-
-/// The number of values (code first) of a record written with `KNOWN[k]`:
-/// the field counts abbrev.rs asserts at compile time. (Reading them from
-/// `KNOWN` itself cost 1.6M instructions on `verify` of xsystem35: the
-/// record loop compiled worse.)
-#[inline(always)]
-fn known_len(k: u8) -> usize {
-    match k {
-        0..=2 => 4,
-        3 => 3,
-        _ => 2,
     }
 }
 

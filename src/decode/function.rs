@@ -3,7 +3,9 @@
 use super::{DecodeError, Decoded};
 use crate::bitstream::{Parser, RecordSink, CONSTANTS_BLOCK_ID, FUNCTION_BLOCK_ID, VALUE_SYMTAB_BLOCK_ID};
 use crate::bitstream::abbrev::{
-    KNOWN_BINOP_CAST, KNOWN_CONSTANT, KNOWN_FORWARD_TYPE, KNOWN_LOAD, KNOWN_ONE_VALUE, KNOWN_STORE, KNOWN_ZERO,
+    KNOWN_BINOP_CAST, KNOWN_CONSTANT, KNOWN_FORWARD_TYPE, KNOWN_LOAD, KNOWN_ONE_VALUE, KNOWN_RECORDS, KNOWN_STORE,
+    KNOWN_ZERO, RECORD_BINOP, RECORD_CAST, RECORD_FORWARD_TYPE, RECORD_INTEGER, RECORD_LOAD, RECORD_RET,
+    RECORD_SETTYPE, RECORD_STORE, RECORD_ZERO,
 };
 use crate::ir::{
     BinOp, Block, BlockId, CastOp, CmpPred, ConstValue, Constant, ForwardType, FuncId, Function, Inst, InstId,
@@ -72,6 +74,23 @@ mod cst {
     pub const INTEGER: u32 = 4;
     pub const FLOAT: u32 = 6;
 }
+
+// The toolchain's records that `known` and `known_const` take, as
+// abbrev.rs lists them: their field lists and these blocks' codes.
+const _: () = {
+    const fn is(r: u8, known: u8, code: u32) -> bool {
+        KNOWN_RECORDS[r as usize].0 == known && KNOWN_RECORDS[r as usize].1 == code
+    }
+    assert!(is(RECORD_LOAD, KNOWN_LOAD, code::LOAD));
+    assert!(is(RECORD_BINOP, KNOWN_BINOP_CAST, code::BINOP));
+    assert!(is(RECORD_CAST, KNOWN_BINOP_CAST, code::CAST));
+    assert!(is(RECORD_STORE, KNOWN_STORE, code::STORE));
+    assert!(is(RECORD_FORWARD_TYPE, KNOWN_FORWARD_TYPE, code::FORWARDTYPEREF));
+    assert!(is(RECORD_RET, KNOWN_ONE_VALUE, code::RET));
+    assert!(is(RECORD_SETTYPE, KNOWN_ONE_VALUE, cst::SETTYPE));
+    assert!(is(RECORD_INTEGER, KNOWN_CONSTANT, cst::INTEGER));
+    assert!(is(RECORD_ZERO, KNOWN_ZERO, cst::INTEGER));
+};
 
 /// `values` as bytes; a value above 255 is an error naming it as `what`.
 pub(crate) fn bytes_of(values: &[u64], pos: BitPos, what: &str) -> Res<Vec<u8>> {
@@ -346,7 +365,11 @@ impl<const CONSTS: bool> RecordSink for BodyRecords<'_, '_, CONSTS> {
     /// The records of the toolchain's abbreviations go straight from the
     /// bits to their instruction or constant.
     const KNOWN: bool = true;
-    const KNOWN_ZERO: bool = CONSTS;
+    const TAKES: u16 = if CONSTS {
+        1 << RECORD_SETTYPE | 1 << RECORD_INTEGER | 1 << RECORD_ZERO
+    } else {
+        1 << RECORD_LOAD | 1 << RECORD_BINOP | 1 << RECORD_CAST | 1 << RECORD_STORE | 1 << RECORD_FORWARD_TYPE | 1 << RECORD_RET
+    };
     const VALUE_RUN: Option<u32> = if CONSTS { Some(cst::INTEGER) } else { None };
     /// PNaCl's writer gives constants blocks 3 bits, function blocks 4.
     const USUAL_WIDTH: u32 = if CONSTS { 3 } else { 4 };
@@ -355,11 +378,11 @@ impl<const CONSTS: bool> RecordSink for BodyRecords<'_, '_, CONSTS> {
         self.body.int_const(pos, value).map(drop)
     }
     #[inline(always)]
-    fn known<const K: u8>(&mut self, pos: BitPos, code: u32, fields: [u64; 3]) -> Option<Res<()>> {
+    fn known<const R: u8>(&mut self, pos: BitPos, fields: [u64; 3]) -> Option<Res<()>> {
         let item = if CONSTS {
-            self.body.known_const::<K>(&self.env, pos, code, fields)
+            self.body.known_const::<R>(&self.env, pos, fields)
         } else {
-            self.body.known::<K>(&self.env, pos, code, fields)
+            self.body.known::<R>(&self.env, pos, fields)
         };
         item.map(|item| item.map(drop))
     }
@@ -676,18 +699,18 @@ impl FunctionState {
     }
 
     /// A record written with one of the toolchain's abbreviations
-    /// (`KNOWN[K]` of abbrev.rs), its fields by value: the function block's
-    /// records of those shapes, decoded as `record` decodes them; `None`
-    /// for any other (then `record` takes it).
+    /// (`KNOWN_RECORDS[R]` of abbrev.rs), its fields by value: the function
+    /// block's records of those shapes, decoded as `record` decodes them;
+    /// `None` for any other (then `record` takes it).
     #[inline(always)]
-    fn known<const K: u8>(&mut self, env: &Env, pos: BitPos, code: u32, f: [u64; 3]) -> Option<Res<BodyItem>> {
-        Some(match (K, code) {
-            (KNOWN_LOAD, code::LOAD) => self.load(env, pos, f[0], f[1], f[2]),
-            (KNOWN_BINOP_CAST, code::BINOP) => self.binop(pos, f[0], f[1], f[2], 0),
-            (KNOWN_BINOP_CAST, code::CAST) => self.cast(env, pos, f[0], f[1], f[2]),
-            (KNOWN_STORE, code::STORE) => self.store(pos, f[0], f[1], f[2]),
-            (KNOWN_ONE_VALUE, code::RET) => self.ret(pos, f[0]),
-            (KNOWN_FORWARD_TYPE, code::FORWARDTYPEREF) => self.forward_type(env, pos, f[0], f[1]),
+    fn known<const R: u8>(&mut self, env: &Env, pos: BitPos, f: [u64; 3]) -> Option<Res<BodyItem>> {
+        Some(match R {
+            RECORD_LOAD => self.load(env, pos, f[0], f[1], f[2]),
+            RECORD_BINOP => self.binop(pos, f[0], f[1], f[2], 0),
+            RECORD_CAST => self.cast(env, pos, f[0], f[1], f[2]),
+            RECORD_STORE => self.store(pos, f[0], f[1], f[2]),
+            RECORD_RET => self.ret(pos, f[0]),
+            RECORD_FORWARD_TYPE => self.forward_type(env, pos, f[0], f[1]),
             _ => return None,
         })
     }
@@ -1102,11 +1125,11 @@ impl FunctionState {
     /// abbreviations (`KNOWN[K]` of abbrev.rs), its field by value: SETTYPE
     /// and INTEGER; `None` for any other (then `constant` takes it).
     #[inline(always)]
-    fn known_const<const K: u8>(&mut self, env: &Env, pos: BitPos, code: u32, f: [u64; 3]) -> Option<Res<BodyItem>> {
-        Some(match (K, code) {
-            (KNOWN_CONSTANT, cst::INTEGER) => self.int_const(pos, f[0]),
-            (KNOWN_ZERO, cst::INTEGER) => self.int_const(pos, 0),
-            (KNOWN_ONE_VALUE, cst::SETTYPE) => self.set_const_type(env, pos, f[0]),
+    fn known_const<const R: u8>(&mut self, env: &Env, pos: BitPos, f: [u64; 3]) -> Option<Res<BodyItem>> {
+        Some(match R {
+            RECORD_INTEGER => self.int_const(pos, f[0]),
+            RECORD_ZERO => self.int_const(pos, 0),
+            RECORD_SETTYPE => self.set_const_type(env, pos, f[0]),
             _ => return None,
         })
     }
