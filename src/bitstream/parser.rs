@@ -380,17 +380,26 @@ impl<'a> Parser<'a> {
         // A copy of the loop for the sink's usual width, where the masks
         // and shifts by it are constants rather than values reloaded per
         // record (not in the package: its size budget).
+        // Within it, one more for bytes held from the file's start (the
+        // whole file, as the CLI reads it), where a record's position
+        // needs no base added: one value fewer live in the loop.
         #[cfg(not(target_arch = "wasm32"))]
         if S::USUAL_WIDTH != 0 && self.core.top.abbrev_width == S::USUAL_WIDTH {
-            return self.fast_records_of_width::<S, true>(each);
+            if self.base == 0 {
+                return self.fast_records_of_width::<S, true, true>(each);
+            }
+            return self.fast_records_of_width::<S, true, false>(each);
         }
-        self.fast_records_of_width::<S, false>(each)
+        self.fast_records_of_width::<S, false, false>(each)
     }
 
     /// `fast_records`, with `USUAL` when the block's abbreviation width is
-    /// `S::USUAL_WIDTH`.
+    /// `S::USUAL_WIDTH` and `FROM_START` when `self.base` is 0.
     #[inline(always)]
-    fn fast_records_of_width<S: RecordSink, const USUAL: bool>(&mut self, each: &mut S) -> Result<(), S::Error> {
+    fn fast_records_of_width<S: RecordSink, const USUAL: bool, const FROM_START: bool>(
+        &mut self,
+        each: &mut S,
+    ) -> Result<(), S::Error> {
         let Core { top, blockinfo, stack, ops, pos, ops_len, bytes, .. } = &mut self.core;
         // BLOCKINFO's records are left to the careful path (SETBID), so
         // the run's records need no check for it.
@@ -398,7 +407,8 @@ impl<'a> Parser<'a> {
             return Ok(());
         }
         let width = if USUAL { S::USUAL_WIDTH } else { top.abbrev_width };
-        let cx = FastCx::new(&self.data, self.base, Top { abbrev_width: width, ..*top });
+        let base = if FROM_START { 0 } else { self.base };
+        let cx = FastCx::new(&self.data, base, Top { abbrev_width: width, ..*top });
         // The block's abbreviations found once for the run.
         let inherited = match top.inherited {
             0 => &[][..],
@@ -1546,6 +1556,54 @@ mod tests {
         }
         assert_eq!(of_width::<3>(&bytes), expected);
         assert_eq!(of_width::<5>(&bytes), expected);
+        // The same copy over bytes held from a later start (`base` > 0, as
+        // the parallel translators and the package resume a body's block),
+        // where it adds the base to each position: each block in the
+        // module resumed from its own bytes, against the events of a
+        // whole read inside it.
+        fn resumed<const W: u32>(bytes: &[u8]) -> (Vec<String>, Vec<String>) {
+            let mut ranges = Vec::new();
+            let mut p = Parser::new(bytes);
+            loop {
+                match p.next_event().unwrap() {
+                    Event::EnterBlock { block_id, .. } if block_id != MODULE_BLOCK_ID && block_id != BLOCKINFO_BLOCK_ID => {
+                        ranges.push(p.skip_block().unwrap().unwrap())
+                    }
+                    Event::End => break,
+                    _ => {}
+                }
+            }
+            let mut expected = Vec::new();
+            let mut p = Parser::new(bytes);
+            loop {
+                match p.next_event().unwrap() {
+                    Event::Record { pos, code, ops, .. } if ranges.iter().any(|r| r.body <= pos && pos < r.end) => {
+                        expected.push(format!("{pos:?} {code} {ops:?}"))
+                    }
+                    Event::End => break,
+                    _ => {}
+                }
+            }
+            let mut sink = OfWidth::<W>(Collect(Vec::new(), usize::MAX));
+            for range in ranges {
+                let base = range.enter.0 / 32 * 4;
+                assert!(base > 0);
+                let mut p = Parser::resume_block_at(&bytes[base as usize..], base, range, p.blockinfo());
+                loop {
+                    p.fast_records(&mut sink).unwrap();
+                    match p.next_event().unwrap() {
+                        Event::Record { pos, code, ops, .. } => sink.0 .0.push(format!("{pos:?} {code} {ops:?}")),
+                        Event::End => break,
+                        _ => {}
+                    }
+                }
+            }
+            (sink.0 .0, expected)
+        }
+        for (got, expected) in [resumed::<3>(&bytes), resumed::<5>(&bytes)] {
+            assert!(expected.len() >= 900, "{}", expected.len());
+            assert_eq!(got, expected);
+        }
         // Refusing the 100th record (or the first after it that a run
         // reads): the run stops there, and the parser goes on after it.
         // Both loops end at the input's end, so a run that never refuses
