@@ -1538,6 +1538,30 @@ mod tests {
         read_all(&bytes, &mut sink, |s| &mut s.0 .0);
         assert_eq!(sink.0 .0, expected);
         assert!(sink.1 > 20, "{} records by the value run", sink.1);
+        // The same with the toolchain's records taken by value (`known`,
+        // one arm per `KNOWN_RECORDS` entry, its code a constant there),
+        // every other of them handed back to `record` instead.
+        struct Known(Collect, usize);
+        impl RecordSink for Known {
+            type Error = BitPos;
+            fn record(&mut self, pos: BitPos, code: u32, ops: &[u64]) -> Result<(), BitPos> {
+                self.0.record(pos, code, ops)
+            }
+            const TAKES: u16 = (1 << KNOWN_RECORDS.len()) - 1;
+            fn known<const R: u8>(&mut self, pos: BitPos, fields: [u64; 3]) -> Option<Result<(), BitPos>> {
+                // Each entry's field count (abbrev.rs asserts them).
+                const FIELDS: [usize; 9] = [3, 3, 3, 3, 2, 1, 1, 1, 1];
+                self.1 += 1;
+                if self.1 % 2 == 0 {
+                    return None;
+                }
+                Some(self.0.record(pos, KNOWN_RECORDS[R as usize].1, &fields[..FIELDS[R as usize]]))
+            }
+        }
+        let mut sink = Known(Collect(Vec::new(), usize::MAX), 0);
+        read_all(&bytes, &mut sink, |s| &mut s.0 .0);
+        assert_eq!(sink.0 .0, expected);
+        assert!(sink.1 > 100, "{} records by their known abbreviation", sink.1);
         // The same through the loop's copy for a usual width, for each
         // width the module's blocks have (3 and 5; a block of another
         // width takes the general loop).
