@@ -114,6 +114,10 @@ impl<'a> Fx<'a> {
         // free per body otherwise): taken and given back empty, retyped
         // by an in-place collect, which keeps the buffer (one layout).
         let mut work: Vec<Work<'_>> = std::mem::take(&mut self.b.work).into_iter().filter_map(|_| None).collect();
+        // The instructions' records, out of the buffers while the body is
+        // emitted (nothing writes them now): each instruction's is read in
+        // place, not copied out of `self` before code is written.
+        let insts = std::mem::take(&mut self.b.insts);
         work.push(Work::Nodes(tree.nodes_of(body), None));
         while let Some(item) = work.pop() {
             match item {
@@ -125,7 +129,7 @@ impl<'a> Fx<'a> {
                         work.push(Work::Nodes(rest, fall));
                         None
                     };
-                    self.emit_node(tree, node, node_fall, &mut work);
+                    self.emit_node(tree, node, node_fall, &mut work, &insts);
                 }
                 Work::End => self.close(),
                 Work::EndLoop(li) => {
@@ -137,7 +141,7 @@ impl<'a> Fx<'a> {
                     self.b.code.push(0x05); // else
                     self.terminal = false;
                 }
-                Work::Exit(from, exit, fall) => self.emit_exit(tree, from, exit, fall, &mut work),
+                Work::Exit(from, exit, fall) => self.emit_exit(tree, from, exit, fall, &mut work, &insts),
                 Work::OutlineEnd => self.end_outline(),
                 Work::LoopCopy(label, body, fall) => {
                     self.in_loop_copy += 1;
@@ -150,9 +154,17 @@ impl<'a> Fx<'a> {
             }
         }
         self.b.work = work.into_iter().filter_map(|_| None).collect();
+        self.b.insts = insts;
     }
 
-    fn emit_node<'t>(&mut self, tree: &'t Structured, node: &'t Node, fall: Fall, work: &mut Vec<Work<'t>>) {
+    fn emit_node<'t>(
+        &mut self,
+        tree: &'t Structured,
+        node: &'t Node,
+        fall: Fall,
+        work: &mut Vec<Work<'t>>,
+        insts: &[InstInfo],
+    ) {
         match *node {
             Node::Block { label, body } => {
                 self.open(label.0, false);
@@ -178,7 +190,7 @@ impl<'a> Fx<'a> {
                 }
                 work.push(Work::Nodes(tree.nodes_of(body), fall));
             }
-            Node::Basic { block, exits } => self.emit_basic(block, tree.exits_of(exits), fall, work),
+            Node::Basic { block, exits } => self.emit_basic(block, tree.exits_of(exits), fall, work, insts),
             Node::Dispatch { var, exits } => {
                 let Some(&local) = self.b.dispatch_locals.get(var as usize) else {
                     self.bug("dispatch variable out of range");
@@ -189,7 +201,8 @@ impl<'a> Fx<'a> {
         }
     }
 
-    fn emit_basic<'t>(&mut self, vb: u32, exits: &'t [Exit], fall: Fall, work: &mut Vec<Work<'t>>) {
+    /// `insts`: the instructions' analysis records (`Buffers::insts`).
+    fn emit_basic<'t>(&mut self, vb: u32, exits: &'t [Exit], fall: Fall, work: &mut Vec<Work<'t>>, insts: &[InstInfo]) {
         let Some(&info) = self.b.vblocks.get(vb as usize) else {
             self.bug("structured block out of range");
             return;
@@ -212,12 +225,12 @@ impl<'a> Fx<'a> {
         let f = self.f;
         let first = info.after_phis as usize;
         // Each instruction is a position (`locals.rs`). Its record is read
-        // once, a copy: emission's writes would make the compiler load it
-        // again from the buffers for each use.
-        for (k, inst) in (first..).zip(f.insts.get(first..last).unwrap_or(&[])) {
-            let Some(&ki) = self.b.insts.get(k) else { break };
-            if ki.emit {
-                self.emit_inst(k, inst, &ki);
+        // in place from `insts` (out of the buffers): a copy out of `self`
+        // was needed while emission's writes could have changed it.
+        let code = f.insts.get(first..last).unwrap_or(&[]);
+        for (k, (inst, info)) in (first..).zip(code.iter().zip(insts.get(first..last).unwrap_or(&[]))) {
+            if info.emit {
+                self.emit_inst(k, inst, info);
                 self.pos += 1;
             }
         }
@@ -232,7 +245,7 @@ impl<'a> Fx<'a> {
         // Only what a terminator's code reads of its record: it starts no
         // folded tree (it has no result), so it has no pre-pushes of its
         // own, only its pushes (`emit_pushes` without the list).
-        let InstInfo { push_start, own_from, push_end, emit, lowering, prepush_head, .. } = self.b.insts[last];
+        let InstInfo { push_start, own_from, push_end, emit, lowering, prepush_head, .. } = insts[last];
         debug_assert_eq!(prepush_head, NONE, "pre-pushes before a terminator");
         if own_from > push_start && self.has_prepushed(push_start, own_from) {
             self.touch_prepushed(push_start, own_from);
@@ -302,9 +315,17 @@ impl<'a> Fx<'a> {
         self.b.has_phis.get(target as usize).copied().unwrap_or(false)
     }
 
-    fn emit_exit<'t>(&mut self, tree: &'t Structured, from: u32, e: &'t Exit, fall: Fall, work: &mut Vec<Work<'t>>) {
+    fn emit_exit<'t>(
+        &mut self,
+        tree: &'t Structured,
+        from: u32,
+        e: &'t Exit,
+        fall: Fall,
+        work: &mut Vec<Work<'t>>,
+        insts: &[InstInfo],
+    ) {
         if from != NONE {
-            self.emit_phi_copies(from, e.target);
+            self.emit_phi_copies(from, e.target, insts);
             // The edge's position (`locals.rs`).
             self.pos += 1;
         }
@@ -328,7 +349,7 @@ impl<'a> Fx<'a> {
     }
 
     /// The parallel copy `phi_i := incoming_i(from)` of the phis of `target`.
-    fn emit_phi_copies(&mut self, from: u32, target: u32) {
+    fn emit_phi_copies(&mut self, from: u32, target: u32, insts: &[InstInfo]) {
         if !self.edge_has_copies(target) {
             return;
         }
@@ -338,7 +359,7 @@ impl<'a> Fx<'a> {
         let tv = self.b.vblocks[target as usize];
         let tb = tv.orig;
         // Sources already pushed by the block's `br` (see `plan_copies`).
-        let planned = fv.term == Term::Real && self.b.insts[fv.end as usize - 1].copies_planned;
+        let planned = fv.term == Term::Real && insts[fv.end as usize - 1].copies_planned;
         let (s, e) = self.edge_copies(pred, tb);
         if self.virtual_locals {
             // The dry walk's touches: every copy, at the edge's position
