@@ -361,9 +361,13 @@ impl<'a> Fx<'a> {
         // Sources already pushed by the block's `br` (see `plan_copies`).
         let planned = fv.term == Term::Real && insts[fv.end as usize - 1].copies_planned;
         let (s, e) = self.edge_copies(pred, tb);
-        if self.virtual_locals {
-            // The dry walk's touches: every copy, at the edge's position
-            // (a planned one's sources were pushed at the `br`'s).
+        // The dry walk's touches: every copy, source then phi, at the
+        // edge's position. A source is touched where it is pushed below
+        // (a value with a local, the only kind whose interval is read),
+        // so only a planned copy's, pushed at the `br`'s, are touched
+        // here, with its phi.
+        let touch = self.virtual_locals;
+        if touch && planned {
             self.touch_copies_here(s, e);
         }
         // Does a source read a phi of this block? The phis open it (the
@@ -389,6 +393,11 @@ impl<'a> Fx<'a> {
                     let (dv, src) = self.b.edge_copies[c];
                     if self.phi_local(dv).is_some() {
                         self.push_value(src);
+                    } else if touch {
+                        self.touch_source(src);
+                    }
+                    if touch {
+                        self.touch_phi_def(dv);
                     }
                 }
             }
@@ -406,8 +415,16 @@ impl<'a> Fx<'a> {
                     self.push_value(src);
                     self.local_op(0x21, dl); // local.set
                     any = true;
+                } else if touch {
+                    self.touch_source(src);
+                }
+                if touch {
+                    self.touch_phi_def(dv);
                 }
             }
+        }
+        if cfg!(any(test, debug_assertions)) && touch && !planned {
+            self.check_sources_touched(s, e);
         }
         if any {
             self.terminal = false;

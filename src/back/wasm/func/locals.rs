@@ -416,6 +416,38 @@ impl<'a> Fx<'a> {
         }
     }
 
+    /// The source `src` of an edge's phi copy, not pushed (its phi has no
+    /// local), at the current position (as [`touch_copy_range`] does).
+    pub(super) fn touch_source(&mut self, src: ValueId) {
+        self.touch_value(src.0.wrapping_sub(self.f.first_local));
+    }
+
+    /// The phi `dv` an edge's copy defines, at the current position (as
+    /// [`touch_copy_range`] does, after its source).
+    #[inline(always)]
+    pub(super) fn touch_phi_def(&mut self, dv: ValueId) {
+        let i = dv.0.wrapping_sub(self.f.first_local);
+        let p = self.pos;
+        let lb = &mut self.b.locals;
+        if let Some(l) = lb.live.get_mut(i as usize) {
+            l.touch_def(p, i, &mut lb.started);
+        }
+    }
+
+    /// Checks what `emit_phi_copies` relies on to touch the sources of
+    /// copies `b.edge_copies[s..e]` by pushing them: each source the scan
+    /// reads (one with a [`VIRTUAL`] local) was touched at the current
+    /// position.
+    pub(super) fn check_sources_touched(&self, s: usize, e: usize) {
+        let first = self.f.first_local;
+        for &(_, src) in &self.b.edge_copies[s..e] {
+            let i = src.0.wrapping_sub(first) as usize;
+            if let (Some(Kind::Local(l)), Some(live)) = (self.b.vals.get(i).map(|v| v.kind), self.b.locals.live.get(i)) {
+                assert!(l < VIRTUAL || live.end == self.pos, "phi copy source %v{} not touched at its edge", src.0);
+            }
+        }
+    }
+
     /// Copies `b.edge_copies[s..e]` at the current position.
     pub(super) fn touch_copies_here(&mut self, s: usize, e: usize) {
         let b = &mut *self.b;
