@@ -641,7 +641,7 @@ pub(crate) trait RecordSink {
     }
     /// Whether unabbreviated records of one or three values come to
     /// `plain` first.
-    const KNOWN: bool = false;
+    const PLAIN: bool = false;
     /// The records of abbrev.rs's `KNOWN_RECORDS` (a bit per index) that
     /// come to `known` first: only these get an arm in the sink's loop.
     const TAKES: u16 = 0;
@@ -675,7 +675,7 @@ pub(crate) trait RecordSink {
         }
     }
     /// An unabbreviated record of `N` (1 or 3) values, by value (the
-    /// unused ones 0), for a sink with `KNOWN`; `None` leaves it to
+    /// unused ones 0), for a sink with `PLAIN`; `None` leaves it to
     /// `record`.
     #[inline(always)]
     fn plain<const N: usize>(&mut self, pos: BitPos, code: u32, values: [u64; 3]) -> Option<Result<(), Self::Error>> {
@@ -801,7 +801,7 @@ impl<'c> FastCx<'c> {
                 }
                 // A record of one or three values (a branch, a compare) to
                 // a sink that takes it by value, with no values buffer.
-                if S::KNOWN && (n == 1 || n == 3) {
+                if S::PLAIN && (n == 1 || n == 3) {
                     let a = r.vbr6_held(&mut held)?;
                     let (taken, v) = if n == 1 {
                         (sink.plain::<1>(BitPos(at), code32, [a, 0, 0]), [a, 0, 0])

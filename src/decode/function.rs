@@ -364,7 +364,7 @@ impl<const CONSTS: bool> RecordSink for BodyRecords<'_, '_, CONSTS> {
     }
     /// The records of the toolchain's abbreviations go straight from the
     /// bits to their instruction or constant.
-    const KNOWN: bool = true;
+    const PLAIN: bool = true;
     const TAKES: u16 = if CONSTS {
         1 << RECORD_SETTYPE | 1 << RECORD_INTEGER | 1 << RECORD_ZERO
     } else {
