@@ -884,23 +884,28 @@ impl Cfg {
 // called out of line from `idom_pass` too, which cost translate -j1 X
 // 0.4M instructions (callgrind).
 #[inline(always)]
-fn intersect(node: &[Node], mut a: u32, mut b: u32, steps: &mut u64) -> u32 {
+fn intersect(node: &[Node], mut a: u32, b: u32, steps: &mut u64) -> u32 {
     // Each side climbs while it is later in reverse postorder than the
-    // other, whose number stays put meanwhile.
-    let (mut ra, mut rb) = (node[a as usize].rpo, node[b as usize].rpo);
-    while a != b {
-        while ra > rb {
-            a = node[a as usize].idom;
-            ra = node[a as usize].rpo;
+    // other, whose number stays put meanwhile. Each side's record is held,
+    // so a step is one indexed load (its idom's record) where reading the
+    // idom and then its number by index tested both; the sides meet when
+    // their numbers do (blocks with dominators have distinct numbers), so
+    // only `a`'s block is followed.
+    let (mut na, mut nb) = (&node[a as usize], &node[b as usize]);
+    loop {
+        while na.rpo > nb.rpo {
+            a = na.idom;
+            na = &node[a as usize];
             *steps += 1;
         }
-        while rb > ra {
-            b = node[b as usize].idom;
-            rb = node[b as usize].rpo;
+        while nb.rpo > na.rpo {
+            nb = &node[nb.idom as usize];
             *steps += 1;
+        }
+        if na.rpo == nb.rpo {
+            return a;
         }
     }
-    a
 }
 
 #[cfg(not(target_arch = "wasm32"))]
