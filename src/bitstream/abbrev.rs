@@ -101,8 +101,9 @@ const KNOWN: [&[FastField]; 7] = [
     &fields_of([(0, false)]),
 ];
 
-/// Indices into `KNOWN` that a sink names (`RecordSink::known`), by the
-/// records written with each; the asserts hold each to its field count.
+/// Indices into `KNOWN` (the field lists), by the records written with
+/// each; the asserts hold each to its field count. A sink names the
+/// records it takes by their `KNOWN_RECORDS` index (`RecordSink::TAKES`).
 pub(crate) const KNOWN_LOAD: u8 = 0;
 pub(crate) const KNOWN_BINOP_CAST: u8 = 1;
 pub(crate) const KNOWN_STORE: u8 = 2;
