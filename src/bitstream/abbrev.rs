@@ -408,13 +408,13 @@ impl Abbrev {
         let out: &mut [u64; 4] = slots(buf, 0, 4).try_into().ok()?;
         // The toolchain's abbreviations with their fields as constants.
         let used = match s.known {
-            0 => read_known::<3, 0>(word, avail, &mut out[1..]),
-            1 => read_known::<3, 1>(word, avail, &mut out[1..]),
-            2 => read_known::<3, 2>(word, avail, &mut out[1..]),
-            3 => read_known::<2, 3>(word, avail, &mut out[1..]),
-            4 => read_known::<1, 4>(word, avail, &mut out[1..]),
-            5 => read_known::<1, 5>(word, avail, &mut out[1..]),
-            6 => read_known::<1, 6>(word, avail, &mut out[1..]),
+            0 => read_known::<3, 0, false>(word, avail, &mut out[1..]),
+            1 => read_known::<3, 1, false>(word, avail, &mut out[1..]),
+            2 => read_known::<3, 2, false>(word, avail, &mut out[1..]),
+            3 => read_known::<2, 3, false>(word, avail, &mut out[1..]),
+            4 => read_known::<1, 4, false>(word, avail, &mut out[1..]),
+            5 => read_known::<1, 5, false>(word, avail, &mut out[1..]),
+            6 => read_known::<1, 6, false>(word, avail, &mut out[1..]),
             _ => None,
         };
         if s.known != NOT_KNOWN {
@@ -735,7 +735,7 @@ fn fields_in_word_n<const N: usize>(word: u64, avail: u32, fields: &[FastField],
 /// `Abbrev::read_simple`'s reading of `KNOWN[K]` (`N` fields) into the
 /// first `N` of `out`: its fields, continuation bits and size constants.
 #[inline(always)]
-fn read_known<const N: usize, const K: usize>(word: u64, avail: u32, out: &mut [u64]) -> Option<u32> {
+fn read_known<const N: usize, const K: usize, const TWO: bool>(word: u64, avail: u32, out: &mut [u64]) -> Option<u32> {
     let fields: &[FastField; N] = KNOWN[K].try_into().ok()?;
     let out: &mut [u64; N] = out.get_mut(..N)?.try_into().ok()?;
     let (continues, bits) = const { packing(KNOWN[K]) };
@@ -744,6 +744,21 @@ fn read_known<const N: usize, const K: usize>(word: u64, avail: u32, out: &mut [
             out[k] = (word >> fields[k].shift) & fields[k].mask;
         }
         return Some(bits);
+    }
+    // With `TWO`: operands 32 to 1023 values back (a constant, from a long
+    // body) take two chunks. The usual such layout (`TWO_CHUNKS`) is told
+    // by one mask test and read with constant shifts, as above; anything
+    // else takes the general reading.
+    if TWO {
+        let l = const { two_chunk_layout(KNOWN[K], TWO_CHUNKS[K]) };
+        if l.bits != 0 && word & l.test == l.expect && l.bits <= avail {
+            for k in 0..N {
+                let f = fields[k];
+                let x = word >> l.shift[k];
+                out[k] = (x & f.mask & !f.hi) | ((x >> f.width) & l.second[k]) << (f.width.max(1) - 1);
+            }
+            return Some(l.bits);
+        }
     }
     fields_in_word_n::<N>(word, avail, fields, out)
 }
@@ -754,8 +769,62 @@ fn read_known<const N: usize, const K: usize>(word: u64, avail: u32, out: &mut [
 #[inline(always)]
 pub(crate) fn known_fields<const N: usize, const K: usize>(word: u64, avail: u32) -> Option<([u64; 3], u32)> {
     let mut out = [0; 3];
-    let used = read_known::<N, K>(word, avail, &mut out)?;
+    let used = read_known::<N, K, true>(word, avail, &mut out)?;
     Some((out, used))
+}
+
+/// For each of `KNOWN`'s field lists, the one set of fields (a bit per
+/// field) of two chunks that `known_fields` tells apart by a mask test:
+/// a relative operand 32 values back or more, mostly a constant (the
+/// second operand of a binary operator or a store) or a pointer (a load's).
+/// One only: with more, the compiler merged their readings into one with
+/// shifts and masks loaded from a table, dearer than the general reading.
+/// None (0) for FORWARDTYPEREF (an absolute value id, of three chunks or
+/// more in a sizeable module) or the constants' lists (read by the sink's
+/// value run).
+const TWO_CHUNKS: [u8; 7] = [0b001, 0b010, 0b010, 0, 0b1, 0, 0];
+
+/// A layout of a `KNOWN` field list with some of its VBR fields of exactly
+/// two chunks and the rest of one (`bits` 0 for none).
+#[derive(Clone, Copy)]
+struct TwoChunkLayout {
+    /// The continuation bits of every chunk (`test`) and which of them
+    /// are set (`expect`): the first chunk's of each two-chunk field.
+    test: u64,
+    expect: u64,
+    /// Where each field starts.
+    shift: [u32; 3],
+    /// The mask of a field's second chunk's payload (0 for one chunk).
+    second: [u64; 3],
+    bits: u32,
+}
+
+/// The layout of `fields` for the set `two` (`bits` 0 for none), at
+/// compile time.
+const fn two_chunk_layout(fields: &[FastField], two: u8) -> TwoChunkLayout {
+    let mut l = TwoChunkLayout { test: 0, expect: 0, shift: [0; 3], second: [0; 3], bits: 0 };
+    if two == 0 {
+        return l;
+    }
+    let mut k = 0;
+    while k < fields.len() {
+        let f = fields[k];
+        l.shift[k] = l.bits;
+        let chunks = if two & 1 << k != 0 { 2 } else { 1 };
+        if f.hi != 0 {
+            l.test |= f.hi << l.bits;
+            if chunks == 2 {
+                l.expect |= f.hi << l.bits;
+                l.test |= f.hi << (l.bits + f.width as u32);
+                l.second[k] = f.mask & !f.hi;
+            }
+        } else {
+            assert!(chunks == 1, "a fixed field has one chunk");
+        }
+        l.bits += chunks * f.width as u32;
+        k += 1;
+    }
+    l
 }
 
 /// `buf[from..from + n]`, growing `buf` first if it is shorter. The record
@@ -825,6 +894,54 @@ fn write_scalar(op: AbbrevOp, w: &mut BitWriter, v: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `known_fields`' two-chunk layouts read what the general path
+    /// (`read_known` without them: the one-chunk test, then
+    /// `fields_in_word_n`) reads, on words of fields of one to three
+    /// chunks followed by random bits, for every `avail`.
+    #[test]
+    fn two_chunk_layouts_agree_with_the_general_path() {
+        fn check<const N: usize, const K: usize>(rng: &mut impl FnMut(u64) -> u64) {
+            for _ in 0..20_000 {
+                let mut word = 0u64;
+                let mut bits = 0u32;
+                for f in KNOWN[K] {
+                    let w = f.width as u32;
+                    if f.hi == 0 {
+                        word |= rng(1 << w) << bits;
+                        bits += w;
+                        continue;
+                    }
+                    let chunks = 1 + rng(3) as u32;
+                    for c in 0..chunks {
+                        let more = if c + 1 < chunks { f.hi } else { 0 };
+                        word |= (rng(f.hi) | more) << bits;
+                        bits += w;
+                    }
+                }
+                // Random bits past the fields (and now and then in place of them).
+                if bits < 64 {
+                    word |= rng(u64::MAX) << bits;
+                }
+                if rng(8) == 0 {
+                    word = rng(u64::MAX);
+                }
+                for avail in 0..=57 {
+                    let mut general = [0; 3];
+                    let want = read_known::<N, K, false>(word, avail, &mut general).map(|used| (general, used));
+                    assert_eq!(known_fields::<N, K>(word, avail), want, "K {K}, word {word:#x}, avail {avail}");
+                }
+            }
+        }
+        let mut rng = crate::test_rng(0x2c4d_1e37);
+        check::<3, 0>(&mut rng);
+        check::<3, 1>(&mut rng);
+        check::<3, 2>(&mut rng);
+        check::<2, 3>(&mut rng);
+        check::<1, 4>(&mut rng);
+        check::<1, 5>(&mut rng);
+        check::<1, 6>(&mut rng);
+    }
 
     /// The toolchain's abbreviations (as in every pexe's BLOCKINFO) are
     /// `KNOWN` field lists, so the record fast path reads them with
