@@ -782,11 +782,12 @@ impl<'c> FastCx<'c> {
                 // `ops` below (a one-chunk code needs no check).
                 let (code, code32, n, mut held) = if rest.0 & (32 | 32 << 6) == 0 && rest.1 >= 12 {
                     r.skip(12);
+                    // No check of the count against the bits left: it is
+                    // below 32 (so the values buffer stays small), and every
+                    // chunk is read from a load that lies wholly in `data`,
+                    // so values that do not fit there fail a load and give
+                    // up (`None`, nothing moved) as that check did.
                     let n = (rest.0 >> 6) & 31;
-                    // No overflow: n < 32.
-                    if n * 6 > r.remaining() {
-                        return None;
-                    }
                     (rest.0 & 31, (rest.0 & 31) as u32, n, (rest.0 >> 12, self.held_chunks))
                 } else {
                     let (code, n) = (r.vbr6()?, r.vbr6()?);
