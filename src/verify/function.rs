@@ -295,7 +295,8 @@ impl FunctionVerifier {
                 // (an index counted from the block's start was recomputed
                 // and spilled at each instruction: callgrind).
                 for (next, inst) in (i + 1..).zip(&insts[i - start..]) {
-                    if quick && cx.quick_ok::<DECODED>(Use { next, pre }, inst, next == end) {
+                    // (`next` is at most the block's end, a `u32`.)
+                    if quick && cx.quick_ok::<DECODED>(Use { next: next as u32, pre }, inst, next == end) {
                         continue;
                     }
                     let at = At { i: next - 1, inst, block: Some(b), dom: reachable, pre };
@@ -920,8 +921,10 @@ struct At<'a> {
 /// checks of its operands.
 #[derive(Clone, Copy)]
 struct Use {
-    /// The instruction's index plus 1 (the block loop's counter).
-    next: usize,
+    /// The instruction's index plus 1 (the block loop's counter), as wide
+    /// as `Local::def_at`: compared with it in one instruction, where a
+    /// `usize` needed it loaded and widened first.
+    next: u32,
     /// The block's dominator-tree preorder number.
     pre: u32,
 }
@@ -934,7 +937,7 @@ impl Use {
     #[inline(always)]
     fn reaches(self, l: &Local) -> bool {
         let (dp, ds) = l.dom;
-        (self.pre.wrapping_sub(dp) < ds) & ((l.def_at as usize) < self.next)
+        (self.pre.wrapping_sub(dp) < ds) & (l.def_at < self.next)
     }
 }
 
