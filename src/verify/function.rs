@@ -299,8 +299,7 @@ impl FunctionVerifier {
                     if quick && cx.quick_ok::<DECODED>(Use { next: next as u32, pre }, inst, next == end) {
                         continue;
                     }
-                    let at = At { i: next - 1, inst, block: Some(b), dom: reachable, pre };
-                    cx.check_in_block(&at, end, &layout, phi_scratch, case_values);
+                    cx.check_in_block(At { i: next, inst, block: Some(b), dom: reachable, pre }, end, &layout, phi_scratch, case_values);
                 }
             }
         } else {
@@ -1526,16 +1525,22 @@ impl Cx<'_> {
     /// before `end`, where the quick ones did not decide. Out of line and
     /// cold: inlined, it left the quick loop short of registers (its
     /// locals reloaded from the stack per instruction).
+    ///
+    /// `at.i` is the loop's counter, the index plus 1, made the index here:
+    /// when the loop made it, it kept the counter's last value on the stack
+    /// for it, a store per instruction (callgrind).
     #[cold]
     #[inline(never)]
     fn check_in_block(
         &mut self,
-        at: &At<'_>,
+        mut at: At<'_>,
         end: usize,
         layout: &Layout<'_>,
         phi_scratch: &mut PhiScratch,
         case_values: &mut Vec<i64>,
     ) {
+        at.i -= 1;
+        let at = &at;
         if matches!(at.inst.kind, InstKind::Phi { .. }) {
             self.err(at, "phi is not at the start of its block (only phis may precede it)".into());
         }
