@@ -1115,6 +1115,37 @@ fn phis_after_duplicate_switch_edges() {
     assert_eq!(out, want);
 }
 
+/// A computation repeated in a block is reused from that block only: the
+/// table of pure computations is cleared when a block first stores a key,
+/// not at every block's start, so `b2` must not take `b1`'s product (a
+/// sibling's, unset on `b2`'s path).
+#[test]
+fn repeated_computations_are_reused_per_block() {
+    let mut m = Module::new();
+    let f = m.declare(ty::I32, &[ty::I32, ty::I32]);
+    let mut b = m.body(2, 3, &[]);
+    let (p, q) = (b.param(0), b.param(1));
+    // b0: br p < q, b1, b2
+    let c = b.cmp(p, q, cmp::SLT);
+    b.condbr(c, 1, 2);
+    // b1: ret p*q + p*q
+    let x = b.binop(p, q, op::MUL);
+    let y = b.binop(p, q, op::MUL);
+    let s = b.binop(x, y, op::ADD);
+    b.ret(Some(s));
+    // b2: ret p*q + q*p
+    let z = b.binop(p, q, op::MUL);
+    let w = b.binop(q, p, op::MUL);
+    let t = b.binop(z, w, op::ADD);
+    b.ret(Some(t));
+    m.finish_body(b);
+    let cases = [(3, 5, 30), (5, 3, 30), (7, 2, 28), (-4, -6, 48)];
+    let calls: Vec<_> = cases.iter().map(|&(x, y, _)| (f, args(&[&x, &y]))).collect();
+    let Some(out) = run("csebl", &m, &calls) else { return };
+    let want: Vec<String> = cases.iter().map(|&(_, _, r)| r.to_string()).collect();
+    assert_eq!(out, want);
+}
+
 /// SIMD: vectors built with insertelement, lane-wise add/mul/sdiv (the
 /// last one lane by lane), a compare making a mask, vselect, i1-vector
 /// logic, extractelement, float vectors and casts.

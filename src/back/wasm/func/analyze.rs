@@ -201,7 +201,8 @@ impl<'a> Fx<'a> {
                     blk += 1;
                 }
                 block_end = f.blocks.get(blk).map_or(NONE, |x| x.end);
-                self.b.cse.clear();
+                // The table is cleared when the block first stores a key
+                // (`alias_of`): most blocks store none.
                 (seen, stored) = (0, 0);
             }
             let k = k as usize;
@@ -307,6 +308,11 @@ impl<'a> Fx<'a> {
             return None;
         }
         if *stored & bit == 0 {
+            if *stored == 0 {
+                // The block's first key: the table still holds an earlier
+                // block's (cleared here, not at every block's start).
+                self.b.cse.clear();
+            }
             // The first's operands resolve as they did then (only later
             // results became aliases since).
             *stored |= bit;
