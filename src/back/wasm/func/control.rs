@@ -686,23 +686,28 @@ impl<'a> Fx<'a> {
     /// Branches on the cases of `clusters[from..to]` (a binary search over
     /// the clusters, a table or a compare for each); every path ends in a
     /// branch (to the default exit when no case matches).
+    ///
+    /// The condition is pushed at each test by `push_value` (a local or
+    /// constant inline; an alias still resolved by `get`), and the
+    /// one-byte opcodes are written directly, not through the encoder's
+    /// sink (a call each).
     fn emit_case_search(&mut self, cond: ValueId, wide: bool, from: usize, to: usize) {
         if to - from > 3 {
             let mid = (from + to) / 2;
             let pivot = self.b.case_order[self.b.clusters[mid].0 as usize].0;
-            self.get(cond);
+            self.push_value(cond);
             if wide {
                 self.w().i64_const(pivot as i64).i64_lt_u();
             } else {
                 self.i32_const(pivot as u32 as i32);
-                self.w().i32_lt_u();
+                self.b.code.push(0x49); // i32.lt_u
             }
-            self.w().if_(BlockType::Empty);
+            self.b.code.extend_from_slice(&[0x04, 0x40]); // if, empty type
             self.push_label(ANON);
             self.emit_case_search(cond, wide, from, mid);
-            self.w().else_();
+            self.b.code.push(0x05); // else
             self.emit_case_search(cond, wide, mid, to);
-            self.w().end();
+            self.b.code.push(0x0B); // end
             self.pop_label();
             return;
         }
@@ -710,12 +715,12 @@ impl<'a> Fx<'a> {
             let (i, j) = self.b.clusters[c];
             if j - i == 1 {
                 let (v, k) = self.b.case_order[i as usize];
-                self.get(cond);
+                self.push_value(cond);
                 if wide {
                     self.w().i64_const(v as i64).i64_eq();
                 } else {
                     self.i32_const(v as u32 as i32);
-                    self.w().i32_eq();
+                    self.b.code.push(0x46); // i32.eq
                 }
                 let d = self.slot_depth(self.b.slot_of[k as usize]);
                 self.op_u32(0x0D, d); // br_if
@@ -725,9 +730,9 @@ impl<'a> Fx<'a> {
             let lo = self.b.case_order[i as usize].0;
             let hi = self.b.case_order[j as usize - 1].0;
             let span = (hi - lo + 1) as u32;
-            self.w().block(BlockType::Empty);
+            self.b.code.extend_from_slice(&[0x02, 0x40]); // block, empty type
             self.push_label(ANON);
-            self.get(cond);
+            self.push_value(cond);
             if wide {
                 let tmp = self.scratch(W::I64, 0);
                 self.w().i64_const(lo as i64).i64_sub();
@@ -737,7 +742,7 @@ impl<'a> Fx<'a> {
                 self.w().i32_wrap_i64();
             } else if lo != 0 {
                 self.i32_const(lo as u32 as i32);
-                self.w().i32_sub();
+                self.b.code.push(0x6B); // i32.sub
             }
             let mut table = std::mem::take(&mut self.b.table);
             table.clear();
@@ -748,7 +753,7 @@ impl<'a> Fx<'a> {
             }
             self.br_table(&table, 0);
             self.b.table = table;
-            self.w().end();
+            self.b.code.push(0x0B); // end
             self.pop_label();
         }
         let d = self.slot_depth(self.b.slot_of[0]);

@@ -27,7 +27,7 @@
 //! makes every position reachable from every other) get one local per
 //! value instead.
 
-use super::{for_each_operand, put_uleb32, resolve_in, Fx, Kind, Term, NONE};
+use super::{for_each_operand, put_uleb32_in_room, resolve_in, Fx, Kind, Term, NONE};
 use crate::back::wasm::structure::{Exit, ExitHow, Node, Structured};
 use crate::back::wasm::types::wasm_type;
 use crate::back::wasm::leb_len;
@@ -292,8 +292,9 @@ impl<'a> Fx<'a> {
         for &(at, x) in b.relocs.iter().filter(|r| r.1 < VIRTUAL) {
             let at = at as usize;
             out.extend_from_slice(&code[s..at]);
-            // Mostly two bytes, written directly.
-            put_uleb32(out, x);
+            // Mostly two bytes, written directly, inline (`out` has room
+            // for all: the call's register saves were most of its cost).
+            put_uleb32_in_room(out, x);
             s = at + 1;
         }
         out.extend_from_slice(&code[s..]);

@@ -586,6 +586,28 @@ fn write_code_entry(runs: &[(u32, W)], code: &[u8], head: &mut Vec<u8>, out: &mu
 /// Appends the unsigned LEB of `x`: one or two bytes directly, longer
 /// ones as [`uleb32`] gives them.
 fn put_uleb32(out: &mut Vec<u8>, x: u32) {
+    // Room for the longest form first, its growth a cold tail call: the
+    // writes then need no register kept across a growth call (the saves
+    // and restores of callee-saved registers were a third of the
+    // instructions of a two-byte write).
+    if out.capacity() - out.len() < 5 {
+        return put_uleb32_grow(out, x);
+    }
+    put_uleb32_in_room(out, x);
+}
+
+/// [`put_uleb32`] into a buffer without room for five more bytes.
+#[cold]
+#[inline(never)]
+fn put_uleb32_grow(out: &mut Vec<u8>, x: u32) {
+    out.reserve(5);
+    put_uleb32_in_room(out, x);
+}
+
+/// [`put_uleb32`]'s writes (their growth tests fold away when five bytes
+/// are known free).
+#[inline(always)]
+fn put_uleb32_in_room(out: &mut Vec<u8>, x: u32) {
     if x < 0x80 {
         out.push(x as u8);
     } else if x < 0x4000 {
@@ -914,6 +936,24 @@ impl<'a> Fx<'a> {
     /// [`Fx::op_u32`] with an immediate of two bytes or more.
     #[inline(never)]
     fn op_u32_long(&mut self, op: u8, x: u32) {
+        // Room for the longest form first, as in `put_uleb32`.
+        if self.b.code.capacity() - self.b.code.len() < 6 {
+            return self.op_u32_grow(op, x);
+        }
+        self.op_u32_in_room(op, x);
+    }
+
+    /// [`Fx::op_u32_long`] into a code buffer without room for six more bytes.
+    #[cold]
+    #[inline(never)]
+    fn op_u32_grow(&mut self, op: u8, x: u32) {
+        self.b.code.reserve(6);
+        self.op_u32_in_room(op, x);
+    }
+
+    /// [`Fx::op_u32_long`]'s writes.
+    #[inline(always)]
+    fn op_u32_in_room(&mut self, op: u8, x: u32) {
         debug_assert!(x >= 0x80);
         if x < 0x4000 {
             // Two LEB bytes (most: call targets, locals and offsets past
@@ -971,6 +1011,25 @@ impl<'a> Fx<'a> {
     /// [`Fx::i32_const`] with an immediate of two bytes or more.
     #[inline(never)]
     fn i32_const_long(&mut self, x: i32) {
+        // Room for the longest form first, as in `put_uleb32`.
+        if self.b.code.capacity() - self.b.code.len() < 6 {
+            return self.i32_const_grow(x);
+        }
+        self.i32_const_in_room(x);
+    }
+
+    /// [`Fx::i32_const_long`] into a code buffer without room for six
+    /// more bytes.
+    #[cold]
+    #[inline(never)]
+    fn i32_const_grow(&mut self, x: i32) {
+        self.b.code.reserve(6);
+        self.i32_const_in_room(x);
+    }
+
+    /// [`Fx::i32_const_long`]'s writes.
+    #[inline(always)]
+    fn i32_const_in_room(&mut self, x: i32) {
         debug_assert!(!(-0x40..0x40).contains(&x));
         // Two or three SLEB bytes (most) without the general encoding's
         // arithmetic.
@@ -1092,6 +1151,24 @@ mod tests {
             let (b, n) = sleb32(s);
             got.extend_from_slice(&b[..n]);
             assert_eq!(got, want, "i32 {s}");
+        }
+    }
+
+    /// `put_uleb32` makes room first when fewer than five bytes are free
+    /// (its cold path) and writes in place otherwise: the same bytes after
+    /// the same prefix, at every amount of room.
+    #[test]
+    fn put_uleb32_at_every_room() {
+        for x in [0u32, 0x7f, 0x80, 0x3fff, 0x4000, 0x1f_ffff, 0x20_0000, u32::MAX] {
+            let mut want = vec![0xAA];
+            x.encode(&mut want);
+            for room in 0..8 {
+                let mut got = Vec::with_capacity(1 + room);
+                got.push(0xAA);
+                got.truncate(1);
+                put_uleb32(&mut got, x);
+                assert_eq!(got, want, "put_uleb32 {x} with room {room}");
+            }
         }
     }
 }
