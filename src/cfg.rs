@@ -509,8 +509,10 @@ impl Cfg {
         if dfs_stack.len() < n {
             dfs_stack.resize(n, (0, 0, 0));
         }
+        // Cut to `n` (and `n + 1` offsets), so the check that a found block
+        // is below `n` (`node[s]`) covers both its offsets too.
         let (node, succ_start, succs, rpo, stack) =
-            (&mut node[..], &succ_start[..], &succs[..], &mut rpo[..], &mut dfs_stack[..]);
+            (&mut node[..n], &succ_start[..=n], &succs[..], &mut rpo[..n], &mut dfs_stack[..n]);
         node[0].rpo = 0;
         node[0].size = 1;
         // The end of the successors is kept with each ancestor, not loaded
@@ -538,11 +540,11 @@ impl Cfg {
             out -= 1;
             rpo[out] = b;
             node[b as usize].rpo = out as u32;
-            if depth == 0 {
-                break;
-            }
-            depth -= 1;
-            (b, next, end) = stack[depth];
+            // Below 0 `depth` wraps past the end: one check for the empty
+            // stack and the bounds.
+            depth = depth.wrapping_sub(1);
+            let Some(&top) = stack.get(depth) else { break };
+            (b, next, end) = top;
         }
         self.rpo_start = out;
     }
