@@ -746,19 +746,16 @@ fn read_known<const N: usize, const K: usize, const TWO: bool>(word: u64, avail:
         return Some(bits);
     }
     // With `TWO`: operands 32 to 1023 values back (a constant, from a long
-    // body) take two chunks, a FORWARDTYPEREF's value id three. The usual
-    // such layout (`LONG_CHUNKS`) is told by one mask test and read with
-    // constant shifts, as above; anything else takes the general reading.
+    // body) take two chunks. The usual such layout (`TWO_CHUNKS`) is told
+    // by one mask test and read with constant shifts, as above; anything
+    // else takes the general reading.
     if TWO {
-        let l = const { long_chunk_layout(KNOWN[K], LONG_CHUNKS[K]) };
+        let l = const { two_chunk_layout(KNOWN[K], TWO_CHUNKS[K]) };
         if l.bits != 0 && word & l.test == l.expect && l.bits <= avail {
             for k in 0..N {
                 let f = fields[k];
                 let x = word >> l.shift[k];
-                let payload = f.width.max(1) as u32 - 1;
-                out[k] = (x & f.mask & !f.hi)
-                    | ((x >> f.width) & l.second[k]) << payload
-                    | ((x >> (2 * f.width as u32)) & l.third[k]) << (2 * payload);
+                out[k] = (x & f.mask & !f.hi) | ((x >> f.width) & l.second[k]) << (f.width.max(1) - 1);
             }
             return Some(l.bits);
         }
@@ -776,65 +773,55 @@ pub(crate) fn known_fields<const N: usize, const K: usize>(word: u64, avail: u32
     Some((out, used))
 }
 
-/// For each of `KNOWN`'s field lists, the one layout (chunks per field)
-/// that `known_fields` tells apart by a mask test: a relative operand 32
-/// values back or more in two chunks, mostly a constant (the second operand
-/// of a binary operator or a store) or a pointer (a load's); a
-/// FORWARDTYPEREF's value id (absolute, so in a sizeable module 2^10 or
-/// more: three chunks). One only: with more, the compiler merged their
-/// readings into one with shifts and masks loaded from a table, dearer than
-/// the general reading. None (all 0) for the constants' lists (read by the
-/// sink's value run).
-const LONG_CHUNKS: [[u8; 3]; 7] = [[2, 1, 1], [1, 2, 1], [1, 2, 1], [3, 1, 0], [2, 0, 0], [0; 3], [0; 3]];
+/// For each of `KNOWN`'s field lists, the one set of fields (a bit per
+/// field) of two chunks that `known_fields` tells apart by a mask test:
+/// a relative operand 32 values back or more, mostly a constant (the
+/// second operand of a binary operator or a store) or a pointer (a load's).
+/// One only: with more, the compiler merged their readings into one with
+/// shifts and masks loaded from a table, dearer than the general reading.
+/// None (0) for FORWARDTYPEREF (an absolute value id, of three chunks or
+/// more in a sizeable module) or the constants' lists (read by the sink's
+/// value run).
+const TWO_CHUNKS: [u8; 7] = [0b001, 0b010, 0b010, 0, 0b1, 0, 0];
 
-/// A layout of a `KNOWN` field list with each VBR field of the given number
-/// of chunks, 1 to 3 (`bits` 0 for none).
+/// A layout of a `KNOWN` field list with some of its VBR fields of exactly
+/// two chunks and the rest of one (`bits` 0 for none).
 #[derive(Clone, Copy)]
-struct LongChunkLayout {
+struct TwoChunkLayout {
     /// The continuation bits of every chunk (`test`) and which of them
-    /// are set (`expect`): all but the last chunk's of each field.
+    /// are set (`expect`): the first chunk's of each two-chunk field.
     test: u64,
     expect: u64,
     /// Where each field starts.
     shift: [u32; 3],
-    /// The masks of a field's second and third chunks' payloads (0 for
-    /// fewer chunks).
+    /// The mask of a field's second chunk's payload (0 for one chunk).
     second: [u64; 3],
-    third: [u64; 3],
     bits: u32,
 }
 
-/// The layout of `fields` with `chunks` chunks each (`bits` 0 for none),
-/// at compile time.
-const fn long_chunk_layout(fields: &[FastField], chunks: [u8; 3]) -> LongChunkLayout {
-    let mut l = LongChunkLayout { test: 0, expect: 0, shift: [0; 3], second: [0; 3], third: [0; 3], bits: 0 };
-    if chunks[0] == 0 {
+/// The layout of `fields` for the set `two` (`bits` 0 for none), at
+/// compile time.
+const fn two_chunk_layout(fields: &[FastField], two: u8) -> TwoChunkLayout {
+    let mut l = TwoChunkLayout { test: 0, expect: 0, shift: [0; 3], second: [0; 3], bits: 0 };
+    if two == 0 {
         return l;
     }
     let mut k = 0;
     while k < fields.len() {
         let f = fields[k];
-        let n = chunks[k] as u32;
-        assert!(n >= 1 && n <= 3, "one to three chunks");
-        assert!(f.hi != 0 || n == 1, "a fixed field has one chunk");
         l.shift[k] = l.bits;
-        let mut c = 0;
-        while c < n {
-            if f.hi != 0 {
-                l.test |= f.hi << l.bits;
-                if c + 1 < n {
-                    l.expect |= f.hi << l.bits;
-                }
+        let chunks = if two & 1 << k != 0 { 2 } else { 1 };
+        if f.hi != 0 {
+            l.test |= f.hi << l.bits;
+            if chunks == 2 {
+                l.expect |= f.hi << l.bits;
+                l.test |= f.hi << (l.bits + f.width as u32);
+                l.second[k] = f.mask & !f.hi;
             }
-            l.bits += f.width as u32;
-            c += 1;
+        } else {
+            assert!(chunks == 1, "a fixed field has one chunk");
         }
-        if n >= 2 {
-            l.second[k] = f.mask & !f.hi;
-        }
-        if n == 3 {
-            l.third[k] = f.mask & !f.hi;
-        }
+        l.bits += chunks * f.width as u32;
         k += 1;
     }
     l
@@ -908,12 +895,12 @@ fn write_scalar(op: AbbrevOp, w: &mut BitWriter, v: u64) {
 mod tests {
     use super::*;
 
-    /// `known_fields`' long-chunk layouts read what the general path
+    /// `known_fields`' two-chunk layouts read what the general path
     /// (`read_known` without them: the one-chunk test, then
     /// `fields_in_word_n`) reads, on words of fields of one to three
     /// chunks followed by random bits, for every `avail`.
     #[test]
-    fn long_chunk_layouts_agree_with_the_general_path() {
+    fn two_chunk_layouts_agree_with_the_general_path() {
         fn check<const N: usize, const K: usize>(rng: &mut impl FnMut(u64) -> u64) {
             for _ in 0..20_000 {
                 let mut word = 0u64;

@@ -10,7 +10,7 @@
 //! `Parser::fast_records`, the same fast path in a loop with no `Event`.
 
 use super::abbrev::{slots, Abbrev};
-use super::abbrev::{known_fields, KNOWN_CONSTANT, KNOWN_RECORDS, KNOWN_ZERO, NOT_KNOWN};
+use super::abbrev::{known_fields, KNOWN_CONSTANT, KNOWN_RECORDS, KNOWN_ZERO};
 use super::cursor::FastBits;
 use super::header::{self, Header, HeaderStatus};
 use super::{abbrev_ids, BitCursor, BitPos, Error, ErrorKind, BLOCKINFO_BLOCK_ID, MODULE_BLOCK_ID};
@@ -429,16 +429,6 @@ impl<'a> Parser<'a> {
             (false, false) => return Ok(()),
         };
         let abbrev = |i: usize| list.get(i);
-        // Each abbreviation id's `KNOWN_RECORDS` index (`NOT_KNOWN` for
-        // none, the ids below 4 and those past the list), found once for
-        // the run: a record's dispatch is then one byte's load, not the
-        // abbreviation's bounds check, address and field.
-        let mut kinds = [NOT_KNOWN; KINDS];
-        if S::TAKES != 0 {
-            for (kind, a) in kinds[abbrev_ids::FIRST_APPLICATION_ABBREV as usize..].iter_mut().zip(list) {
-                *kind = a.known_record();
-            }
-        }
         // The ids of the abbreviations whose records go to the sink's
         // value run (`RecordSink::VALUE_RUN`), found once for the run;
         // `u64::MAX`, which no id is, for none.
@@ -463,7 +453,7 @@ impl<'a> Parser<'a> {
             }
             let mut byte_run = None;
             let bytes_out = if S::BYTES { Some(&mut *bytes) } else { None };
-            let Some(got) = cx.record::<RUNS_SKIP_BLOCKINFO, S>(abbrev, &kinds, &mut at, &mut values, bytes_out, &mut byte_run, each) else {
+            let Some(got) = cx.record::<RUNS_SKIP_BLOCKINFO, S>(abbrev, &mut at, &mut values, bytes_out, &mut byte_run, each) else {
                 break Ok(());
             };
             let (start, code, n) = match got {
@@ -634,11 +624,6 @@ fn grow_frames(stack: &mut Vec<Frame>) {
 /// record for SETBID. The package too: its module came out smaller gzipped.
 const RUNS_SKIP_BLOCKINFO: bool = true;
 
-/// The abbreviation ids a record run's dispatch table (`kinds`)
-/// covers: all of a block of the toolchain's usual widths (3 and 4 bits);
-/// a record of a larger id is dispatched on its abbreviation.
-const KINDS: usize = 16;
-
 /// Takes the records of [`Parser::fast_records`]. A trait rather than a
 /// closure so that implementations can insist on being inlined into the
 /// loop (a closure as large as a body decoder's record step was not).
@@ -763,11 +748,9 @@ impl<'c> FastCx<'c> {
     // of line, V8 set up a frame, reloaded `self` and the abbreviation
     // lists and wrote the answer to memory for every record.
     #[inline(always)]
-    #[allow(clippy::too_many_arguments, reason = "inlined into its loop: a struct of them was dearer there")]
     fn record<'a, const NO_BLOCKINFO: bool, S: RecordSink>(
         &self,
         abbrev: impl Fn(usize) -> Option<&'a Abbrev>,
-        kinds: &[u8; KINDS],
         pos: &mut u64,
         ops: &mut Vec<u64>,
         bytes: Option<&mut Vec<u8>>,
@@ -789,50 +772,6 @@ impl<'c> FastCx<'c> {
         let id = word & !(u64::MAX << f.abbrev_width);
         r.skip(f.abbrev_width);
         let rest = (word >> f.abbrev_width, 57 - f.abbrev_width);
-        // The toolchain's abbreviations straight to a sink that takes
-        // them: one dispatch on the record (field list and code, from
-        // the id alone), the code a constant in each arm, no values
-        // buffer.
-        if S::TAKES != 0 {
-            macro_rules! take {
-                ($r:literal, $n:literal, $k:literal) => {{
-                    const CODE: u32 = KNOWN_RECORDS[$r].1;
-                    const { assert!(KNOWN_RECORDS[$r].0 == $k) };
-                    // SETBID takes the careful path.
-                    if !NO_BLOCKINFO && f.block_id == BLOCKINFO_BLOCK_ID && CODE == 1 {
-                        return None;
-                    }
-                    if let Some((fields, used)) = known_fields::<$n, $k>(rest.0, rest.1) {
-                        r.skip(used);
-                        *pos = r.pos();
-                        if let Some(taken) = sink.known::<$r>(BitPos(at), fields) {
-                            return Some(taken.map(|()| (at, id as u32, CODE, 0)));
-                        }
-                        slots(ops, 0, 4)[1..].copy_from_slice(&fields);
-                        return Some(Ok((at, id as u32, CODE, $n + 1)));
-                    }
-                }};
-            }
-            // The indices and field lists of `KNOWN_RECORDS`, by the id
-            // (`kinds`, `NOT_KNOWN` for the ids below 4; an id past it,
-            // in a wider block, by its abbreviation).
-            let kind = match kinds.get(id as usize) {
-                Some(&kind) => kind,
-                None => abbrev((id - abbrev_ids::FIRST_APPLICATION_ABBREV as u64) as usize).map_or(NOT_KNOWN, |a| a.known_record()),
-            };
-            match kind {
-                0 if S::TAKES & 1 << 0 != 0 => take!(0, 3, 0),
-                1 if S::TAKES & 1 << 1 != 0 => take!(1, 3, 1),
-                2 if S::TAKES & 1 << 2 != 0 => take!(2, 3, 1),
-                3 if S::TAKES & 1 << 3 != 0 => take!(3, 3, 2),
-                4 if S::TAKES & 1 << 4 != 0 => take!(4, 2, 3),
-                5 if S::TAKES & 1 << 5 != 0 => take!(5, 1, 4),
-                6 if S::TAKES & 1 << 6 != 0 => take!(6, 1, 4),
-                7 if S::TAKES & 1 << 7 != 0 => take!(7, 1, 5),
-                8 if S::TAKES & 1 << 8 != 0 => take!(8, 1, 6),
-                _ => {}
-            }
-        }
         let len = match id as u32 {
             abbrev_ids::END_BLOCK | abbrev_ids::ENTER_SUBBLOCK | abbrev_ids::DEFINE_ABBREV => return None,
             abbrev_ids::UNABBREV_RECORD => {
@@ -903,6 +842,43 @@ impl<'c> FastCx<'c> {
             _ => {
                 let i = (id - abbrev_ids::FIRST_APPLICATION_ABBREV as u64) as usize;
                 let abbrev = abbrev(i)?;
+                // The toolchain's abbreviations straight to a sink that
+                // takes them: one dispatch on the record (field list and
+                // code), the code a constant in each arm, no values buffer.
+                if S::TAKES != 0 {
+                    macro_rules! take {
+                        ($r:literal, $n:literal, $k:literal) => {{
+                            const CODE: u32 = KNOWN_RECORDS[$r].1;
+                            const { assert!(KNOWN_RECORDS[$r].0 == $k) };
+                            // SETBID takes the careful path.
+                            if !NO_BLOCKINFO && f.block_id == BLOCKINFO_BLOCK_ID && CODE == 1 {
+                                return None;
+                            }
+                            if let Some((fields, used)) = known_fields::<$n, $k>(rest.0, rest.1) {
+                                r.skip(used);
+                                *pos = r.pos();
+                                if let Some(taken) = sink.known::<$r>(BitPos(at), fields) {
+                                    return Some(taken.map(|()| (at, id as u32, CODE, 0)));
+                                }
+                                slots(ops, 0, 4)[1..].copy_from_slice(&fields);
+                                return Some(Ok((at, id as u32, CODE, $n + 1)));
+                            }
+                        }};
+                    }
+                    // The indices and field lists of `KNOWN_RECORDS`.
+                    match abbrev.known_record() {
+                        0 if S::TAKES & 1 << 0 != 0 => take!(0, 3, 0),
+                        1 if S::TAKES & 1 << 1 != 0 => take!(1, 3, 1),
+                        2 if S::TAKES & 1 << 2 != 0 => take!(2, 3, 1),
+                        3 if S::TAKES & 1 << 3 != 0 => take!(3, 3, 2),
+                        4 if S::TAKES & 1 << 4 != 0 => take!(4, 2, 3),
+                        5 if S::TAKES & 1 << 5 != 0 => take!(5, 1, 4),
+                        6 if S::TAKES & 1 << 6 != 0 => take!(6, 1, 4),
+                        7 if S::TAKES & 1 << 7 != 0 => take!(7, 1, 5),
+                        8 if S::TAKES & 1 << 8 != 0 => take!(8, 1, 6),
+                        _ => {}
+                    }
+                }
                 if let Some((code, len, used)) = abbrev.read_simple(ops, rest.0, rest.1) {
                     // SETBID takes the careful path.
                     if !NO_BLOCKINFO && f.block_id == BLOCKINFO_BLOCK_ID && code == 1 {
@@ -994,7 +970,7 @@ impl<'c> FastCx<'c> {
         pos: &mut u64,
         ops: &mut Vec<u64>,
     ) -> Option<Result<(u64, u32, u32, usize), std::convert::Infallible>> {
-        self.record::<false, _>(abbrev, &[NOT_KNOWN; KINDS], pos, ops, None, &mut None, &mut NoSink)
+        self.record::<false, _>(abbrev, pos, ops, None, &mut None, &mut NoSink)
     }
 }
 
