@@ -861,12 +861,18 @@ impl Cfg {
         self.node.iter().map(move |n| if n.rpo == NONE { NONE } else { n.rpo - start })
     }
 
-    /// Reachable `b`'s immediate dominator as a position in [`Cfg::rpo`]
-    /// (the entry's is 0), and its [`Cfg::dom_interval`].
-    #[inline]
-    pub(crate) fn dom_record(&self, b: u32) -> (u32, u32, u32) {
-        let n = &self.node[b as usize];
-        (self.node[n.idom as usize].rpo - self.rpo_start as u32, n.pre, n.size)
+    /// Each reachable block's immediate dominator as a position in
+    /// [`Cfg::rpo`] (the entry's is 0), and its [`Cfg::dom_interval`], in
+    /// reverse postorder.
+    pub(crate) fn dom_records(&self) -> impl ExactSizeIterator<Item = (u32, u32, u32)> + '_ {
+        // The nodes as a slice and the start as a number, held by the
+        // iterator: through `self` the loop reloaded both for every block
+        // after its store.
+        let (node, start) = (&self.node[..], self.rpo_start as u32);
+        self.rpo().iter().map(move |&b| {
+            let n = &node[b as usize];
+            (node[n.idom as usize].rpo - start, n.pre, n.size)
+        })
     }
 
     /// Whether `a` dominates `b` (reflexive). False if either is unreachable.

@@ -710,10 +710,7 @@ impl Cfg {
         pos.clear();
         pos.extend(dom.positions());
         doms.clear();
-        doms.extend(order.iter().map(|&v| {
-            let (idom, pre, size) = dom.dom_record(v);
-            Dom { idom, pre, size, forward_in: 0, header: false }
-        }));
+        doms.extend(dom.dom_records().map(|(idom, pre, size)| Dom { idom, pre, size, forward_in: 0, header: false }));
         self.classify_edges(graph);
     }
 
@@ -833,7 +830,10 @@ impl Cfg {
     // Inlined into `analyze` as it was before `analyze_tracked` shared it.
     #[inline(always)]
     fn classify_edges(&mut self, graph: View<'_>) {
-        let Cfg { order, pos, dom: doms, headers, .. } = self;
+        let Cfg { pos, dom: doms, headers, .. } = self;
+        // Plain slices in locals: through the vectors each edge reloaded
+        // them after its store to a count.
+        let (pos, doms) = (&pos[..], &mut doms[..]);
         let mut reducible = true;
         headers.clear();
         let mut edge = |i: usize, to: u32| {
@@ -849,15 +849,24 @@ impl Cfg {
                 reducible &= doms[i].pre.wrapping_sub(doms[j].pre) < doms[j].size;
             }
         };
+        // The rows in node order, not reverse postorder: one after another,
+        // so no node's bounds are looked up; what is found does not depend
+        // on the order (counts, a conjunction, the headers sorted below).
+        // Unreachable nodes (no position) are skipped, as the order skips
+        // them.
         match graph {
             View::Plain(s) => {
-                for (i, &v) in order.iter().enumerate() {
-                    s.out(v).iter().for_each(|&to| edge(i, to));
+                for ((&start, &end), &i) in s.start.iter().zip(&s.start[1..]).zip(pos) {
+                    if i != NONE {
+                        s.to[start as usize..end as usize].iter().for_each(|&to| edge(i as usize, to));
+                    }
                 }
             }
             View::Graph(g) => {
-                for (i, &v) in order.iter().enumerate() {
-                    g.out(v).iter().for_each(|e| edge(i, e.to));
+                for ((&start, &end), &i) in g.edge_start.iter().zip(&g.edge_start[1..]).zip(pos) {
+                    if i != NONE {
+                        g.edges[start..end].iter().for_each(|e| edge(i as usize, e.to));
+                    }
                 }
             }
         }
@@ -1419,6 +1428,9 @@ impl LoopForest {
         rep.clear();
         rep.extend(0..m as u32);
         reset(outer, m, NONE);
+        // Plain slices in locals: through the vectors each step reloaded
+        // them after a push to `work`.
+        let (rep, outer) = (&mut rep[..], &mut outer[..]);
         work.clear();
         for &h in cfg.headers.iter().rev() {
             work.extend(preds(h).filter(|&p| p > h));
