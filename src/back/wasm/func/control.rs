@@ -528,8 +528,10 @@ impl<'a> Fx<'a> {
         for w in (0..wrappers as usize).rev() {
             let Some(&k) = self.b.wrapper_exit.get(w) else { break };
             let Some(e) = exits.get(k as usize) else { break };
-            if numbered {
-                work.push(Work::Skip(from, exits.get(k as usize + 1..after).unwrap_or(&[])));
+            // An empty run numbers nothing: no work item for it.
+            let skipped = exits.get(k as usize + 1..after).unwrap_or(&[]);
+            if numbered && !skipped.is_empty() {
+                work.push(Work::Skip(from, skipped));
             }
             let f = if w + 1 == wrappers as usize { fall } else { None };
             work.push(Work::Exit(from, e, f));

@@ -208,20 +208,25 @@ impl<'a> Fx<'a> {
         let pushed = self.lower(k, inst, info);
         self.terminal = false;
         if let Some((v, _)) = inst.result {
-            let Some(i) = self.local_index(v) else { return };
-            let val = self.b.vals[i];
-            if let Kind::Local(l) = val.kind {
-                if l >= super::locals::VIRTUAL {
-                    self.touch_def(i as u32);
-                }
-            }
+            // One bounds check (a module-level value wraps past the end),
+            // and only the fields an arm reads.
+            let i = v.0.wrapping_sub(self.f.first_local);
+            let Some(val) = self.b.vals.get(i as usize) else { return };
             match val.kind {
-                Kind::Local(l) if pushed => {
-                    let at = self.b.code.len();
-                    self.local_op(0x21, l);
-                    self.last_set = (at, l, self.b.code.len());
+                Kind::Local(l) => {
+                    if l >= super::locals::VIRTUAL {
+                        self.touch_def(i);
+                    }
+                    if pushed {
+                        let at = self.b.code.len();
+                        self.local_op(0x21, l);
+                        self.last_set = (at, l, self.b.code.len());
+                    }
                 }
-                Kind::Folded => self.fixup(val.fold_fixup),
+                Kind::Folded => {
+                    let fix = val.fold_fixup;
+                    self.fixup(fix)
+                }
                 _ if pushed => {
                     self.b.code.push(0x1A); // drop
                 }
