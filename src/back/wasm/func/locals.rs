@@ -498,13 +498,19 @@ impl<'a> Fx<'a> {
             // and the values widened to an earlier start are `moved` (their
             // `def` set to `NONE`: the scan passes them in `started`).
             let LocalBuffers { live, loops, loop_at, need, moved, .. } = lb;
+            // (Slices: their pointers and lengths stay in registers across
+            // the pushes and calls.)
+            let (live, loops, loop_at) = (&mut live[..], &loops[..], &loop_at[..]);
             // (Without loops nothing widens: `loop_at` is empty.)
             let (own_all, has_loops) = (self.has_setjmp, !loop_at.is_empty());
+            // Every value listed as started (`all_started`): none is read
+            // before its definition, and their tests are spared.
+            let some_own = own_all || !all_started;
             if let Some(span) = one_loop {
                 // The same, with the one loop's span for `loop_at`.
                 for &i in need.iter() {
                     let Some(l) = live.get_mut(i as usize) else { continue };
-                    if own_all || l.def == NONE || l.start < l.def {
+                    if some_own && (own_all || l.def == NONE || l.start < l.def) {
                         (l.end, l.def) = (NONE, NONE);
                         moved.push(i as u64);
                     } else {
@@ -519,7 +525,7 @@ impl<'a> Fx<'a> {
             } else {
                 for &i in need.iter() {
                     let Some(l) = live.get_mut(i as usize) else { continue };
-                    if own_all || l.def == NONE || l.start < l.def {
+                    if some_own && (own_all || l.def == NONE || l.start < l.def) {
                         (l.end, l.def) = (NONE, NONE);
                         moved.push(i as u64);
                     } else if has_loops && loop_at.get(l.start as usize) != loop_at.get(l.end as usize) {
@@ -1082,7 +1088,7 @@ fn move_offsets<'o>(relocs: &[(u32, u32)], offsets: impl Iterator<Item = &'o mut
 
 #[cfg(test)]
 mod tests {
-    use super::{fill_loop_at, free_few, free_list, free_sorted, scan_as, widen, widen_one, Live, LocalBuffers, LoopSpan, NONE};
+    use super::{fill_loop_at, free_few, free_list, free_sorted, scan_as, widen, widen_one, Live, LocalBuffers, LoopSpan, Scan, NONE};
 
     /// `free_few` frees a list of up to eight intervals as `free_sorted`
     /// does (random types and distinct slots, onto lists holding slots
@@ -1150,6 +1156,93 @@ mod tests {
             assert_eq!(ordered.free, merged.free);
             assert!(ordered.end_heads.iter().all(|&h| h == NONE) && merged.end_heads.iter().all(|&h| h == NONE));
             assert!(ordered.active.iter().all(|&w| w == 0) && merged.active.iter().all(|&w| w == 0));
+        }
+    }
+
+    /// The scan taking every value by its key, `start << 32 | value`, from
+    /// one sorted list: what merging `moved` into `started` must give.
+    fn scan_by_sorted_keys(lb: &mut LocalBuffers, first: u32) -> [u32; 5] {
+        let def = |i: u32| lb.live[i as usize].def;
+        let mut keys: Vec<u64> = lb.started.iter().filter(|&&i| def(i) != NONE).map(|&i| (def(i) as u64) << 32 | i as u64).collect();
+        keys.extend_from_slice(&lb.moved);
+        keys.sort_unstable();
+        let LocalBuffers { live, end_heads, active, free, typed, local_of, .. } = lb;
+        let mut sc = Scan {
+            slots: [0; 5],
+            low: 0,
+            live: &mut live[..],
+            end_heads: &mut end_heads[..],
+            active: &mut active[..],
+            local_of: &mut local_of[..],
+            free,
+            typed,
+            first,
+        };
+        for key in keys {
+            sc.assign(key as u32, (key >> 32) as u32);
+        }
+        sc.reset_unreached_ends();
+        sc.slots
+    }
+
+    /// With values moved (own locals, taken at position 0, and intervals
+    /// widened to an earlier start), the scan's merge gives every value
+    /// the slot taking all by key from one sorted list gives it, and leaves
+    /// the buffers as it does, on random intervals of the five types.
+    #[test]
+    fn moved_merge_as_sorted_keys() {
+        let mut next = crate::test_rng(0x6a09_e667_f3bc_c908);
+        for _ in 0..500 {
+            let n = 1 + next(60) as usize;
+            let (mut live, mut moved, mut started) = (Vec::new(), Vec::new(), Vec::new());
+            let mut p = 0u32;
+            for i in 0..n as u32 {
+                p += (next(3) == 0) as u32;
+                let end = p + if next(4) == 0 { next(40) } else { next(4) } as u32;
+                let t = next(5) as u32;
+                match next(8) {
+                    // A local of its own (listed as started or not).
+                    0 => {
+                        live.push(Live { start: p, end: NONE, def: NONE, t });
+                        moved.push(i as u64);
+                        if next(2) == 0 {
+                            started.push(i);
+                        }
+                    }
+                    // Widened to an earlier start (and maybe a later end).
+                    1 => {
+                        let s = p.saturating_sub(next(10) as u32);
+                        live.push(Live { start: s, end: end + next(5) as u32, def: NONE, t });
+                        moved.push((s as u64) << 32 | i as u64);
+                        started.push(i);
+                    }
+                    _ => {
+                        live.push(Live { start: p, end, def: p, t });
+                        started.push(i);
+                    }
+                }
+            }
+            moved.sort_unstable();
+            let npos = live.iter().filter(|l| l.end != NONE).map(|l| l.end).max().unwrap_or(0) + 1;
+            let fresh = || LocalBuffers {
+                live: live.clone(),
+                end_heads: vec![NONE; npos as usize + 1],
+                active: vec![0; npos as usize / 64 + 1],
+                local_of: vec![NONE; n],
+                started: started.clone(),
+                moved: moved.clone(),
+                ..Default::default()
+            };
+            let (mut merged, mut sorted) = (fresh(), fresh());
+            let slots = scan_as(&mut merged, 7, false);
+            assert_eq!(slots, scan_by_sorted_keys(&mut sorted, 7));
+            let starts = |lb: &LocalBuffers| lb.live.iter().map(|l| (l.start, l.end)).collect::<Vec<_>>();
+            assert_eq!(starts(&merged), starts(&sorted));
+            assert_eq!(merged.local_of, sorted.local_of);
+            assert_eq!(merged.typed, sorted.typed);
+            assert_eq!(merged.free, sorted.free);
+            assert!(merged.end_heads.iter().all(|&h| h == NONE));
+            assert!(merged.active.iter().all(|&w| w == 0));
         }
     }
 
