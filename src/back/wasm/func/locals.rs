@@ -716,23 +716,7 @@ fn scan(lb: &mut LocalBuffers, first: u32) -> [u32; 5] {
 /// `moved` empty), else merging the two lists (tests compare the two).
 #[inline(always)]
 fn scan_as(lb: &mut LocalBuffers, first: u32, in_order: bool) -> [u32; 5] {
-    let LocalBuffers { live, end_heads, active, free, typed, local_of, started, moved, .. } = lb;
-    for f in free.iter_mut() {
-        f.clear();
-    }
-    typed.clear();
-    // (Slices: their pointers and lengths stay put across the pushes.)
-    let mut sc = Scan {
-        slots: [0; 5],
-        low: 0,
-        live: &mut live[..],
-        end_heads: &mut end_heads[..],
-        active: &mut active[..],
-        local_of: &mut local_of[..],
-        free,
-        typed,
-        first,
-    };
+    let (mut sc, started, moved) = Scan::over(lb, first);
     if in_order {
         // Nothing moved (a body without loops but a few, and those with
         // loops where no interval widens to an earlier start):
@@ -788,6 +772,32 @@ struct Scan<'b> {
     free: &'b mut [Vec<u32>; 5],
     typed: &'b mut Vec<u32>,
     first: u32,
+}
+
+impl<'b> Scan<'b> {
+    /// A scan over `lb`'s buffers, its free lists emptied, with the lists
+    /// it takes the values from (`started`, `moved`).
+    #[inline(always)]
+    fn over(lb: &'b mut LocalBuffers, first: u32) -> (Self, &'b [u32], &'b [u64]) {
+        let LocalBuffers { live, end_heads, active, free, typed, local_of, started, moved, .. } = lb;
+        for f in free.iter_mut() {
+            f.clear();
+        }
+        typed.clear();
+        // (Slices: their pointers and lengths stay put across the pushes.)
+        let sc = Scan {
+            slots: [0; 5],
+            low: 0,
+            live: &mut live[..],
+            end_heads: &mut end_heads[..],
+            active: &mut active[..],
+            local_of: &mut local_of[..],
+            free,
+            typed,
+            first,
+        };
+        (sc, started, moved)
+    }
 }
 
 impl Scan<'_> {
@@ -1166,18 +1176,7 @@ mod tests {
         let mut keys: Vec<u64> = lb.started.iter().filter(|&&i| def(i) != NONE).map(|&i| (def(i) as u64) << 32 | i as u64).collect();
         keys.extend_from_slice(&lb.moved);
         keys.sort_unstable();
-        let LocalBuffers { live, end_heads, active, free, typed, local_of, .. } = lb;
-        let mut sc = Scan {
-            slots: [0; 5],
-            low: 0,
-            live: &mut live[..],
-            end_heads: &mut end_heads[..],
-            active: &mut active[..],
-            local_of: &mut local_of[..],
-            free,
-            typed,
-            first,
-        };
+        let (mut sc, _, _) = Scan::over(lb, first);
         for key in keys {
             sc.assign(key as u32, (key >> 32) as u32);
         }
