@@ -798,9 +798,7 @@ impl<'b> Scan<'b> {
         };
         (sc, started, moved)
     }
-}
 
-impl Scan<'_> {
     /// Resets the end lists past the last start, which the scan never
     /// reached (`end_heads` is all `NONE` between bodies).
     fn reset_unreached_ends(&mut self) {
