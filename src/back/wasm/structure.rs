@@ -110,6 +110,19 @@ impl Body {
     }
 }
 
+impl Exits {
+    /// Exit `k` of the run, as a handle for [`Structured::exit`].
+    pub fn at(self, k: usize) -> u32 {
+        self.start + k as u32
+    }
+
+    /// Exits `from..to` of the run (clamped to it).
+    pub fn sub(self, from: usize, to: usize) -> Exits {
+        let end = (self.start + to as u32).min(self.end);
+        Exits { start: (self.start + from as u32).min(end), end }
+    }
+}
+
 /// The exits of one node: a run of the tree's exits, read with
 /// [`Structured::exits_of`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -203,6 +216,20 @@ impl Structured {
     /// The exits of a `Basic` or `Dispatch` node.
     pub fn exits_of(&self, exits: Exits) -> &[Exit] {
         &self.exits[exits.start as usize..exits.end as usize]
+    }
+
+    /// The first node of `body` and the rest of it (`None` when empty).
+    pub fn split_first(&self, body: Body) -> Option<(&Node, Body)> {
+        if body.start >= body.end {
+            return None;
+        }
+        let node = self.nodes.get(body.start as usize)?;
+        Some((node, Body { start: body.start + 1, end: body.end }))
+    }
+
+    /// Exit `id` (from [`Exits::at`]).
+    pub fn exit(&self, id: u32) -> &Exit {
+        &self.exits[id as usize]
     }
 
     fn clear(&mut self) {

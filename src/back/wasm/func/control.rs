@@ -14,7 +14,7 @@
 //! explicit work stack, so deep nesting cannot overflow the Rust stack.
 
 use super::{put_uleb32, Fx, InstInfo, Lowering, Term, NONE};
-use crate::back::wasm::structure::{Body, Exit, ExitHow, LabelId, Node, Structured};
+use crate::back::wasm::structure::{Body, Exit, ExitHow, Exits, LabelId, Node, Structured};
 use crate::ir::{InstKind, Scalar, SwitchCase, ValType as IrType, ValueId};
 use wasm_encoder::{BlockType, ValType as W};
 
@@ -27,26 +27,59 @@ const MIN_TABLE_CASES: usize = 4;
 const ANON: u32 = u32::MAX;
 
 /// Where falling off the end of the current code goes: equivalent to
-/// `br` to this label.
-type Fall = Option<LabelId>;
+/// `br` to this label. A label id rather than an `Option`, so that a work
+/// item is 16 bytes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) struct Fall(u32);
 
-pub(super) enum Work<'t> {
-    Nodes(&'t [Node], Fall),
+impl Fall {
+    /// Nowhere: leaving needs a `br`.
+    const NOWHERE: Fall = Fall(u32::MAX);
+
+    fn to(l: LabelId) -> Fall {
+        Fall(l.0)
+    }
+}
+
+/// A step of `emit_tree`. Handles into the tree rather than slices keep an
+/// item at 16 bytes.
+pub(super) enum Work {
+    Nodes(Body, Fall),
     /// `end` of the innermost construct.
     End,
     /// `end` of loop `.0` (of `locals.rs`'s numbering).
     EndLoop(u32),
     /// Exits of block `.0` that take no code here: positions to number.
-    Skip(u32, &'t [Exit]),
+    Skip(u32, Exits),
     Else,
-    /// Take `exit` of virtual block `from` (`NONE`: of a dispatcher).
-    Exit(u32, &'t Exit, Fall),
+    /// Take exit `.1` (a tree handle) of virtual block `.0` (`NONE`: of a
+    /// dispatcher).
+    Exit(u32, u32, Fall),
     /// After an outlined loop's `end` in its function (`outline.rs`).
     OutlineEnd,
-    /// F's own copy of an outlined loop: `Loop` without outlining inside.
-    LoopCopy(LabelId, Body, Fall),
+    /// Opens F's own copy of an outlined loop (`Loop` without outlining
+    /// inside); its body, `end` and `LoopCopyEnd` are under it.
+    LoopCopy(LabelId),
     /// After that copy.
     LoopCopyEnd,
+}
+
+const _: () = assert!(std::mem::size_of::<Work>() == 16);
+
+/// What follows a basic block's code (see `emit_basic`).
+enum Then {
+    /// Nothing (it returns, or traps).
+    Done,
+    /// Exit `.0`.
+    Take(usize),
+    /// Exit 0, then exit 1 numbered only (a `br_if` took it).
+    TakeFirstSkipSecond,
+    /// `if` exit 0 `else` exit 1 `end` (the `if` is written).
+    IfElse,
+    /// The terminator is a switch (its condition is pushed).
+    Switch,
+    /// A setjmp entry: a dispatch on the target local.
+    SjEntry,
 }
 
 /// Where a multiway exit goes: straight to a label, or to wrapper `k`.
@@ -111,74 +144,98 @@ impl<'a> Fx<'a> {
     /// inner body).
     pub(super) fn emit_tree(&mut self, tree: &Structured, body: Body) {
         // The stack's buffer is kept between bodies (an allocation and a
-        // free per body otherwise): taken and given back empty, retyped
-        // by an in-place collect, which keeps the buffer (one layout).
-        let mut work: Vec<Work<'_>> = std::mem::take(&mut self.b.work).into_iter().filter_map(|_| None).collect();
+        // free per body otherwise).
+        let mut work = std::mem::take(&mut self.b.work);
         // The instructions' records, out of the buffers while the body is
         // emitted (nothing writes them now): each instruction's is read in
         // place, not copied out of `self` before code is written.
         let insts = std::mem::take(&mut self.b.insts);
-        work.push(Work::Nodes(tree.nodes_of(body), None));
-        while let Some(item) = work.pop() {
-            match item {
-                Work::Nodes(list, fall) => {
-                    let Some((node, rest)) = list.split_first() else { continue };
-                    let node_fall = if rest.is_empty() {
-                        fall
-                    } else {
-                        work.push(Work::Nodes(rest, fall));
-                        None
-                    };
-                    self.emit_node(tree, node, node_fall, &mut work, &insts);
+        // A step's last item (the first to run) is handed straight to the
+        // next turn rather than pushed and popped.
+        let mut item = Work::Nodes(body, Fall::NOWHERE);
+        loop {
+            let next = match item {
+                Work::Nodes(list, fall) => match tree.split_first(list) {
+                    Some((node, rest)) => {
+                        let node_fall = if rest.is_empty() {
+                            fall
+                        } else {
+                            work.push(Work::Nodes(rest, fall));
+                            Fall::NOWHERE
+                        };
+                        self.emit_node(tree, node, node_fall, &mut work, &insts)
+                    }
+                    None => None,
+                },
+                Work::End => {
+                    self.close();
+                    None
                 }
-                Work::End => self.close(),
                 Work::EndLoop(li) => {
                     self.close();
                     self.loop_closes(li);
+                    None
                 }
-                Work::Skip(from, exits) => self.skip_exits(from, exits),
+                Work::Skip(from, exits) => {
+                    self.skip_exits(from, tree.exits_of(exits));
+                    None
+                }
                 Work::Else => {
                     self.b.code.push(0x05); // else
                     self.terminal = false;
+                    None
                 }
-                Work::Exit(from, exit, fall) => self.emit_exit(tree, from, exit, fall, &mut work, &insts),
-                Work::OutlineEnd => self.end_outline(),
-                Work::LoopCopy(label, body, fall) => {
+                Work::Exit(from, exit, fall) => self.emit_exit(from, tree.exit(exit), fall, &insts),
+                Work::OutlineEnd => {
+                    self.end_outline();
+                    None
+                }
+                Work::LoopCopy(label) => {
                     self.in_loop_copy += 1;
                     self.open(label.0, true);
-                    work.push(Work::LoopCopyEnd);
-                    work.push(Work::End);
-                    work.push(Work::Nodes(tree.nodes_of(body), fall));
+                    None
                 }
-                Work::LoopCopyEnd => self.in_loop_copy -= 1,
-            }
+                Work::LoopCopyEnd => {
+                    self.in_loop_copy -= 1;
+                    None
+                }
+            };
+            item = match next.or_else(|| work.pop()) {
+                Some(w) => w,
+                None => break,
+            };
         }
-        self.b.work = work.into_iter().filter_map(|_| None).collect();
+        self.b.work = work;
         self.b.insts = insts;
     }
 
-    fn emit_node<'t>(
+    /// Emits `node`'s own code and schedules the rest; returns the item to
+    /// run next (the last one it would push).
+    fn emit_node(
         &mut self,
-        tree: &'t Structured,
-        node: &'t Node,
+        tree: &Structured,
+        node: &Node,
         fall: Fall,
-        work: &mut Vec<Work<'t>>,
+        work: &mut Vec<Work>,
         insts: &[InstInfo],
-    ) {
+    ) -> Option<Work> {
         match *node {
             Node::Block { label, body } => {
                 self.open(label.0, false);
                 work.push(Work::End);
-                work.push(Work::Nodes(tree.nodes_of(body), Some(label)));
+                Some(Work::Nodes(body, Fall::to(label)))
             }
             Node::Loop { label, body } if self.should_outline(tree, label, body) => {
                 self.begin_outline(label);
                 // G's loop, then (in F) the call of G or F's own copy.
                 work.push(Work::End);
-                work.push(Work::LoopCopy(label, body, fall));
+                work.push(Work::LoopCopyEnd);
+                work.push(Work::End);
+                work.push(Work::Nodes(body, fall));
+                work.push(Work::LoopCopy(label));
                 work.push(Work::OutlineEnd);
                 work.push(Work::End);
-                work.push(Work::Nodes(tree.nodes_of(body), fall));
+                Some(Work::Nodes(body, fall))
             }
             Node::Loop { label, body } => {
                 self.open(label.0, true);
@@ -188,29 +245,69 @@ impl<'a> Fx<'a> {
                 } else {
                     work.push(Work::End);
                 }
-                work.push(Work::Nodes(tree.nodes_of(body), fall));
+                Some(Work::Nodes(body, fall))
             }
-            Node::Basic { block, exits } => self.emit_basic(block, tree.exits_of(exits), fall, work, insts),
+            Node::Basic { block, exits } => {
+                let list = tree.exits_of(exits);
+                match self.emit_basic(block, list, insts) {
+                    Then::Done => None,
+                    Then::Take(k) => Some(Work::Exit(block, exits.at(k), fall)),
+                    Then::TakeFirstSkipSecond => {
+                        work.push(Work::Skip(block, exits.sub(1, 2)));
+                        Some(Work::Exit(block, exits.at(0), fall))
+                    }
+                    Then::IfElse => {
+                        work.push(Work::End);
+                        work.push(Work::Exit(block, exits.at(1), fall));
+                        work.push(Work::Else);
+                        Some(Work::Exit(block, exits.at(0), fall))
+                    }
+                    Then::Switch => {
+                        self.emit_block_switch(block, list, exits, fall, work, insts);
+                        None
+                    }
+                    Then::SjEntry => {
+                        let t = self.sj_target_local;
+                        self.emit_index_multiway(t, list, exits, fall, work);
+                        None
+                    }
+                }
+            }
             Node::Dispatch { var, exits } => {
                 let Some(&local) = self.b.dispatch_locals.get(var as usize) else {
                     self.bug("dispatch variable out of range");
-                    return;
+                    return None;
                 };
-                self.emit_index_multiway(local, tree.exits_of(exits), fall, work);
+                self.emit_index_multiway(local, tree.exits_of(exits), exits, fall, work);
+                None
             }
         }
     }
 
+    /// The switch ending block `vb` (`emit_basic` wrote its code up to the
+    /// branch), and the end of the switch's position.
+    #[inline(never)]
+    fn emit_block_switch(&mut self, vb: u32, exits: &[Exit], run: Exits, fall: Fall, work: &mut Vec<Work>, insts: &[InstInfo]) {
+        let f = self.f;
+        let Some(last) = self.b.vblocks.get(vb as usize).map(|info| info.end as usize - 1) else { return };
+        let InstInfo { emit, lowering, .. } = insts[last];
+        if let InstKind::Switch { ty, cond, cases, .. } = &f.insts[last].kind {
+            let dense = lowering == Lowering::DenseSwitch;
+            self.emit_switch(vb, *ty, *cond, f.cases(*cases), dense, exits, run, fall, work);
+        }
+        self.pos += u32::from(emit);
+    }
+
     /// `insts`: the instructions' analysis records (`Buffers::insts`).
-    fn emit_basic<'t>(&mut self, vb: u32, exits: &'t [Exit], fall: Fall, work: &mut Vec<Work<'t>>, insts: &[InstInfo]) {
+    /// Returns what follows: which exits to take (`emit_node` schedules
+    /// them, with the handles this does not need).
+    fn emit_basic(&mut self, vb: u32, exits: &[Exit], insts: &[InstInfo]) -> Then {
         let Some(&info) = self.b.vblocks.get(vb as usize) else {
             self.bug("structured block out of range");
-            return;
+            return Then::Done;
         };
         if info.term == Term::SjEntry {
-            let t = self.sj_target_local;
-            self.emit_index_multiway(t, exits, fall, work);
-            return;
+            return Then::SjEntry;
         }
         // A split part has no terminator of its own. One loop for both
         // kinds: `emit_inst` is inlined here.
@@ -235,69 +332,75 @@ impl<'a> Fx<'a> {
             }
         }
         if info.term == Term::Split {
-            match exits.first() {
-                Some(e) => work.push(Work::Exit(vb, e, fall)),
-                None => self.bug("split block without an exit"),
+            if exits.is_empty() {
+                self.bug("split block without an exit");
+                return Then::Done;
             }
-            return;
+            return Then::Take(0);
         }
         let term = &f.insts[last];
         // Only what a terminator's code reads of its record: it starts no
         // folded tree (it has no result), so it has no pre-pushes of its
         // own, only its pushes (`emit_pushes` without the list).
-        let InstInfo { push_start, own_from, push_end, emit, lowering, prepush_head, .. } = insts[last];
+        let InstInfo { push_start, own_from, push_end, emit, prepush_head, .. } = insts[last];
         debug_assert_eq!(prepush_head, NONE, "pre-pushes before a terminator");
         if own_from > push_start && self.has_prepushed(push_start, own_from) {
             self.touch_prepushed(push_start, own_from);
         }
         self.push_range(own_from, push_end);
         // The terminator's position ends when its code does: before its
-        // exits' (the work pushed below).
+        // exits' (run after this returns).
         let term_pos = u32::from(emit);
-        match &term.kind {
-            InstKind::Ret { .. } => self.emit_return(),
+        let then = match &term.kind {
+            InstKind::Ret { .. } => {
+                self.emit_return();
+                Then::Done
+            }
             InstKind::Unreachable => {
                 self.w().unreachable();
                 self.terminal = true;
+                Then::Done
             }
-            InstKind::Br { .. } => match exits.first() {
-                Some(e) => work.push(Work::Exit(vb, e, fall)),
-                None => self.bug("br without an exit"),
-            },
+            InstKind::Br { .. } => {
+                if exits.is_empty() {
+                    self.bug("br without an exit");
+                    Then::Done
+                } else {
+                    Then::Take(0)
+                }
+            }
             InstKind::CondBr { .. } => {
                 let [e0, e1] = exits else {
                     self.bug("condbr without two exits");
-                    return;
+                    return Then::Done;
                 };
                 if let Some(l0) = self.plain_label(vb, e0) {
                     let d = self.depth(l0);
                     self.op_u32(0x0D, d); // br_if
                     // e0's position (a plain branch copies nothing).
                     self.pos += 1;
-                    work.push(Work::Exit(vb, e1, fall));
+                    Then::Take(1)
                 } else if let Some(l1) = self.plain_label(vb, e1) {
                     let d = self.depth(l1);
                     self.b.code.push(0x45); // i32.eqz
                     self.op_u32(0x0D, d); // br_if
                     // e1 is numbered after e0.
-                    work.push(Work::Skip(vb, std::slice::from_ref(e1)));
-                    work.push(Work::Exit(vb, e0, fall));
+                    Then::TakeFirstSkipSecond
                 } else {
                     self.b.code.extend_from_slice(&[0x04, 0x40]); // if, empty type
                     self.push_label(ANON);
-                    work.push(Work::End);
-                    work.push(Work::Exit(vb, e1, fall));
-                    work.push(Work::Else);
-                    work.push(Work::Exit(vb, e0, fall));
+                    Then::IfElse
                 }
             }
-            InstKind::Switch { ty, cond, cases, .. } => {
-                let dense = lowering == Lowering::DenseSwitch;
-                self.emit_switch(vb, *ty, *cond, f.cases(*cases), dense, exits, fall, work)
+            // Its position ends after its code (`emit_block_switch`).
+            InstKind::Switch { .. } => return Then::Switch,
+            _ => {
+                self.bug("a block that does not end in a terminator");
+                Then::Done
             }
-            _ => self.bug("a block that does not end in a terminator"),
-        }
+        };
         self.pos += term_pos;
+        then
     }
 
     /// The label of an exit that is only a `br` (no copies, no dispatch).
@@ -315,15 +418,8 @@ impl<'a> Fx<'a> {
         self.b.has_phis.get(target as usize).copied().unwrap_or(false)
     }
 
-    fn emit_exit<'t>(
-        &mut self,
-        tree: &'t Structured,
-        from: u32,
-        e: &'t Exit,
-        fall: Fall,
-        work: &mut Vec<Work<'t>>,
-        insts: &[InstInfo],
-    ) {
+    /// Returns the inline code to emit next, if any.
+    fn emit_exit(&mut self, from: u32, e: &Exit, fall: Fall, insts: &[InstInfo]) -> Option<Work> {
         if from != NONE {
             self.emit_phi_copies(from, e.target, insts);
             // The edge's position (`locals.rs`).
@@ -340,11 +436,12 @@ impl<'a> Fx<'a> {
         }
         match e.how {
             ExitHow::Br(l) => {
-                if fall != Some(l) {
+                if fall != Fall::to(l) {
                     self.br(l);
                 }
+                None
             }
-            ExitHow::Inline(body) => work.push(Work::Nodes(tree.nodes_of(body), fall)),
+            ExitHow::Inline(body) => Some(Work::Nodes(body, fall)),
         }
     }
 
@@ -488,14 +585,15 @@ impl<'a> Fx<'a> {
     /// chain of br_ifs), then schedules each wrapper's exit code. With
     /// `carry_index`, an i32 on the stack is passed in as a block parameter.
     #[allow(clippy::too_many_arguments)]
-    fn with_wrappers<'t>(
+    fn with_wrappers(
         &mut self,
         from: u32,
-        exits: &'t [Exit],
+        exits: &[Exit],
+        run: Exits,
         wrappers: u32,
         carry_index: bool,
         fall: Fall,
-        work: &mut Vec<Work<'t>>,
+        work: &mut Vec<Work>,
         branch: impl FnOnce(&mut Self),
     ) {
         let carried = self.cx.i32_to_void;
@@ -514,27 +612,37 @@ impl<'a> Fx<'a> {
         self.wrapper_base = self.b.labels.len() as u32;
         branch(self);
         self.terminal = true;
-        self.schedule_wrappers(from, exits, wrappers, fall, work);
+        self.schedule_wrappers(from, exits, run, wrappers, fall, work);
     }
 
     /// After `end` of wrapper w comes the code of the exit using it; the
     /// last one is in tail position. The exits between (plain ones, and
     /// those sharing an earlier wrapper) are numbered in order. (Not in
     /// `with_wrappers`, which has a copy per `branch`.)
-    fn schedule_wrappers<'t>(&mut self, from: u32, exits: &'t [Exit], wrappers: u32, fall: Fall, work: &mut Vec<Work<'t>>) {
+    #[allow(clippy::too_many_arguments)]
+    fn schedule_wrappers(
+        &mut self,
+        from: u32,
+        exits: &[Exit],
+        run: Exits,
+        wrappers: u32,
+        fall: Fall,
+        work: &mut Vec<Work>,
+    ) {
         let numbered = self.virtual_locals && from != NONE;
         // Exits from `after` on are numbered after wrapper w's.
         let mut after = exits.len();
         for w in (0..wrappers as usize).rev() {
             let Some(&k) = self.b.wrapper_exit.get(w) else { break };
-            let Some(e) = exits.get(k as usize) else { break };
-            // An empty run numbers nothing: no work item for it.
-            let skipped = exits.get(k as usize + 1..after).unwrap_or(&[]);
-            if numbered && !skipped.is_empty() {
-                work.push(Work::Skip(from, skipped));
+            if k as usize >= exits.len() {
+                break;
             }
-            let f = if w + 1 == wrappers as usize { fall } else { None };
-            work.push(Work::Exit(from, e, f));
+            // An empty run numbers nothing: no work item for it.
+            if numbered && k as usize + 1 < after {
+                work.push(Work::Skip(from, run.sub(k as usize + 1, after)));
+            }
+            let f = if w + 1 == wrappers as usize { fall } else { Fall::NOWHERE };
+            work.push(Work::Exit(from, run.at(k as usize), f));
             work.push(Work::End);
             after = k as usize;
         }
@@ -546,14 +654,14 @@ impl<'a> Fx<'a> {
 
     /// A dispatcher: exit `k` when local `index` is `k` (the last exit
     /// when out of range).
-    fn emit_index_multiway<'t>(&mut self, index: u32, exits: &'t [Exit], fall: Fall, work: &mut Vec<Work<'t>>) {
+    fn emit_index_multiway(&mut self, index: u32, exits: &[Exit], run: Exits, fall: Fall, work: &mut Vec<Work>) {
         if exits.is_empty() {
             self.w().unreachable();
             self.terminal = true;
             return;
         }
         let wrappers = self.assign_slots(NONE, exits);
-        self.with_wrappers(NONE, exits, wrappers, false, fall, work, |fx| {
+        self.with_wrappers(NONE, exits, run, wrappers, false, fall, work, |fx| {
             fx.local_get(index);
             fx.b.table.clear();
             for k in 0..exits.len() {
@@ -588,16 +696,17 @@ impl<'a> Fx<'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn emit_switch<'t>(
+    fn emit_switch(
         &mut self,
         vb: u32,
         ty: IrType,
         cond: ValueId,
         cases: &[SwitchCase],
         dense: bool,
-        exits: &'t [Exit],
+        exits: &[Exit],
+        run: Exits,
         fall: Fall,
-        work: &mut Vec<Work<'t>>,
+        work: &mut Vec<Work>,
     ) {
         if exits.len() != cases.len() + 1 {
             self.bug("switch exits do not match its cases");
@@ -609,7 +718,7 @@ impl<'a> Fx<'a> {
         };
         let wide = ty == IrType::Scalar(Scalar::I64);
         if cases.is_empty() {
-            work.push(Work::Exit(vb, &exits[0], fall));
+            work.push(Work::Exit(vb, run.at(0), fall));
             return;
         }
         let wrappers = self.assign_slots(vb, exits);
@@ -629,7 +738,7 @@ impl<'a> Fx<'a> {
             } else if lo != 0 {
                 self.w().i32_const(lo as u32 as i32).i32_sub();
             }
-            self.with_wrappers(vb, exits, wrappers, true, fall, work, |fx| {
+            self.with_wrappers(vb, exits, run, wrappers, true, fall, work, |fx| {
                 fx.b.table.clear();
                 let default_depth = fx.slot_depth(fx.b.slot_of[0]);
                 fx.b.table.resize(span as usize, default_depth);
@@ -644,7 +753,7 @@ impl<'a> Fx<'a> {
                 fx.b.table = table;
             });
         } else {
-            self.with_wrappers(vb, exits, wrappers, false, fall, work, |fx| {
+            self.with_wrappers(vb, exits, run, wrappers, false, fall, work, |fx| {
                 // Cases sorted by value, then grouped into dense clusters.
                 fx.b.case_order.clear();
                 fx.b.case_order

@@ -318,7 +318,7 @@ pub(super) struct Buffers {
     pub cse: CseTable,
     pub seen_exits: Vec<SeenExit>,
     /// `emit_tree`'s work stack (empty between uses), for its buffer.
-    work: Vec<control::Work<'static>>,
+    work: Vec<control::Work>,
     /// `call_indirect` type indices left as placeholders: (offset in
     /// `code`, signature key).
     pub sig_fixups: Vec<(usize, Box<[u8]>)>,
