@@ -259,9 +259,10 @@ pub(crate) struct FunctionState {
     next_due: u32,
     /// Blocks declared by DECLAREBLOCKS (`None` before it).
     declared: Option<u32>,
-    /// The same count, 0 before DECLAREBLOCKS: `push` needs only the one
-    /// comparison with `cur_block` (`declared` tells the errors apart).
-    blocks_declared: u32,
+    /// The declared blocks not closed yet (0 before DECLAREBLOCKS): `push`
+    /// needs only the one test of it, no load of `cur_block` to compare
+    /// (`declared` tells the errors apart).
+    blocks_left: u32,
     /// Block receiving instructions.
     cur_block: u32,
     /// Type set by the last constants SETTYPE record, if `const_type_set`.
@@ -408,7 +409,7 @@ impl Default for FunctionState {
             forward_due: BinaryHeap::new(),
             next_due: u32::MAX,
             declared: None,
-            blocks_declared: 0,
+            blocks_left: 0,
             cur_block: 0,
             const_type: ValType::I32,
             const_type_set: false,
@@ -470,7 +471,7 @@ impl FunctionState {
         self.forward_due.clear();
         self.next_due = u32::MAX;
         self.declared = None;
-        self.blocks_declared = 0;
+        self.blocks_left = 0;
         self.cur_block = 0;
         self.const_type = ValType::I32;
         self.const_type_set = false;
@@ -815,7 +816,8 @@ impl FunctionState {
                 self.func.blocks.clear();
                 self.func.blocks.resize(n as usize, Block { start, end: start });
                 self.declared = Some(n as u32);
-                self.blocks_declared = n as u32;
+                // (No instruction came before: `cur_block` is 0.)
+                self.blocks_left = n as u32;
                 Ok(BodyItem::DeclareBlocks(n as u32))
             }
             code::FORWARDTYPEREF => {
@@ -921,7 +923,7 @@ impl FunctionState {
         match ty {
             Some(ty) => self.push_value(pos, ty, kind),
             None => {
-                if self.cur_block >= self.blocks_declared {
+                if self.blocks_left == 0 {
                     return Err(self.misplaced_inst(pos));
                 }
                 self.append(pos, None, kind)
@@ -935,7 +937,7 @@ impl FunctionState {
     /// instruction in four pieces.
     #[inline(always)]
     fn push_value(&mut self, pos: BitPos, ty: ValType, kind: impl FnOnce() -> InstKind) -> Res<BodyItem> {
-        if self.cur_block >= self.blocks_declared {
+        if self.blocks_left == 0 {
             return Err(self.misplaced_inst(pos));
         }
         // Read before the pushes below, which may grow (a call) and make
@@ -975,6 +977,8 @@ impl FunctionState {
                 b.end = end;
             }
             self.cur_block += 1;
+            // Not 0: `push` took the instruction.
+            self.blocks_left -= 1;
             if let Some(b) = self.func.blocks.get_mut(self.cur_block as usize) {
                 *b = Block { start: end, end };
             }
