@@ -110,6 +110,14 @@ impl Body {
     }
 }
 
+/// The exits of one node: a run of the tree's exits, read with
+/// [`Structured::exits_of`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Exits {
+    start: u32,
+    end: u32,
+}
+
 impl Exits {
     /// Exit `k` of the run, as a handle for [`Structured::exit`].
     pub fn at(self, k: usize) -> u32 {
@@ -121,14 +129,6 @@ impl Exits {
         let end = (self.start + to as u32).min(self.end);
         Exits { start: (self.start + from as u32).min(end), end }
     }
-}
-
-/// The exits of one node: a run of the tree's exits, read with
-/// [`Structured::exits_of`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Exits {
-    start: u32,
-    end: u32,
 }
 
 /// A node of the structured tree, in execution order within its parent.
