@@ -43,13 +43,16 @@ impl<'a> Fx<'a> {
         let (mut allocas, mut setjmp) = (0u32, false);
         b.mem_insts.clear();
         b.phi_insts.clear();
-        b.pure_insts.clear();
+        b.aliased.clear();
         let first = f.first_local;
-        // The values as a slice of their own: the lists' pushes cannot move
-        // them, so their start and length stay in registers.
-        let Buffers { vals, mem_insts, phi_insts, pure_insts, .. } = b;
+        // The values and instructions as slices of their own: the lists'
+        // pushes cannot move them, so their starts and lengths stay in
+        // registers.
+        let Buffers { vals, insts: infos, mem_insts, phi_insts, aliased, cse, .. } = b;
         let vals = &mut vals[..];
-        for (k, inst) in f.insts.iter().enumerate() {
+        let infos = &mut infos[..];
+        let mut scope = CseScope::default();
+        'insts: for (k, inst) in f.insts.iter().enumerate() {
             if let Some((v, t)) = inst.result {
                 // `vals` holds the `nvals` values: its own test is the range's.
                 let Some(val) = vals.get_mut(v.0.wrapping_sub(first) as usize) else {
@@ -57,56 +60,74 @@ impl<'a> Fx<'a> {
                 };
                 val.ty = t;
             }
-            // The uses of the operands of every instruction but those that
-            // may be aliases (`find_aliases` counts theirs, and walks only
-            // them): no alias, dead code or absorbed add is known yet, and
-            // later passes correct the counts as `find_aliases` says.
+            // The uses of the operands of every instruction, as written: no
+            // alias, dead code or absorbed add is known yet, and later
+            // passes correct the counts (`move_alias_uses` first).
             let mut count = |o: ValueId, user: u32| {
                 if let Some(val) = vals.get_mut(o.0.wrapping_sub(first) as usize) {
                     val.uses += 1;
                     val.user = user;
                 }
             };
-            match inst.kind {
-                InstKind::Binop { .. } | InstKind::Cmp { .. } | InstKind::Cast { .. } => {
-                    pure_insts.push(k as u32);
-                    continue;
+            // What may be an alias is found as it is met (`find_alias`),
+            // from the operator tag and the operands matched here.
+            let (x, y, tag) = 'pure: {
+                match inst.kind {
+                    InstKind::Binop { op, lhs, rhs, .. } => break 'pure (lhs, Some(rhs), op as u32),
+                    InstKind::Cmp { pred, lhs, rhs } => break 'pure (lhs, Some(rhs), 13 + pred as u32),
+                    InstKind::Cast { op, value, to } => {
+                        // A cast that is nothing in wasm is decided by the kind
+                        // just matched, and counts no use.
+                        if let Some((v, _)) = inst.result {
+                            let i = v.0.wrapping_sub(first) as usize;
+                            let from = ty_before(f, vals, i, value);
+                            if value != v && is_noop_cast(op, from, to) {
+                                vals[i].alias = value.0;
+                                infos[k].emit = false;
+                                aliased.push(i as u32);
+                                continue 'insts;
+                            }
+                        }
+                        break 'pure (value, None, 39 + op as u32);
+                    }
+                    InstKind::Phi { incoming, .. } => {
+                        // Uses from no instruction.
+                        f.incoming(incoming).iter().for_each(|&(o, _)| count(o, NONE));
+                        phi_insts.push(k as u32);
+                        continue 'insts;
+                    }
+                    InstKind::Alloca { .. } => allocas += 1,
+                    InstKind::Call { .. } => setjmp |= is_setjmp_call(self.cx, inst),
+                    // The commonest kinds count their operands here, not in a
+                    // second match (`for_each_operand`).
+                    InstKind::Load { ptr, .. } => {
+                        mem_insts.push((k as u32, ptr));
+                        count(ptr, k as u32);
+                        continue 'insts;
+                    }
+                    InstKind::Store { ptr, value, .. } => {
+                        mem_insts.push((k as u32, ptr));
+                        count(ptr, k as u32);
+                        count(value, k as u32);
+                        continue 'insts;
+                    }
+                    InstKind::Br { .. } => continue 'insts,
+                    InstKind::CondBr { cond, .. } => {
+                        count(cond, k as u32);
+                        continue 'insts;
+                    }
+                    _ => {}
                 }
-                InstKind::Phi { incoming, .. } => {
-                    // Uses from no instruction.
-                    f.incoming(incoming).iter().for_each(|&(o, _)| count(o, NONE));
-                    phi_insts.push(k as u32);
-                    continue;
-                }
-                InstKind::Alloca { .. } => allocas += 1,
-                InstKind::Call { .. } => setjmp |= is_setjmp_call(self.cx, inst),
-                // The commonest kinds count their operands here, not in a
-                // second match (`for_each_operand`).
-                InstKind::Load { ptr, .. } => {
-                    mem_insts.push((k as u32, ptr));
-                    count(ptr, k as u32);
-                    continue;
-                }
-                InstKind::Store { ptr, value, .. } => {
-                    mem_insts.push((k as u32, ptr));
-                    count(ptr, k as u32);
-                    count(value, k as u32);
-                    continue;
-                }
-                InstKind::Br { .. } => continue,
-                InstKind::CondBr { cond, .. } => {
-                    count(cond, k as u32);
-                    continue;
-                }
-                _ => {}
-            }
-            for_each_operand(f, &inst.kind, |o| count(o, k as u32));
+                for_each_operand(f, &inst.kind, |o| count(o, k as u32));
+                continue 'insts;
+            };
+            find_alias(f, vals, infos, cse, aliased, &mut scope, k, inst, x, y, tag);
         }
+        move_alias_uses(vals, first, aliased);
         self.has_setjmp = setjmp;
         self.num_allocas = allocas;
 
         self.build_vblocks()?;
-        self.find_aliases();
         self.place_static_allocas();
         if self.remove_dead_code() {
             // Exact counts and single users over what is left.
@@ -165,197 +186,6 @@ impl<'a> Fx<'a> {
         }
         b.succ_start.push(b.succs.len() as u32);
         Ok(())
-    }
-
-    /// Casts that are nothing in wasm (zext to i32 of a zero-extended
-    /// value, same-representation bitcasts, sext of a mask) become aliases
-    /// of their operand and are not emitted.
-    ///
-    /// The same walk counts the uses of each value by the arithmetic,
-    /// compares and casts still emitted, and notes the last user (what
-    /// `count_uses` does; `analyze` counted every other instruction's):
-    /// operands as written, the uses of an alias moved to the value it
-    /// stands for at the end. A user matters only to a value used once, so
-    /// the order of the counts and moves does not.
-    // Out of line natively, as is `fold_operands`: inlined into `analyze`,
-    // with the per-block phi copies there, the two compiled to more
-    // instructions (callgrind).
-    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
-    pub(super) fn find_aliases(&mut self) {
-        let f = self.f;
-        let first = f.first_local;
-        let mut aliased = std::mem::take(&mut self.b.aliased);
-        aliased.clear();
-        // CSE's first instruction of each class in the block (see alias_of).
-        let mut first_of = [0u32; 64];
-        // Only the instructions that may be aliases (`analyze` listed them):
-        // a block's CSE scope starts at its first one, found by a cursor
-        // over the blocks (both are in order); a block without one has
-        // nothing to reset.
-        let pure = std::mem::take(&mut self.b.pure_insts);
-        let (mut seen, mut stored) = (0u64, 0u64);
-        let (mut blk, mut block_end) = (0, 0u32);
-        for &k in &pure {
-            if k >= block_end {
-                while f.blocks.get(blk).is_some_and(|x| x.end <= k) {
-                    blk += 1;
-                }
-                block_end = f.blocks.get(blk).map_or(NONE, |x| x.end);
-                // The table is cleared when the block first stores a key
-                // (`alias_of`): most blocks store none.
-                (seen, stored) = (0, 0);
-            }
-            let k = k as usize;
-            let inst = &f.insts[k];
-            // An operand's use is counted as it is resolved for the CSE
-            // class (one look-up of its value, not two); an alias takes
-            // its operands' counts back below.
-            let (x, y, tag) = match inst.kind {
-                InstKind::Binop { op, lhs, rhs, .. } => (lhs, Some(rhs), op as u32),
-                InstKind::Cmp { pred, lhs, rhs } => (lhs, Some(rhs), 13 + pred as u32),
-                InstKind::Cast { op, value, to } => {
-                    // A cast that is nothing in wasm is decided here, by
-                    // the kind just matched, and counts no use.
-                    let i = value.0.wrapping_sub(first) as usize;
-                    let from = self.b.vals.get(i).map_or(IrType::I32, |x| x.ty);
-                    if let Some((v, _)) = inst.result {
-                        if value != v && is_noop_cast(op, from, to) {
-                            let i = v.0.wrapping_sub(first) as usize;
-                            self.b.vals[i].alias = value.0;
-                            self.b.insts[k].emit = false;
-                            aliased.push(i as u32);
-                            continue;
-                        }
-                    }
-                    (value, None, 39 + op as u32)
-                }
-                // `analyze` lists only those.
-                _ => continue,
-            };
-            let vals = &mut self.b.vals[..];
-            let (rx, ux) = count_use(vals, first, x, k as u32);
-            let (ry, uy) = match y {
-                Some(y) => count_use(vals, first, y, k as u32),
-                None => (0, NONE),
-            };
-            if let Some((v, _)) = inst.result {
-                // A local value: `analyze` checked every result.
-                let i = v.0.wrapping_sub(first) as usize;
-                let class = tag << 24 ^ rx ^ ry;
-                if let Some(alias) = self.alias_of(inst, v, k, class, &mut first_of, &mut seen, &mut stored) {
-                    // Not emitted: its uses taken back, the last counted
-                    // first (both operands may be one value).
-                    let vals = &mut self.b.vals[..];
-                    if let Some(y) = y {
-                        uncount_use(vals, first, y, uy);
-                    }
-                    uncount_use(vals, first, x, ux);
-                    self.b.vals[i].alias = alias;
-                    self.b.insts[k].emit = false;
-                    aliased.push(i as u32);
-                    continue;
-                }
-            }
-        }
-        self.b.pure_insts = pure;
-        let vals = &mut self.b.vals;
-        for &a in &aliased {
-            let a = a as usize;
-            let Val { uses, user, .. } = vals[a];
-            if uses == 0 {
-                continue;
-            }
-            vals[a].uses = 0;
-            vals[a].user = NONE;
-            let t = resolve_in(vals, first, ValueId(a as u32 + first)).0.wrapping_sub(first) as usize;
-            if let Some(tv) = vals.get_mut(t) {
-                if tv.uses == 0 {
-                    tv.user = user;
-                }
-                tv.uses += uses;
-            }
-        }
-        self.b.aliased = aliased;
-    }
-
-    /// The earlier value the result `v` of `inst` is (see `find_aliases`).
-    /// `class` is the instruction's operator tag and resolved operands
-    /// (`find_aliases`).
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    #[allow(clippy::too_many_arguments)]
-    fn alias_of(
-        &mut self,
-        inst: &Inst,
-        v: ValueId,
-        k: usize,
-        class: u32,
-        first_of: &mut [u32; 64],
-        seen: &mut u64,
-        stored: &mut u64,
-    ) -> Option<u32> {
-        // The same pure computation earlier in the block: reuse it. Two
-        // instructions with one key have one operator and, resolved, the
-        // same operands, so one class of 64 by those: the first of a class
-        // in a block (nearly all) is only noted, and its key is built and
-        // stored when a second one comes. Stored in the same order, the
-        // table answers as if every key had been stored at once.
-        let class = class.wrapping_mul(0x9E37_79B9) >> 26;
-        let class = class as usize;
-        let bit = 1u64 << class;
-        if *seen & bit == 0 {
-            *seen |= bit;
-            first_of[class] = k as u32;
-            return None;
-        }
-        if *stored & bit == 0 {
-            if *stored == 0 {
-                // The block's first key: the table still holds an earlier
-                // block's (cleared here, not at every block's start).
-                self.b.cse.clear();
-            }
-            // The first's operands resolve as they did then (only later
-            // results became aliases since).
-            *stored |= bit;
-            let fi = &self.f.insts[first_of[class] as usize];
-            if let (Some(key), Some((fv, _))) = (self.cse_key(fi), fi.result) {
-                self.b.cse.get_or_insert(key, fv.0);
-            }
-        }
-        let key = self.cse_key(inst)?;
-        let earlier = self.b.cse.get_or_insert(key, v.0);
-        (earlier != v.0).then_some(earlier)
-    }
-
-    /// What makes two instructions compute the same value: integer
-    /// arithmetic, compares and casts, with operands seen through aliases
-    /// (and ordered, for commutative operators).
-    #[inline(always)]
-    pub(super) fn cse_key(&self, inst: &Inst) -> Option<CseKey> {
-        let r = |v: ValueId| self.resolve(v).0;
-        Some(match inst.kind {
-            InstKind::Binop { op, lhs, rhs, .. } => {
-                let t = self.binop_type(inst, lhs);
-                if !t.is_int_or_int_vector() {
-                    return None;
-                }
-                let (mut a, mut b) = (r(lhs), r(rhs));
-                if matches!(op, BinOp::Add | BinOp::Mul | BinOp::And | BinOp::Or | BinOp::Xor) && a > b {
-                    std::mem::swap(&mut a, &mut b);
-                }
-                (op.code() as u32, a, b, type_code(t))
-            }
-            InstKind::Cmp { pred, lhs, rhs } => {
-                let t = self.ty(lhs);
-                if !t.is_int_or_int_vector() {
-                    return None;
-                }
-                (0x100 + pred.code() as u32, r(lhs), r(rhs), type_code(t))
-            }
-            InstKind::Cast { op, value, to } => {
-                (0x200 + op.code() as u32, r(value), type_code(self.ty(value)), type_code(to))
-            }
-            _ => return None,
-        })
     }
 
     /// The value `v` stands for (through aliases).
@@ -1147,7 +977,225 @@ fn grouped_phi_copies(
     }
 }
 
-/// Counts a use of `o` by instruction `user` (`find_aliases`): the value
+/// `find_alias`'s state within the block being scanned.
+struct CseScope {
+    /// The block (index) and where it ends.
+    blk: usize,
+    block_end: u32,
+    /// The classes (see `alias_of`) met in the block, and those whose first
+    /// instruction's key is stored in the table.
+    seen: u64,
+    stored: u64,
+    /// The first instruction of each class in the block.
+    first_of: [u32; 64],
+}
+
+impl Default for CseScope {
+    fn default() -> Self {
+        CseScope { blk: 0, block_end: 0, seen: 0, stored: 0, first_of: [0; 64] }
+    }
+}
+
+/// Whether pure instruction `k` (operator `tag`, operands `x` and `y`) is
+/// an alias: the same computation earlier in its block (CSE; a cast that
+/// is nothing in wasm `analyze` decides itself). An alias is not emitted
+/// and is listed in `aliased`.
+///
+/// It counts the uses of the operands of the arithmetic, compares and
+/// casts still emitted, as written, and notes the last user (what
+/// `count_uses` does): an alias's counts are taken back, and the uses of
+/// an alias move to the value it stands for at the end
+/// (`move_alias_uses`). A user matters only to a value used once, so the
+/// order of the counts does not.
+///
+/// `analyze` calls it as it meets the instruction, when values defined
+/// later in block order have no type in `vals` yet (see `ty_before`).
+#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+#[allow(clippy::too_many_arguments)]
+fn find_alias(
+    f: &Function,
+    vals: &mut [Val],
+    infos: &mut [InstInfo],
+    cse: &mut CseTable,
+    aliased: &mut Vec<u32>,
+    scope: &mut CseScope,
+    k: usize,
+    inst: &Inst,
+    x: ValueId,
+    y: Option<ValueId>,
+    tag: u32,
+) {
+    let first = f.first_local;
+    if k as u32 >= scope.block_end {
+        // A block's CSE scope starts at its first pure instruction, found
+        // by a cursor over the blocks (both are in order); a block without
+        // one has nothing to reset.
+        while f.blocks.get(scope.blk).is_some_and(|b| b.end as usize <= k) {
+            scope.blk += 1;
+        }
+        scope.block_end = f.blocks.get(scope.blk).map_or(NONE, |b| b.end);
+        // The table is cleared when the block first stores a key
+        // (`alias_of`): most blocks store none.
+        (scope.seen, scope.stored) = (0, 0);
+    }
+    // An operand's use is counted as it is resolved for the CSE class (one
+    // look-up of its value, not two); an alias takes its operands' counts
+    // back below.
+    let (rx, ux) = count_use(vals, first, x, k as u32);
+    let (ry, uy) = match y {
+        Some(y) => count_use(vals, first, y, k as u32),
+        None => (0, NONE),
+    };
+    let Some((v, _)) = inst.result else { return };
+    // A local value: `analyze` checked every result.
+    let i = v.0.wrapping_sub(first) as usize;
+    let class = tag << 24 ^ rx ^ ry;
+    if let Some(alias) = alias_of(f, vals, cse, scope, inst, v, k, class) {
+        // Not emitted: its uses taken back, the last counted first (both
+        // operands may be one value).
+        if let Some(y) = y {
+            uncount_use(vals, first, y, uy);
+        }
+        uncount_use(vals, first, x, ux);
+        vals[i].alias = alias;
+        infos[k].emit = false;
+        aliased.push(i as u32);
+    }
+}
+
+/// The earlier value the result `v` of pure instruction `k` is (see
+/// `find_alias`). `class` is the instruction's operator tag and resolved
+/// operands.
+#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+#[allow(clippy::too_many_arguments)]
+fn alias_of(
+    f: &Function,
+    vals: &[Val],
+    cse: &mut CseTable,
+    scope: &mut CseScope,
+    inst: &Inst,
+    v: ValueId,
+    k: usize,
+    class: u32,
+) -> Option<u32> {
+    // The same pure computation earlier in the block: reuse it. Two
+    // instructions with one key have one operator and, resolved, the same
+    // operands, so one class of 64 by those: the first of a class in a
+    // block (nearly all) is only noted, and its key is built and stored
+    // when a second one comes. Stored in the same order, the table answers
+    // as if every key had been stored at once.
+    let class = class.wrapping_mul(0x9E37_79B9) >> 26;
+    let class = class as usize;
+    let bit = 1u64 << class;
+    if scope.seen & bit == 0 {
+        scope.seen |= bit;
+        scope.first_of[class] = k as u32;
+        return None;
+    }
+    // Values up to `v` have their types in `vals`.
+    let typed = v.0.wrapping_sub(f.first_local) as usize;
+    if scope.stored & bit == 0 {
+        if scope.stored == 0 {
+            // The block's first key: the table still holds an earlier
+            // block's (cleared here, not at every block's start).
+            cse.clear();
+        }
+        // The first's operands resolve as they did then (only later
+        // results became aliases since).
+        scope.stored |= bit;
+        let fi = &f.insts[scope.first_of[class] as usize];
+        if let (Some(key), Some((fv, _))) = (cse_key(f, vals, typed, fi), fi.result) {
+            cse.get_or_insert(key, fv.0);
+        }
+    }
+    let key = cse_key(f, vals, typed, inst)?;
+    let earlier = cse.get_or_insert(key, v.0);
+    (earlier != v.0).then_some(earlier)
+}
+
+/// What makes two instructions compute the same value: integer
+/// arithmetic, compares and casts, with operands seen through aliases (and
+/// ordered, for commutative operators). Values past index `typed` have no
+/// type in `vals` yet (`ty_before`).
+#[inline(always)]
+fn cse_key(f: &Function, vals: &[Val], typed: usize, inst: &Inst) -> Option<CseKey> {
+    let r = |v: ValueId| resolve_in(vals, f.first_local, v).0;
+    Some(match inst.kind {
+        InstKind::Binop { op, lhs, rhs, .. } => {
+            // The result's type, which the decoder took from the left
+            // operand.
+            let t = match inst.result {
+                Some((_, t)) => t,
+                None => ty_before(f, vals, typed, lhs),
+            };
+            if !t.is_int_or_int_vector() {
+                return None;
+            }
+            let (mut a, mut b) = (r(lhs), r(rhs));
+            if matches!(op, BinOp::Add | BinOp::Mul | BinOp::And | BinOp::Or | BinOp::Xor) && a > b {
+                std::mem::swap(&mut a, &mut b);
+            }
+            (op.code() as u32, a, b, type_code(t))
+        }
+        InstKind::Cmp { pred, lhs, rhs } => {
+            let t = ty_before(f, vals, typed, lhs);
+            if !t.is_int_or_int_vector() {
+                return None;
+            }
+            (0x100 + pred.code() as u32, r(lhs), r(rhs), type_code(t))
+        }
+        InstKind::Cast { op, value, to } => {
+            (0x200 + op.code() as u32, r(value), type_code(ty_before(f, vals, typed, value)), type_code(to))
+        }
+        _ => return None,
+    })
+}
+
+/// The type of `o` (module-level values are i32 addresses) while `analyze`
+/// has typed the values up to index `typed` only: results are numbered in
+/// order, so a later one (an operand defined further on in block order)
+/// is typed from its instruction.
+#[inline(always)]
+fn ty_before(f: &Function, vals: &[Val], typed: usize, o: ValueId) -> IrType {
+    let i = o.0.wrapping_sub(f.first_local) as usize;
+    match vals.get(i) {
+        Some(val) if i <= typed => val.ty,
+        Some(_) => later_ty(f, i),
+        None => IrType::I32,
+    }
+}
+
+/// The type of result value `i` (an index into `vals`), from its
+/// instruction.
+#[cold]
+#[inline(never)]
+fn later_ty(f: &Function, i: usize) -> IrType {
+    let r = i - f.params.len() - f.consts.len();
+    f.results.get(r).and_then(|id| f.insts.get(id.0 as usize)?.result).map_or(IrType::I32, |(_, t)| t)
+}
+
+/// Moves the uses of each alias to the value it stands for (see
+/// `find_alias`).
+fn move_alias_uses(vals: &mut [Val], first: u32, aliased: &[u32]) {
+    for &a in aliased {
+        let a = a as usize;
+        let Val { uses, user, .. } = vals[a];
+        if uses == 0 {
+            continue;
+        }
+        vals[a].uses = 0;
+        vals[a].user = NONE;
+        let t = resolve_in(vals, first, ValueId(a as u32 + first)).0.wrapping_sub(first) as usize;
+        if let Some(tv) = vals.get_mut(t) {
+            if tv.uses == 0 {
+                tv.user = user;
+            }
+            tv.uses += uses;
+        }
+    }
+}
+
+/// Counts a use of `o` by instruction `user` (`find_alias`): the value
 /// it resolves to and the user it replaced (module-level values: itself,
 /// none).
 #[inline(always)]

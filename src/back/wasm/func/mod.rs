@@ -311,9 +311,6 @@ pub(super) struct Buffers {
     pub aliased: Vec<u32>,
     /// The phis of the body, in order.
     pub phi_insts: Vec<u32>,
-    /// The arithmetic, compares and casts of the body (what may be an
-    /// alias), in order.
-    pub pure_insts: Vec<u32>,
     /// Pure computations of the block being scanned, for reuse.
     pub cse: CseTable,
     pub seen_exits: Vec<SeenExit>,
