@@ -1299,4 +1299,42 @@ mod tests {
             assert_eq!(last_unused(&vals), want, "round {round}");
         }
     }
+
+    /// A value defined further on in block order (here by the next
+    /// instruction) has no type in `vals` while `analyze` is at an earlier
+    /// one: `ty_before` takes it from its instruction, as `vals` has it
+    /// once the walk is over.
+    #[test]
+    fn ty_before_types_later_results_from_their_instructions() {
+        let inst = |kind, v, ty| Inst { kind, result: Some((ValueId(v), ty)), pos: Default::default() };
+        let f = Function {
+            first_local: 10,
+            params: vec![IrType::I32],
+            insts: vec![
+                inst(InstKind::Cast { op: CastOp::ZExt, value: ValueId(12), to: IrType::I32 }, 11, IrType::I32),
+                inst(InstKind::Cast { op: CastOp::Trunc, value: ValueId(10), to: IrType::I8 }, 12, IrType::I8),
+            ],
+            results: vec![crate::ir::InstId(0), crate::ir::InstId(1)],
+            ..Default::default()
+        };
+        let blank = Val {
+            kind: Kind::None,
+            ty: IrType::I32,
+            uses: 0,
+            user: NONE,
+            pinned: false,
+            fold_fixup: Fixup::None,
+            alias: NONE,
+        };
+        // At the first cast: the parameter and its result typed, the
+        // second's result not yet.
+        let vals = [blank; 3];
+        assert_eq!(ty_before(&f, &vals, 1, ValueId(12)), IrType::I8);
+        assert_eq!(ty_before(&f, &vals, 1, ValueId(10)), IrType::I32);
+        // A module-level value.
+        assert_eq!(ty_before(&f, &vals, 1, ValueId(3)), IrType::I32);
+        // Typed values are read from `vals`.
+        let typed = [blank, blank, Val { ty: IrType::I16, ..blank }];
+        assert_eq!(ty_before(&f, &typed, 2, ValueId(12)), IrType::I16);
+    }
 }
