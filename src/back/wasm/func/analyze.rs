@@ -26,15 +26,7 @@ impl<'a> Fx<'a> {
         b.sig_fixups.clear();
         b.call_sites.clear();
         b.setjmp_sites.clear();
-        let blank = Val {
-            kind: Kind::None,
-            ty: IrType::I32,
-            uses: 0,
-            user: NONE,
-            pinned: false,
-            fold_fixup: Fixup::None,
-            alias: NONE,
-        };
+        let blank = Val::BLANK;
         // Parameters and constants written once, as they are put in.
         b.vals.extend(f.params.iter().enumerate().map(|(i, &ty)| Val { ty, kind: Kind::Local(i as u32), ..blank }));
         b.vals.extend(f.consts.iter().map(|c| Val { ty: c.ty, kind: Kind::Const, ..blank }));
@@ -1286,13 +1278,10 @@ mod tests {
             let n = (round % 23) as usize;
             let vals: Vec<Val> = (0..n)
                 .map(|_| Val {
-                    kind: Kind::None,
-                    ty: IrType::I32,
                     uses: if next(3) == 0 { 0 } else { next(4) as u32 },
-                    user: NONE,
                     pinned: next(5) == 0,
-                    fold_fixup: Fixup::None,
                     alias: if next(4) == 0 { next(8) as u32 } else { NONE },
+                    ..Val::BLANK
                 })
                 .collect();
             let want = vals.iter().rposition(|v| v.uses == 0 && !v.pinned && v.alias == NONE);
@@ -1317,15 +1306,7 @@ mod tests {
             results: vec![crate::ir::InstId(0), crate::ir::InstId(1)],
             ..Default::default()
         };
-        let blank = Val {
-            kind: Kind::None,
-            ty: IrType::I32,
-            uses: 0,
-            user: NONE,
-            pinned: false,
-            fold_fixup: Fixup::None,
-            alias: NONE,
-        };
+        let blank = Val::BLANK;
         // At the first cast: the parameter and its result typed, the
         // second's result not yet.
         let vals = [blank; 3];

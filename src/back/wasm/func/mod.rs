@@ -146,6 +146,19 @@ pub(super) struct Val {
     pub alias: u32,
 }
 
+impl Val {
+    /// A value nothing is known of yet: what `analyze` starts from.
+    pub const BLANK: Val = Val {
+        kind: Kind::None,
+        ty: IrType::I32,
+        uses: 0,
+        user: NONE,
+        pinned: false,
+        fold_fixup: Fixup::None,
+        alias: NONE,
+    };
+}
+
 /// Per-instruction analysis results.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct InstInfo {
