@@ -164,18 +164,31 @@ impl<'a> Fx<'a> {
     /// `local.tee`.
     #[inline(always)]
     fn push_local(&mut self, l: u32) {
+        // One test of the index's kind for the touch and the write (two
+        // otherwise: `local_op` tests it again).
         if l >= super::locals::VIRTUAL {
             self.touch_value(l ^ super::locals::VIRTUAL);
+            if !self.tee_last_set(l) {
+                self.virtual_op(0x20, l); // local.get
+            }
+        } else if !self.tee_last_set(l) {
+            self.op_u32(0x20, l); // local.get
         }
+    }
+
+    /// Turns the `local.set l` just written into a `local.tee`, if it is
+    /// the last code; says whether it did.
+    #[inline(always)]
+    fn tee_last_set(&mut self, l: u32) -> bool {
         let (at, set, end) = self.last_set;
         // Virtual indices name values: two values with one local never
         // meet here (the one set is live on, the other read).
         if set == l && end == self.b.code.len() {
             self.b.code[at] = 0x22; // local.set → local.tee
             self.last_set.1 = NONE;
-        } else {
-            self.local_op(0x20, l); // local.get
+            return true;
         }
+        false
     }
 
     /// Emits the pre-pushes that start at the instruction of `info` and its

@@ -920,12 +920,18 @@ impl<'a> Fx<'a> {
     #[inline(always)]
     pub(super) fn local_op(&mut self, op: u8, l: u32) {
         if l >= locals::VIRTUAL {
-            // A one-byte placeholder: most indices fit.
-            self.b.relocs.push((self.b.code.len() as u32 + 1, l));
-            self.b.code.extend_from_slice(&[op, 0]);
+            self.virtual_op(op, l);
         } else {
             self.op_u32(op, l);
         }
+    }
+
+    /// [`Fx::local_op`] of a [`locals::VIRTUAL`] index `l`: two bytes, a
+    /// one-byte placeholder (most indices fit) and its note.
+    #[inline(always)]
+    pub(super) fn virtual_op(&mut self, op: u8, l: u32) {
+        self.b.relocs.push((self.b.code.len() as u32 + 1, l));
+        self.b.code.extend_from_slice(&[op, 0]);
     }
 
     #[cfg_attr(target_arch = "wasm32", inline(always))]
