@@ -329,16 +329,16 @@ export async function waitForChange(page, shoot, first, { min = 20, step = 500, 
 /**
  * Asserts that a sample's frames change: `changed` pixels differed from an
  * earlier frame to `img` (`after` ms later). A sample whose scene settles
- * (`sample.moveCamera`) gets its camera moved, as a user would, and is
- * looked at again.
+ * gets the input a user would give it (`sample.interact`: a camera moved,
+ * keys typed) and is looked at again.
  */
 export async function assertFramesChange({ page, shoot, img, changed, after, sample, box }) {
   let moved = changed;
-  if (changed < 20 && sample.moveCamera) {
-    await sample.moveCamera(page, box);
+  if (changed < 20 && sample.interact) {
+    await sample.interact(page, box);
     moved = (await waitForChange(page, shoot, img)).changed;
   }
-  const how = moved === changed ? '' : `; ${moved} once the camera moved`;
+  const how = moved === changed ? '' : `; ${moved} after input`;
   assert.ok(moved >= 20, `frames change (${changed} pixels in ${after} ms${how})`);
 }
 
