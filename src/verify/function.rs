@@ -400,13 +400,17 @@ fn build_clean_cfg<const DOMINANCE_ONLY: bool>(f: &Function, cfg: &mut Cfg) -> b
             // A target that is missing or the entry is reported by the
             // reporting path (and left out of the graph): here it makes the
             // body unclean, so a clean body's targets are its edges.
-            if add_successors(f, b as u32, &last.kind, edges) != Some(true) {
-                return false;
-            }
             #[cfg(not(target_arch = "wasm32"))]
-            if DOMINANCE_ONLY {
-                edges.end_source_dominance(b as u32);
-                continue;
+            let added = if DOMINANCE_ONLY {
+                edges.begin_source_dominance(b as u32);
+                add_successors(f, b as u32, &last.kind, &mut DominanceEdges(edges))
+            } else {
+                add_successors(f, b as u32, &last.kind, edges)
+            };
+            #[cfg(target_arch = "wasm32")]
+            let added = add_successors(f, b as u32, &last.kind, edges);
+            if added != Some(true) {
+                return false;
             }
             edges.end_source(b as u32);
         }
@@ -612,6 +616,19 @@ impl AddEdge for Edges<'_> {
     #[inline(always)]
     fn add_edge(&mut self, from: u32, to: u32) {
         self.add(from, to);
+    }
+}
+
+/// The clean path's graph finding dominators in block order as its edges
+/// come (`Edges::add_dominance`).
+#[cfg(not(target_arch = "wasm32"))]
+struct DominanceEdges<'a, 'b>(&'a mut Edges<'b>);
+
+#[cfg(not(target_arch = "wasm32"))]
+impl AddEdge for DominanceEdges<'_, '_> {
+    #[inline(always)]
+    fn add_edge(&mut self, from: u32, to: u32) {
+        self.0.add_dominance(from, to);
     }
 }
 
