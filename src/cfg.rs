@@ -1171,6 +1171,35 @@ mod tests {
         assert!(c.dominates(3, n - 2) && !c.dominates(3, n - 1));
     }
 
+    /// The same guards through the dominance in block order as the edges
+    /// come (`Edges::add_dominance`): past its step budget it hands the
+    /// graph to the general path, in linear time.
+    #[test]
+    fn many_predecessors_deep_in_a_chain_stay_fast_in_block_order() {
+        let n = 100_000u32;
+        let start = std::time::Instant::now();
+        let mut c = Cfg::default();
+        assert!(c.build_edges(n as usize, 2 * n as usize, |g| {
+            for b in 0..n {
+                g.begin_source_dominance(b);
+                if b + 1 < n {
+                    g.add_dominance(b, n - 1);
+                }
+                if b + 2 < n {
+                    g.add_dominance(b, b + 1);
+                }
+                g.end_source(b);
+            }
+            true
+        }));
+        c.finish_dominance();
+        let secs = start.elapsed().as_secs_f64();
+        assert!(secs < 1.0, "{secs} s");
+        assert_eq!(c.idom(n - 1), Some(0));
+        assert_eq!(c.idom(5), Some(4));
+        assert!(c.dominates(3, n - 2) && !c.dominates(3, n - 1));
+    }
+
     #[test]
     fn diamond() {
         // 0 -> 1, 2; 1 -> 3; 2 -> 3
