@@ -74,6 +74,9 @@ impl<'a> Fx<'a> {
     pub(super) fn emit_const(&mut self, i: usize) {
         let c = self.f.consts[i - self.num_params as usize];
         match (c.value, c.ty) {
+            // i32 first (most constants): a test, not the jump table of
+            // the match on the type.
+            (ConstValue::Int(x), IrType::Scalar(Scalar::I32)) => self.i32_const(x as i32),
             (ConstValue::Int(x), IrType::Scalar(s)) => match s {
                 Scalar::I64 => {
                     self.w().i64_const(x);
@@ -134,9 +137,12 @@ impl<'a> Fx<'a> {
 
     #[inline(always)]
     pub(super) fn push_range(&mut self, from: u32, to: u32) {
+        // Read once, not per push through `self.f` (a write of code could
+        // have changed it as far as the compiler knows).
+        let first = self.f.first_local;
         for p in from..to {
             let Some(&Push { value, fixup }) = self.b.pushes.get(p as usize) else { break };
-            self.push_value(value);
+            self.push_value_after(value, first);
             if fixup != Fixup::None {
                 self.fixup(fixup);
             }
@@ -150,7 +156,13 @@ impl<'a> Fx<'a> {
     /// planned) is none of those, so `get` resolves it off the hot path.
     #[inline(always)]
     pub(super) fn push_value(&mut self, v: ValueId) {
-        let i = v.0.wrapping_sub(self.f.first_local) as usize;
+        self.push_value_after(v, self.f.first_local);
+    }
+
+    /// [`Fx::push_value`] with the body's first local value `first`.
+    #[inline(always)]
+    fn push_value_after(&mut self, v: ValueId, first: u32) {
+        let i = v.0.wrapping_sub(first) as usize;
         match self.b.vals.get(i).map(|val| val.kind) {
             Some(Kind::Local(l)) => self.push_local(l),
             Some(Kind::Const) => self.emit_const(i),
