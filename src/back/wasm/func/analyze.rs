@@ -556,14 +556,21 @@ impl<'a> Fx<'a> {
     /// (basic blocks): a range of `b.edge_copies`, (phi, source) in the
     /// order of the phis. Worked out for every edge into a block at once
     /// (`collect_phi_entries`): which phis are live, and their sources, no
-    /// longer change once the phi entries are collected.
+    /// longer change once the phi entries are collected. A block with few
+    /// predecessors (most have two or three) is scanned: a binary search's
+    /// set-up cost more there.
+    #[inline(always)]
     pub(super) fn edge_copies(&self, pred: u32, target: u32) -> (usize, usize) {
         let Some(&(s, e)) = self.b.phi_block_edges.get(target as usize) else { return (0, 0) };
-        let edges = &self.b.phi_edges[s as usize..e as usize];
-        let at = edges.partition_point(|x| x.0 < pred);
-        match edges.get(at) {
-            Some(&(p, cs, ce)) if p == pred => (cs as usize, ce as usize),
-            _ => (0, 0),
+        let edges = self.b.phi_edges.get(s as usize..e as usize).unwrap_or(&[]);
+        let found = if edges.len() <= 8 {
+            edges.iter().find(|x| x.0 == pred)
+        } else {
+            edges.get(edges.partition_point(|x| x.0 < pred)).filter(|x| x.0 == pred)
+        };
+        match found {
+            Some(&(_, cs, ce)) => (cs as usize, ce as usize),
+            None => (0, 0),
         }
     }
 

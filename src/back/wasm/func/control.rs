@@ -463,7 +463,7 @@ impl<'a> Fx<'a> {
         let tb = tv.orig;
         // Sources already pushed by the block's `br` (see `plan_copies`).
         let planned = fv.term == Term::Real && insts[fv.end as usize - 1].copies_planned;
-        let (s, e) = self.edge_copies_scan(pred, tb);
+        let (s, e) = self.edge_copies(pred, tb);
         // The dry walk's touches: every copy, source then phi, at the
         // edge's position. A source is touched where it is pushed below
         // (a value with a local, the only kind whose interval is read),
@@ -531,22 +531,6 @@ impl<'a> Fx<'a> {
         }
         if any {
             self.terminal = false;
-        }
-    }
-
-    /// [`Fx::edge_copies`] found by a scan when the block has few
-    /// predecessors with copies (most have two or three, where the binary
-    /// search's setup cost more than the scan).
-    #[inline(always)]
-    fn edge_copies_scan(&self, pred: u32, target: u32) -> (usize, usize) {
-        let Some(&(s, e)) = self.b.phi_block_edges.get(target as usize) else { return (0, 0) };
-        if e.wrapping_sub(s) > 8 {
-            return self.edge_copies(pred, target);
-        }
-        let edges = self.b.phi_edges.get(s as usize..e as usize).unwrap_or(&[]);
-        match edges.iter().find(|x| x.0 == pred) {
-            Some(&(_, cs, ce)) => (cs as usize, ce as usize),
-            None => (0, 0),
         }
     }
 
