@@ -789,6 +789,13 @@ impl<'c> FastCx<'c> {
                     // up (`None`, nothing moved) as that check did.
                     let n = (rest.0 >> 6) & 31;
                     (rest.0 & 31, (rest.0 & 31) as u32, n, (rest.0 >> 12, self.held_chunks))
+                } else if rest.0 & (32 | 32 << 6 | 32 << 12) == 32 && rest.1 >= 18 {
+                    // A code of two chunks (CALL, CALL_INDIRECT: 32 and
+                    // up) and a one-chunk count, read the same way.
+                    r.skip(18);
+                    let code = (rest.0 & 31) | (rest.0 >> 1) & 31 << 5;
+                    let n = (rest.0 >> 12) & 31;
+                    (code, code as u32, n, (rest.0 >> 18, self.held_chunks - 1))
                 } else {
                     let (code, n) = (r.vbr6()?, r.vbr6()?);
                     if n > r.remaining() / 6 {
@@ -1386,6 +1393,13 @@ mod tests {
                         let bits = next(64);
                         values.push(next(1 << bits));
                     }
+                    // Codes of one and of two chunks often (the fast
+                    // path reads both from the load with the index).
+                    values[0] = match next(3) {
+                        0 => next(32),
+                        1 => 32 + next(1024 - 32),
+                        _ => values[0],
+                    };
                 } else {
                     let shape = &shapes[index as usize - 4];
                     let mut ops = shape.iter();
