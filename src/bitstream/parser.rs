@@ -10,7 +10,7 @@
 //! `Parser::fast_records`, the same fast path in a loop with no `Event`.
 
 use super::abbrev::{slots, Abbrev};
-use super::abbrev::{known_fields, KNOWN_CONSTANT, KNOWN_RECORDS, KNOWN_ZERO};
+use super::abbrev::{known_fields, KNOWN_CONSTANT, KNOWN_RECORDS, KNOWN_ZERO, NOT_KNOWN};
 use super::cursor::FastBits;
 use super::header::{self, Header, HeaderStatus};
 use super::{abbrev_ids, BitCursor, BitPos, Error, ErrorKind, BLOCKINFO_BLOCK_ID, MODULE_BLOCK_ID};
@@ -429,6 +429,14 @@ impl<'a> Parser<'a> {
             (false, false) => return Ok(()),
         };
         let abbrev = |i: usize| list.get(i);
+        // Each small id's `KNOWN_RECORDS` index, found once for the run:
+        // the records the sink takes by value are told apart by one load
+        // (no bounds check and no step into the abbreviation).
+        let kinds: KnownKinds = if S::TAKES != 0 {
+            std::array::from_fn(|id| id.checked_sub(4).and_then(|i| list.get(i)).map_or(NOT_KNOWN, |a| a.known_record()))
+        } else {
+            NO_KINDS
+        };
         // The ids of the abbreviations whose records go to the sink's
         // value run (`RecordSink::VALUE_RUN`), found once for the run;
         // `u64::MAX`, which no id is, for none.
@@ -453,7 +461,7 @@ impl<'a> Parser<'a> {
             }
             let mut byte_run = None;
             let bytes_out = if S::BYTES { Some(&mut *bytes) } else { None };
-            let Some(got) = cx.record::<RUNS_SKIP_BLOCKINFO, S>(abbrev, &mut at, &mut values, bytes_out, &mut byte_run, each) else {
+            let Some(got) = cx.record::<RUNS_SKIP_BLOCKINFO, S>(abbrev, &kinds, &mut at, &mut values, bytes_out, &mut byte_run, each) else {
                 break Ok(());
             };
             let (start, code, n) = match got {
@@ -620,6 +628,13 @@ fn grow_frames(stack: &mut Vec<Frame>) {
     stack.reserve(1);
 }
 
+/// The `KNOWN_RECORDS` index of the abbreviation of each id below 16
+/// (`NOT_KNOWN` for none), as a record run finds them once: every id of
+/// a block of the toolchain's widths (3 and 4 bits). Larger ids read their
+/// abbreviation.
+type KnownKinds = [u8; 16];
+const NO_KINDS: KnownKinds = [NOT_KNOWN; 16];
+
 /// Whether record runs leave BLOCKINFO to the careful path and so check no
 /// record for SETBID. The package too: its module came out smaller gzipped.
 const RUNS_SKIP_BLOCKINFO: bool = true;
@@ -751,6 +766,7 @@ impl<'c> FastCx<'c> {
     fn record<'a, const NO_BLOCKINFO: bool, S: RecordSink>(
         &self,
         abbrev: impl Fn(usize) -> Option<&'a Abbrev>,
+        kinds: &KnownKinds,
         pos: &mut u64,
         ops: &mut Vec<u64>,
         bytes: Option<&mut Vec<u8>>,
@@ -847,8 +863,6 @@ impl<'c> FastCx<'c> {
                 return Some(Ok((at, id as u32, code32, n as usize + 1)));
             }
             _ => {
-                let i = (id - abbrev_ids::FIRST_APPLICATION_ABBREV as u64) as usize;
-                let abbrev = abbrev(i)?;
                 // The toolchain's abbreviations straight to a sink that
                 // takes them: one dispatch on the record (field list and
                 // code), the code a constant in each arm, no values buffer.
@@ -873,7 +887,7 @@ impl<'c> FastCx<'c> {
                         }};
                     }
                     // The indices and field lists of `KNOWN_RECORDS`.
-                    match abbrev.known_record() {
+                    match kinds.get(id as usize).copied().unwrap_or(NOT_KNOWN) {
                         0 if S::TAKES & 1 << 0 != 0 => take!(0, 3, 0),
                         1 if S::TAKES & 1 << 1 != 0 => take!(1, 3, 1),
                         2 if S::TAKES & 1 << 2 != 0 => take!(2, 3, 1),
@@ -886,6 +900,8 @@ impl<'c> FastCx<'c> {
                         _ => {}
                     }
                 }
+                let i = (id - abbrev_ids::FIRST_APPLICATION_ABBREV as u64) as usize;
+                let abbrev = abbrev(i)?;
                 if let Some((code, len, used)) = abbrev.read_simple(ops, rest.0, rest.1) {
                     // SETBID takes the careful path.
                     if !NO_BLOCKINFO && f.block_id == BLOCKINFO_BLOCK_ID && code == 1 {
@@ -977,7 +993,7 @@ impl<'c> FastCx<'c> {
         pos: &mut u64,
         ops: &mut Vec<u64>,
     ) -> Option<Result<(u64, u32, u32, usize), std::convert::Infallible>> {
-        self.record::<false, _>(abbrev, pos, ops, None, &mut None, &mut NoSink)
+        self.record::<false, _>(abbrev, &NO_KINDS, pos, ops, None, &mut None, &mut NoSink)
     }
 }
 
@@ -1337,14 +1353,9 @@ mod tests {
             vec![Fixed(5), Vbr(8), Char6],
             vec![Literal(3), Array, Fixed(8)],
             vec![Vbr(6), Array, Char6],
-            vec![Literal(9), Fixed(0), Array, Vbr(6)],
-            vec![Fixed(32), Array, Vbr(11)],
-            vec![Literal(1), Array, Fixed(3)],
-            vec![Vbr(32), Vbr(2)],
-            // One and two fields after a literal code (the unrolled readers).
-            vec![Literal(5), Vbr(3), Fixed(2)],
-            vec![Literal(6), Vbr(5)],
-            // The toolchain's own (`abbrev::KNOWN`, read with constants).
+            // The toolchain's own (`abbrev::KNOWN`, read with constants),
+            // at ids below 16 as in its blocks (record runs find those
+            // ids' records once per run).
             vec![Literal(20), Vbr(6), Vbr(4), Vbr(4)],
             vec![Literal(2), Vbr(6), Vbr(6), Fixed(4)],
             vec![Literal(24), Vbr(6), Vbr(6), Vbr(4)],
@@ -1352,6 +1363,13 @@ mod tests {
             vec![Literal(10), Vbr(6)],
             vec![Literal(4), Vbr(8)],
             vec![Literal(4), Literal(0)],
+            vec![Literal(9), Fixed(0), Array, Vbr(6)],
+            vec![Fixed(32), Array, Vbr(11)],
+            vec![Literal(1), Array, Fixed(3)],
+            vec![Vbr(32), Vbr(2)],
+            // One and two fields after a literal code (the unrolled readers).
+            vec![Literal(5), Vbr(3), Fixed(2)],
+            vec![Literal(6), Vbr(5)],
         ];
         let mut w = Writer::new(&STANDARD_HEADER);
         w.enter_block(MODULE_BLOCK_ID, 3).unwrap();
