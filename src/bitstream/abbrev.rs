@@ -746,16 +746,20 @@ fn read_known<const N: usize, const K: usize, const TWO: bool>(word: u64, avail:
         return Some(bits);
     }
     // With `TWO`: operands 32 to 1023 values back (a constant, from a long
-    // body) take two chunks. The usual such layout (`TWO_CHUNKS`) is told
-    // by one mask test and read with constant shifts, as above; anything
-    // else takes the general reading.
+    // body) take two chunks. The usual such layout (`TWO_CHUNKS`, or
+    // `THREE_CHUNKS` for a forward declaration's value id) is told by one
+    // mask test and read with constant shifts, as above; anything else
+    // takes the general reading.
     if TWO {
-        let l = const { two_chunk_layout(KNOWN[K], TWO_CHUNKS[K]) };
+        let l = const { two_chunk_layout(KNOWN[K], TWO_CHUNKS[K], THREE_CHUNKS[K]) };
         if l.bits != 0 && word & l.test == l.expect && l.bits <= avail {
             for k in 0..N {
                 let f = fields[k];
                 let x = word >> l.shift[k];
-                out[k] = (x & f.mask & !f.hi) | ((x >> f.width) & l.second[k]) << (f.width.max(1) - 1);
+                let payload = f.width.max(1) - 1;
+                out[k] = (x & f.mask & !f.hi)
+                    | ((x >> f.width) & l.second[k]) << payload
+                    | ((x >> (2 * f.width)) & l.third[k]) << (2 * payload);
             }
             return Some(l.bits);
         }
@@ -779,13 +783,18 @@ pub(crate) fn known_fields<const N: usize, const K: usize>(word: u64, avail: u32
 /// second operand of a binary operator or a store) or a pointer (a load's).
 /// One only: with more, the compiler merged their readings into one with
 /// shifts and masks loaded from a table, dearer than the general reading.
-/// None (0) for FORWARDTYPEREF (an absolute value id, of three chunks or
-/// more in a sizeable module) or the constants' lists (read by the sink's
-/// value run).
+/// None (0) for FORWARDTYPEREF (an absolute value id, of three chunks in
+/// the usual body: `THREE_CHUNKS`) or the constants' lists (read by the
+/// sink's value run).
 const TWO_CHUNKS: [u8; 7] = [0b001, 0b010, 0b010, 0, 0b1, 0, 0];
 
+/// As `TWO_CHUNKS`, the fields of three chunks in the same layout: a
+/// FORWARDTYPEREF's value id (1024 to 32767, the usual body's values;
+/// its type takes one chunk).
+const THREE_CHUNKS: [u8; 7] = [0, 0, 0, 0b01, 0, 0, 0];
+
 /// A layout of a `KNOWN` field list with some of its VBR fields of exactly
-/// two chunks and the rest of one (`bits` 0 for none).
+/// two or three chunks and the rest of one (`bits` 0 for none).
 #[derive(Clone, Copy)]
 struct TwoChunkLayout {
     /// The continuation bits of every chunk (`test`) and which of them
@@ -796,27 +805,46 @@ struct TwoChunkLayout {
     shift: [u32; 3],
     /// The mask of a field's second chunk's payload (0 for one chunk).
     second: [u64; 3],
+    /// The same of its third chunk (0 for fewer).
+    third: [u64; 3],
     bits: u32,
 }
 
-/// The layout of `fields` for the set `two` (`bits` 0 for none), at
-/// compile time.
-const fn two_chunk_layout(fields: &[FastField], two: u8) -> TwoChunkLayout {
-    let mut l = TwoChunkLayout { test: 0, expect: 0, shift: [0; 3], second: [0; 3], bits: 0 };
-    if two == 0 {
+/// The layout of `fields` for the sets `two` and `three` (`bits` 0 for
+/// none), at compile time.
+const fn two_chunk_layout(fields: &[FastField], two: u8, three: u8) -> TwoChunkLayout {
+    let mut l = TwoChunkLayout { test: 0, expect: 0, shift: [0; 3], second: [0; 3], third: [0; 3], bits: 0 };
+    if two == 0 && three == 0 {
         return l;
     }
     let mut k = 0;
     while k < fields.len() {
         let f = fields[k];
         l.shift[k] = l.bits;
-        let chunks = if two & 1 << k != 0 { 2 } else { 1 };
+        let chunks = if three & 1 << k != 0 {
+            3
+        } else if two & 1 << k != 0 {
+            2
+        } else {
+            1
+        };
         if f.hi != 0 {
-            l.test |= f.hi << l.bits;
-            if chunks == 2 {
-                l.expect |= f.hi << l.bits;
-                l.test |= f.hi << (l.bits + f.width as u32);
+            // Every chunk's continuation bit is tested; all but the last
+            // one's are set.
+            let mut c = 0;
+            while c < chunks {
+                let at = l.bits + c * f.width as u32;
+                l.test |= f.hi << at;
+                if c + 1 < chunks {
+                    l.expect |= f.hi << at;
+                }
+                c += 1;
+            }
+            if chunks >= 2 {
                 l.second[k] = f.mask & !f.hi;
+            }
+            if chunks == 3 {
+                l.third[k] = f.mask & !f.hi;
             }
         } else {
             assert!(chunks == 1, "a fixed field has one chunk");
