@@ -999,17 +999,26 @@ impl Edges<'_> {
     /// [`Cfg::add_edge`].
     #[inline(always)]
     pub(crate) fn add(&mut self, from: u32, to: u32) {
+        self.insert(from, to);
+    }
+
+    /// Adds the edge unless the block has it already or the room is full
+    /// (then `full`); its target's node when the edge is new.
+    #[inline(always)]
+    fn insert(&mut self, from: u32, to: u32) -> Option<&mut Node> {
         let node = &mut self.node[to as usize];
-        if node.mark != from {
-            let Some(slot) = self.succs.get_mut(self.len) else {
-                self.full = true;
-                return;
-            };
-            *slot = to;
-            self.len += 1;
-            node.mark = from;
-            node.size += 1;
+        if node.mark == from {
+            return None;
         }
+        let Some(slot) = self.succs.get_mut(self.len) else {
+            self.full = true;
+            return None;
+        };
+        *slot = to;
+        self.len += 1;
+        node.mark = from;
+        node.size += 1;
+        Some(node)
     }
 
     /// [`Cfg::end_source`].
@@ -1072,25 +1081,16 @@ impl Edges<'_> {
     #[cfg(not(target_arch = "wasm32"))]
     #[inline(always)]
     pub(crate) fn add_dominance(&mut self, from: u32, to: u32) {
-        let node = &mut self.node[to as usize];
-        if node.mark != from {
-            let Some(slot) = self.succs.get_mut(self.len) else {
-                self.full = true;
-                return;
-            };
-            *slot = to;
-            self.len += 1;
-            node.mark = from;
-            node.size += 1;
-            if self.block_order.exact {
-                let d = node.idom;
-                // The first edge into a later block (most edges): its idom
-                // so far is the source.
-                if to > from && d == NONE {
-                    node.idom = from;
-                } else {
-                    self.dominance_edge(from, to, d);
-                }
+        let exact = self.block_order.exact;
+        let Some(node) = self.insert(from, to) else { return };
+        if exact {
+            let d = node.idom;
+            // The first edge into a later block (most edges): its idom
+            // so far is the source.
+            if to > from && d == NONE {
+                node.idom = from;
+            } else {
+                self.dominance_edge(from, to, d);
             }
         }
     }
