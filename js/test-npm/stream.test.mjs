@@ -231,6 +231,24 @@ test('translateStreaming on Workers: every corpus pexe gives the one-thread answ
   }
 });
 
+test('translateStreaming on Workers: a source that reuses one buffer for every chunk', async () => {
+  // The pool keeps what it was fed until the end (for batches handed out
+  // later, and the fallback): a copy, not the caller's buffer.
+  const bytes = corpusFile('ppapi/mcanthony_webpenc-pnacl/webpenc.pexe');
+  const want = translate(bytes);
+  async function* reused(size) {
+    const buffer = new Uint8Array(size);
+    for (let at = 0; at < bytes.length; at += size) {
+      const n = Math.min(size, bytes.length - at);
+      buffer.set(bytes.subarray(at, at + n));
+      yield buffer.subarray(0, n);
+      // feed has returned: the caller writes its next chunk over this one.
+      buffer.fill(0xa5);
+    }
+  }
+  for (const size of [4096, 256 * 1024]) assert.deepEqual(await translateStreaming(reused(size), { threads: 2 }), want, `chunks of ${size}`);
+});
+
 test('translateStreaming: the threads option', async () => {
   const bytes = corpusFile('cli/binji_pnacl_c/test/res/puts.pexe');
   const want = translate(bytes);

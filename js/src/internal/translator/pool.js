@@ -220,23 +220,34 @@ class PoolTranslation {
   feed(chunk) {
     // A Worker refused a body: the Translator says why, now.
     if (this.failure) this.toFallback();
-    // A copy: the caller may reuse its buffer, and the bytes are kept for the fallback.
-    const bytes = bytesOf(chunk, 'a chunk').slice();
+    // Kept for the fallback and for batches handed out later. While this
+    // call splits the chunk and hands out batches nothing else runs, so
+    // the caller's bytes serve; they are copied before it returns (the
+    // caller may reuse its buffer) or calls anything of the caller's
+    // (onProgress). Copied after the split, the copy of a whole pexe does
+    // not hold back the Workers' first batches (0.6 to 0.9 ms of
+    // xsystem35.pexe's 1.65 MB in Chromium).
+    const bytes = bytesOf(chunk, 'a chunk');
+    const k = this.kept.length;
     this.kept.push(bytes);
     this.keptAt.push(this.bytesRead);
     this.bytesRead += bytes.length;
-    if (this.fallback) {
-      this.fallback.feed(bytes);
-      return;
+    try {
+      if (this.fallback) {
+        this.fallback.feed(bytes);
+        return;
+      }
+      for (let at = 0; at < bytes.length && !this.fallback; at += FEED_BYTES) {
+        this.split(bytes.subarray(at, at + FEED_BYTES));
+        // Whole batches only, sized by the chunk: its rest comes right away.
+        const pending = bytes.length - (at + FEED_BYTES);
+        if (!this.fallback && pending > 0) this.pump({ pending });
+      }
+      if (this.fallback) return;
+      this.pump();
+    } finally {
+      this.kept[k] = bytes.slice();
     }
-    for (let at = 0; at < bytes.length && !this.fallback; at += FEED_BYTES) {
-      this.split(bytes.subarray(at, at + FEED_BYTES));
-      // Whole batches only, sized by the chunk: its rest comes right away.
-      const pending = bytes.length - (at + FEED_BYTES);
-      if (!this.fallback && pending > 0) this.pump({ pending });
-    }
-    if (this.fallback) return;
-    this.pump();
     // Made once the Workers have work: results cannot come before this chunk is split.
     if (!this.stitcher && this.prefix) this.start(this.prefix);
     if (!this.fallback) this.report();
