@@ -361,10 +361,10 @@ impl<'a> Parser<'a> {
     /// The next item if the record fast path reads it (its position, code
     /// and values), else `None` with nothing read: for one record where a
     /// run of [`Parser::fast_records`] would cost more to set up than the
-    /// record (whole input, like `next_event`).
+    /// record. Whole input or a stream alike: it reads only bytes held,
+    /// and turns away a record not all there.
     #[inline(always)]
     pub(crate) fn fast_record(&mut self) -> Option<(BitPos, u32, &[u64])> {
-        debug_assert!(self.core.eof);
         let (pos, _, code) = self.core.fast_record(&self.data, self.base)?;
         Some((BitPos(pos), code, &self.core.ops[1..self.core.ops_len]))
     }
