@@ -274,7 +274,9 @@ impl FunctionVerifier {
                 let insts = &f.insts[start..end];
                 // The leading phis: neither misplaced nor terminators.
                 let mut i = start;
-                edges.reusable = 0;
+                if let Some(Inst { kind: InstKind::Phi { .. }, .. }) = insts.first() {
+                    edges.reusable = 0;
+                }
                 while let Some(inst) = insts.get(i - start) {
                     let InstKind::Phi { ty, incoming } = inst.kind else { break };
                     let mut quick_phi = || {
@@ -299,7 +301,7 @@ impl FunctionVerifier {
                     if quick && cx.quick_ok::<DECODED>(Use { next: next as u32, pre }, inst, next == end) {
                         continue;
                     }
-                    cx.check_in_block(At { i: next, inst, block: Some(b), dom: reachable, pre }, end, &layout, phi_scratch, case_values);
+                    cx.check_in_block(At { i: next, inst, block: Some(b), dom: true, pre }, &layout, phi_scratch, case_values);
                 }
             }
         } else {
@@ -1538,8 +1540,8 @@ impl Cx<'_> {
         t.0 != 0 && (t.0 as usize) < self.f.blocks.len()
     }
 
-    /// The full checks of a non-phi-led instruction of a block ending
-    /// before `end`, where the quick ones did not decide. Out of line and
+    /// The full checks of a non-phi-led instruction of block `at.block`,
+    /// where the quick ones did not decide. Out of line and
     /// cold: inlined, it left the quick loop short of registers (its
     /// locals reloaded from the stack per instruction).
     ///
@@ -1551,13 +1553,18 @@ impl Cx<'_> {
     fn check_in_block(
         &mut self,
         mut at: At<'_>,
-        end: usize,
         layout: &Layout<'_>,
         phi_scratch: &mut PhiScratch,
         case_values: &mut Vec<i64>,
     ) {
         at.i -= 1;
+        // Reachable blocks have a preorder number (as `dom` needs): worked
+        // out here, not kept by the loop.
+        at.dom = at.pre != UNREACHABLE;
         let at = &at;
+        // The block's end, read here rather than kept by the loop (which
+        // has no register for it).
+        let end = at.block.and_then(|b| self.f.blocks.get(b as usize)).map_or(0, |blk| blk.end as usize);
         if matches!(at.inst.kind, InstKind::Phi { .. }) {
             self.err(at, "phi is not at the start of its block (only phis may precede it)".into());
         }
