@@ -264,10 +264,11 @@ impl FunctionVerifier {
             let layout = Layout { cfg: &self.cfg };
             let edges = &mut self.phi_edges;
             // The graph has a node per block.
-            for ((b, blk), (pre, size)) in f.blocks.iter().enumerate().zip(layout.cfg.dom_intervals()) {
+            for ((b, blk), (pre, _)) in f.blocks.iter().enumerate().zip(layout.cfg.dom_intervals()) {
                 let b = b as u32;
-                // Unreachable blocks have an empty interval.
-                let reachable = size != 0;
+                // Unreachable blocks have no preorder number (the loop
+                // keeps `pre` anyway; the size was one more spilled).
+                let reachable = pre != UNREACHABLE;
                 let (start, end) = (blk.start as usize, blk.end as usize);
                 // Sliced once: within `end <= f.insts.len()` (the blocks
                 // tile the body, or are empty within it).
