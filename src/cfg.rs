@@ -332,6 +332,8 @@ impl Cfg {
         self.rpo.clear();
         self.rpo_start = 0;
         let node = &mut self.node[..];
+        // (Its own length: the blocks' indices need no checks then.)
+        let n = node.len();
         // Sizes from 1 for the reachable blocks (`rpo` marks them: any
         // number but `NONE`), summed into their dominators in reverse block
         // order (a dominator comes first); then preorder ranges handed out
