@@ -1069,7 +1069,15 @@ impl Cx<'_> {
     }
 
     fn check_constants<const DECODED: bool>(&mut self) {
-        for (k, c) in self.f.consts.iter().enumerate() {
+        let consts = &self.f.consts;
+        // Decoded: straight to the first vector constant, if any (see
+        // below), in a loop that does nothing else.
+        let first = if DECODED {
+            consts.iter().position(|c| !matches!(c.ty, ValType::Scalar(_))).unwrap_or(consts.len())
+        } else {
+            0
+        };
+        for (k, c) in consts.iter().enumerate().skip(first) {
             // The decoder makes a scalar constant only as one that passes:
             // an integer of an integer type, sign-extended from its width
             // (so it fits), a float of f32 (at most 32 bits) or f64, or
