@@ -473,8 +473,11 @@ impl<'a> Fx<'a> {
         }
         // Not reset: scan writes the entry of every value in `need`, and only
         // those have a `VIRTUAL` local for `place_locals` to look up (a reset
-        // was a memset of the whole array per body).
-        lb.local_of.resize(b.vals.len(), NONE);
+        // was a memset of the whole array per body). Grown only: sized to
+        // each body, the part past a smaller one's was filled again.
+        if lb.local_of.len() < b.vals.len() {
+            lb.local_of.resize(b.vals.len(), NONE);
+        }
         if lb.end_heads.len() <= npos as usize {
             lb.end_heads.resize(npos as usize + 1, NONE);
         }
