@@ -593,11 +593,16 @@ impl<'a> Fx<'a> {
         let b = &mut *self.b;
         b.phi_heads.clear();
         b.has_phis.clear();
-        b.has_phis.resize(b.vblocks.len(), false);
         b.phi_block_edges.clear();
-        b.phi_block_edges.resize(f.blocks.len(), (0, 0));
         b.phi_edges.clear();
         b.edge_copies.clear();
+        if b.phi_insts.is_empty() {
+            // No phi: the lists stay empty, which their readers (by `get`)
+            // take as no phis and no copies, and no fill per block is spent.
+            return;
+        }
+        b.has_phis.resize(b.vblocks.len(), false);
+        b.phi_block_edges.resize(f.blocks.len(), (0, 0));
         // The block of each phi, by a cursor (phis and blocks are both in
         // order); its first part is where the phis live. Only the phis the
         // block starts with are copied on its edges (`run_end`: just past
