@@ -348,8 +348,6 @@ pub(super) struct Buffers {
     /// A code-section entry's local declarations, and their runs.
     pub entry_head: Vec<u8>,
     pub entry_runs: Vec<(u32, W)>,
-    /// The structured body (its arrays reused).
-    pub tree: super::structure::Structured,
     /// Loop outlining (`outline.rs`): per label, defined inside / branched
     /// to from the loop being looked at; bodies still to scan; the labels
     /// outside it that it branches to; the finished outlined functions.
@@ -409,6 +407,10 @@ pub(super) struct SetjmpSite {
 #[derive(Default)]
 pub struct FuncTranslator {
     b: Buffers,
+    /// The structured body (its arrays reused). Beside the buffers, not in
+    /// them: the passes borrow both, and taking it out and putting it back
+    /// was a default tree built and dropped per body.
+    tree: super::structure::Structured,
 }
 
 /// The state of one function's translation.
@@ -484,6 +486,7 @@ impl FuncTranslator {
             out.extend_from_slice(&[3, 0, 0x00, 0x0B]);
             return Ok(());
         }
+        let tree = &mut self.tree;
         let decl_ret = cx.funcs.get(f.id.0 as usize).map(|e| e.ret).unwrap_or(None);
         let mut fx = Fx {
             b: &mut self.b,
@@ -515,22 +518,18 @@ impl FuncTranslator {
         };
         fx.b.outlined.clear();
         fx.analyze()?;
-        // The tree lives in the buffers between bodies; out of them while
-        // the passes below borrow both.
-        let mut tree = std::mem::take(&mut fx.b.tree);
         {
             // Without setjmp the structurer's graph is the basic blocks: the
             // verifier's orders and dominators are that graph's.
             let known = known.filter(|_| !fx.has_setjmp).map(|a| a.cfg()).filter(|c| c.len() == f.blocks.len());
             let b = &mut *fx.b;
             debug_assert_eq!(b.succ_start.len(), b.vblocks.len() + 1);
-            super::structure::structure_in(&b.succ_start, &b.succs, &mut b.dominators, known, &mut tree);
+            super::structure::structure_in(&b.succ_start, &b.succs, &mut b.dominators, known, tree);
         }
-        fx.begin_locals(&tree);
+        fx.begin_locals(tree);
         fx.frame_locals();
-        fx.emit_function(&tree);
+        fx.emit_function(tree);
         fx.end_locals();
-        fx.b.tree = tree;
         if let Some(message) = fx.bug.take() {
             return Err(TranslateError::Unsupported { function: f.id.0, message });
         }
