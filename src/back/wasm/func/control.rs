@@ -432,13 +432,7 @@ impl<'a> Fx<'a> {
             self.pos += 1;
         }
         if let Some((var, value)) = e.set_dispatch {
-            match self.b.dispatch_locals.get(var as usize) {
-                Some(&l) => {
-                    self.i32_const(value as i32);
-                    self.local_op(0x21, l); // local.set
-                }
-                None => self.bug("dispatch variable out of range"),
-            }
+            self.set_dispatch(var, value);
         }
         match e.how {
             ExitHow::Br(l) => {
@@ -451,11 +445,31 @@ impl<'a> Fx<'a> {
         }
     }
 
-    /// The parallel copy `phi_i := incoming_i(from)` of the phis of `target`.
-    fn emit_phi_copies(&mut self, from: u32, target: u32, insts: &[InstInfo]) {
-        if !self.edge_has_copies(target) {
-            return;
+    /// Sets dispatch variable `var` to `value` (an exit into a dispatcher).
+    /// Out of line: few exits do, and inlined into `emit_tree` it crowded
+    /// the walk's registers.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
+    fn set_dispatch(&mut self, var: u32, value: u32) {
+        match self.b.dispatch_locals.get(var as usize) {
+            Some(&l) => {
+                self.i32_const(value as i32);
+                self.local_op(0x21, l); // local.set
+            }
+            None => self.bug("dispatch variable out of range"),
         }
+    }
+
+    /// The parallel copy `phi_i := incoming_i(from)` of the phis of `target`.
+    #[inline(always)]
+    fn emit_phi_copies(&mut self, from: u32, target: u32, insts: &[InstInfo]) {
+        if self.edge_has_copies(target) {
+            self.emit_edge_copies(from, target, insts);
+        }
+    }
+
+    /// [`Fx::emit_phi_copies`] of an edge with copies.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
+    fn emit_edge_copies(&mut self, from: u32, target: u32, insts: &[InstInfo]) {
         let f = self.f;
         let fv = self.b.vblocks[from as usize];
         let pred = fv.orig;

@@ -131,10 +131,18 @@ pub(in crate::back::wasm) struct OutlinedCode {
 impl<'a> Fx<'a> {
     /// Whether loop `label` with `body` is outlined; if so, fills
     /// `b.outer_labels` with the labels outside it that it branches to.
+    #[inline(always)]
     pub(super) fn should_outline(&mut self, tree: &Structured, label: LabelId, body: Body) -> bool {
         if !self.cx.outline_loops || self.outline.is_some() || self.in_loop_copy > 0 || self.has_setjmp {
             return false;
         }
+        self.worth_outlining(tree, label, body)
+    }
+
+    /// [`Fx::should_outline`] past its quick tests. Out of line: inlined
+    /// into `emit_tree`, its code crowded the walk's registers.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
+    fn worth_outlining(&mut self, tree: &Structured, label: LabelId, body: Body) -> bool {
         // The locals G takes, plus the four this adds.
         if self.num_params + self.num_value_locals + self.b.extra_locals.len() as u32 + 4 > MAX_LOCALS {
             return false;
