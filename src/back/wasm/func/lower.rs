@@ -747,6 +747,9 @@ impl<'a> Fx<'a> {
         }
     }
 
+    // Out of line natively: vector code is rare, and inlined into
+    // `emit_basic` it crowded the instruction loop's registers.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(never))]
     pub(super) fn vector_cmp(&mut self, pred: CmpPred, elem: Scalar, lanes: u32, lhs: ValueId, rhs: ValueId) {
         use CmpPred::*;
         if elem.is_int() {
